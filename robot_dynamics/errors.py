@@ -1,0 +1,79 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Errors raised by robot_dynamics, and the input checks that raise them.
+
+Every error is a ``ValueError`` subclass so that callers (and ROS nodes) can
+catch bad input with one ``except ValueError`` and report its message.
+"""
+
+import numpy as np
+
+
+class RobotDynamicsError(Exception):
+    """Base class of every error raised by robot_dynamics."""
+
+
+class ModelError(RobotDynamicsError, ValueError):
+    """A robot description (URDF, DH table, YAML) is malformed or unsupported."""
+
+
+class InputError(RobotDynamicsError, ValueError):
+    """An argument has the wrong shape, a non-finite value or an unknown option."""
+
+
+class ShapeError(InputError):
+    """An array argument has the wrong shape."""
+
+
+class SingularMassMatrixError(RobotDynamicsError, ValueError):
+    """The joint-space mass matrix is not positive definite (a degenerate model)."""
+
+
+def as_array(x, shape, name):
+    """
+    Return ``x`` as a finite float64 array whose trailing dims equal ``shape``.
+
+    Parameters
+    ----------
+    x : array_like
+        The value to check.
+    shape : tuple of int
+        Required trailing shape, e.g. ``(n,)`` or ``(4, 4)``.
+    name : str
+        Argument name used in the error message.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``x`` as float64, leading (batch) dims kept.
+
+    """
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f'{name}: expected numbers, got {type(x).__name__} ({exc})') from None
+    k = len(shape)
+    if arr.ndim < k or arr.shape[arr.ndim - k:] != tuple(shape):
+        want = ', '.join(str(s) for s in shape)
+        raise ShapeError(f'{name}: expected shape (..., {want}), got {arr.shape}')
+    if not np.all(np.isfinite(arr)):
+        raise InputError(f'{name}: contains non-finite values (nan or inf)')
+    return arr
+
+
+def as_joint_array(x, n, name):
+    """Return ``x`` as a finite float64 array of shape ``(..., n)``; see :func:`as_array`."""
+    return as_array(x, (n,), name)

@@ -1,0 +1,280 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The immutable robot model: a serial chain of rigid bodies joined by 1-DOF joints.
+
+Units are SI (m, rad, kg, kg*m^2, N, N*m, s) and every array is float64 and read-only.
+
+Internal representation (shared by URDF and DH models, in the spirit of Pinocchio's Model):
+
+- Body 0 is the fixed base (frame ``base_link``); body ``i`` (1..n) is moved by joint ``i``.
+- ``joint_placement[i]`` is ``T_{body i-1}_{joint i}``: the joint frame in the parent body frame
+  at q = 0. Body ``i``'s frame is the joint frame moved by the joint: rotated by ``q_i`` about
+  ``joint_axis[i]`` (revolute, continuous) or translated by ``q_i`` along it (prismatic).
+- ``mass[i]``, ``com[i]`` (in body frame) and ``inertia[i]`` (about the COM, body axes) describe
+  body ``i`` with every link fixed to it merged in.
+- ``frames`` maps every link name to ``(body index, T_body_link)``; ``fk(q, link)`` uses it.
+
+Algorithms live in their own modules (kinematics, dynamics, ik) as functions of the model; the
+methods here only forward to them, so one model can serve any number of callers and threads.
+"""
+
+import dataclasses
+from types import MappingProxyType
+
+import numpy as np
+
+from . import dynamics, ik, kinematics
+from .errors import InputError, ModelError
+
+JOINT_TYPES = ('revolute', 'continuous', 'prismatic')
+DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+
+
+def _frozen(x, shape, name):
+    arr = np.array(x, dtype=float)
+    if arr.shape != shape:
+        raise ModelError(f'{name}: expected shape {shape}, got {arr.shape}')
+    if np.any(np.isnan(arr)):
+        raise ModelError(f'{name}: contains nan')
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class RobotModel:
+    """
+    A serial manipulator: kinematic tree of one chain plus its inertial parameters.
+
+    Build it with :meth:`from_urdf`, :meth:`from_dh` or :meth:`load`; it never changes after
+    construction (use :meth:`replace` for a modified copy).
+    """
+
+    name: str
+    joint_names: tuple
+    joint_types: tuple
+    joint_placement: np.ndarray
+    joint_axis: np.ndarray
+    mass: np.ndarray
+    com: np.ndarray
+    inertia: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    velocity_limit: np.ndarray
+    effort_limit: np.ndarray
+    damping: np.ndarray
+    friction: np.ndarray
+    frames: MappingProxyType
+    base_link: str
+    tip_link: str
+    gravity: np.ndarray = DEFAULT_GRAVITY
+
+    def __post_init__(self):
+        n = len(self.joint_names)
+        if n == 0:
+            raise ModelError(f'robot {self.name!r} has no moving joints')
+        if len(set(self.joint_names)) != n:
+            raise ModelError(f'joint names are not unique: {list(self.joint_names)}')
+        bad = [t for t in self.joint_types if t not in JOINT_TYPES]
+        if len(self.joint_types) != n or bad:
+            raise ModelError(f'joint_types must be {n} of {JOINT_TYPES}, got {self.joint_types}')
+        set_ = object.__setattr__
+        set_(self, 'joint_names', tuple(self.joint_names))
+        set_(self, 'joint_types', tuple(self.joint_types))
+        for field, shape in (('joint_placement', (n, 4, 4)), ('joint_axis', (n, 3)),
+                             ('mass', (n,)), ('com', (n, 3)), ('inertia', (n, 3, 3)),
+                             ('lower', (n,)), ('upper', (n,)), ('velocity_limit', (n,)),
+                             ('effort_limit', (n,)), ('damping', (n,)), ('friction', (n,)),
+                             ('gravity', (3,))):
+            set_(self, field, _frozen(getattr(self, field), shape, field))
+        norms = np.linalg.norm(self.joint_axis, axis=1)
+        if np.any(norms < 1e-9):
+            raise ModelError('joint axis of zero length for joint(s) '
+                             f'{[j for j, k in zip(self.joint_names, norms) if k < 1e-9]}')
+        set_(self, 'joint_axis', _frozen(self.joint_axis / norms[:, None], (n, 3), 'axis'))
+        if np.any(self.mass < 0):
+            raise ModelError(f'negative link mass: {self.mass}')
+        eig = np.linalg.eigvalsh(0.5 * (self.inertia + np.swapaxes(self.inertia, 1, 2)))
+        if np.any(eig < -1e-12 * max(1.0, float(np.abs(eig).max()))):
+            raise ModelError('link inertia tensor is not positive semi-definite for joint(s) '
+                             f'{[j for j, e in zip(self.joint_names, eig) if e.min() < 0]}')
+        if np.any(self.lower > self.upper):
+            raise ModelError('joint lower limit above upper limit for joint(s) '
+                             f'{[j for j, a, b in zip(self.joint_names, self.lower, self.upper) if a > b]}')
+        frames = {}
+        for link, (body, T) in dict(self.frames).items():
+            if not 0 <= int(body) <= n:
+                raise ModelError(f'frame {link!r} attached to body {body}, not in 0..{n}')
+            frames[link] = (int(body), _frozen(T, (4, 4), f'frame {link!r}'))
+        for link in (self.base_link, self.tip_link):
+            if link not in frames:
+                raise ModelError(f'link {link!r} is not a frame of the model')
+        set_(self, 'frames', MappingProxyType(frames))
+        is_prismatic = np.array([t == 'prismatic' for t in self.joint_types])
+        is_prismatic.setflags(write=False)
+        set_(self, 'is_prismatic', is_prismatic)
+        set_(self, 'derived', kinematics.derived_constants(self))
+        set_(self, 'task_mask', kinematics.reachable_task_mask(self))
+
+    # ---- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_urdf(cls, source, base_link=None, tip_link=None):
+        """Build from URDF (a file path or an XML string); see :mod:`robot_dynamics.urdf`."""
+        from .urdf import model_from_urdf
+        return model_from_urdf(source, base_link=base_link, tip_link=tip_link)
+
+    @classmethod
+    def from_dh(cls, source, convention=None):
+        """
+        Build from a DH table (YAML path or list of row dicts); see :mod:`robot_dynamics.dh`.
+
+        ``convention`` is ``'standard'`` or ``'modified'``; by default the YAML file's
+        ``convention`` key, else standard.
+        """
+        from .dh import model_from_dh
+        return model_from_dh(source, convention=convention)
+
+    @classmethod
+    def load(cls, name):
+        """Load a bundled robot by name (see :meth:`available`)."""
+        from .robots import load
+        return load(name)
+
+    @staticmethod
+    def available():
+        """Return the names that :meth:`load` accepts."""
+        from .robots import available
+        return available()
+
+    def to_urdf(self):
+        """Export as URDF XML that :meth:`from_urdf` reads back to the same model."""
+        from .urdf import model_to_urdf
+        return model_to_urdf(self)
+
+    def replace(self, **changes):
+        """Return a copy with some fields changed (e.g. scaled ``mass``), validated anew."""
+        return dataclasses.replace(self, **changes)
+
+    # ---- attributes -----------------------------------------------------------------------------
+
+    @property
+    def dof(self):
+        """Number of joints n."""
+        return len(self.joint_names)
+
+    @property
+    def link_names(self):
+        """Every link name ``fk`` accepts, ordered from the base to the tip."""
+        return [k for k, _ in sorted(self.frames.items(), key=lambda kv: kv[1][0])]
+
+    def link_body(self, link):
+        """Return ``(body index, T_body_link)`` of a link, or raise naming the known links."""
+        if link is None:
+            link = self.tip_link
+        try:
+            return self.frames[link]
+        except (KeyError, TypeError):
+            raise InputError(f'unknown link {link!r}; known links: {self.link_names}') from None
+
+    def __repr__(self):
+        types = ''.join('P' if t == 'prismatic' else 'R' for t in self.joint_types)
+        return (f'RobotModel({self.name!r}, dof={self.dof} ({types}), '
+                f'base={self.base_link!r}, tip={self.tip_link!r})')
+
+    # ---- kinematics -----------------------------------------------------------------------------
+
+    def fk(self, q, link=None):
+        """Pose (..., 4, 4) of ``link`` (default: tip) in the base frame; see kinematics.fk."""
+        return kinematics.fk(self, q, link)
+
+    def jacobian(self, q, link=None):
+        """Geometric Jacobian (..., 6, n), rows vx vy vz wx wy wz, base frame, at the link origin."""
+        return kinematics.jacobian(self, q, link)
+
+    def jacobian_dot(self, q, qd, link=None):
+        """Time derivative of :meth:`jacobian` along ``qd`` (..., 6, n)."""
+        return kinematics.jacobian_dot(self, q, qd, link)
+
+    def analytic_jacobian(self, q, link=None):
+        """Jacobian (..., 6, n) of ``[x, y, z, roll, pitch, yaw]``; see kinematics."""
+        return kinematics.analytic_jacobian(self, q, link)
+
+    def manipulability(self, q, link=None, mask=None):
+        """Yoshikawa manipulability ``sqrt(det(J J^T))`` over the task rows."""
+        return kinematics.manipulability(self, q, link, mask)
+
+    def condition_number(self, q, link=None, mask=None):
+        """Condition number of the task-row Jacobian (inf at a singularity)."""
+        return kinematics.condition_number(self, q, link, mask)
+
+    def is_singular(self, q, link=None, mask=None, tol=1e-6):
+        """True where the task-row Jacobian loses rank (smallest singular value < tol)."""
+        return kinematics.is_singular(self, q, link, mask, tol)
+
+    # ---- dynamics -------------------------------------------------------------------------------
+
+    def inverse_dynamics(self, q, qd, qdd, *, gravity=None, f_ext=None, friction=False):
+        """Joint torques (..., n) by recursive Newton-Euler; see dynamics.inverse_dynamics."""
+        return dynamics.inverse_dynamics(self, q, qd, qdd, gravity=gravity, f_ext=f_ext,
+                                         friction=friction)
+
+    def mass_matrix(self, q):
+        """Joint-space mass matrix (..., n, n) by the composite-rigid-body algorithm."""
+        return dynamics.mass_matrix(self, q)
+
+    def coriolis_matrix(self, q, qd):
+        """Coriolis matrix C (..., n, n) with dM/dt - 2C skew-symmetric."""
+        return dynamics.coriolis_matrix(self, q, qd)
+
+    def gravity_torques(self, q, *, gravity=None):
+        """Joint torques (..., n) that hold the arm still against gravity."""
+        return dynamics.gravity_torques(self, q, gravity=gravity)
+
+    def nonlinear_effects(self, q, qd, *, gravity=None):
+        """``C(q, qd) qd + g(q)`` (..., n)."""
+        return dynamics.nonlinear_effects(self, q, qd, gravity=gravity)
+
+    def forward_dynamics(self, q, qd, tau, *, gravity=None, f_ext=None, friction=False,
+                         method='aba'):
+        """Joint accelerations (..., n); ``method`` 'aba' (O(n)) or 'strobe' (seed 001)."""
+        return dynamics.forward_dynamics(self, q, qd, tau, gravity=gravity, f_ext=f_ext,
+                                         friction=friction, method=method)
+
+    def kinetic_energy(self, q, qd):
+        """Kinetic energy ``0.5 qd^T M qd`` [J] (...)."""
+        return dynamics.kinetic_energy(self, q, qd)
+
+    def potential_energy(self, q, *, gravity=None):
+        """Gravitational potential energy ``-sum m_i g . c_i`` [J] (...), zero at the base."""
+        return dynamics.potential_energy(self, q, gravity=gravity)
+
+    def inertial_parameters(self):
+        """Stacked 10 parameters per body (10 n,); see dynamics.inertial_parameters."""
+        return dynamics.inertial_parameters(self)
+
+    def regressor(self, q, qd, qdd, *, gravity=None):
+        """Regressor Y (..., n, 10 n) with ``Y @ inertial_parameters() == inverse_dynamics``."""
+        return dynamics.regressor(self, q, qd, qdd, gravity=gravity)
+
+    # ---- inverse kinematics ---------------------------------------------------------------------
+
+    def ik(self, target, seed=None, **options):
+        """Solve inverse kinematics for the tip pose ``target`` (4, 4); see robot_dynamics.ik."""
+        return ik.ik(self, target, seed=seed, **options)
+
+    def ik_all(self, target):
+        """Every closed-form IK solution (list of (n,) arrays); see robot_dynamics.ik."""
+        return ik.ik_all(self, target)
