@@ -25,30 +25,39 @@ one) are the common ground of kinematics and dynamics: a body's twist is the sum
 ``S_j qd_j`` over the joints before it (seed 003 eq 3.21-3.26 written in the base frame).
 """
 
-import types
-
 import numpy as np
 
+from ._jit import njit
 from .errors import as_joint_array, InputError, ShapeError
 from .spatial import cross, matrix_to_rpy, motion_cross, skew
 
 _SINGULAR_COS = 1e-9
 
 
-def derived_constants(model):
-    """Precompute the per-model constant arrays the algorithms use (computed once per model)."""
+def constants(model):
+    """
+    Precompute the constant arrays of a model that fk and the Jacobians use.
+
+    A joint's local transform ``T_{body i-1}_{body i}`` is affine in ``(1, sin q, cos q, q)``:
+    ``P @ [[I + K^2 + sin(q) K - cos(q) K^2, 0], [0, 1]]`` for a revolute joint (Rodrigues, K the
+    axis' cross-product matrix) and ``P @ [[I, q a], [0, 1]]`` for a prismatic one. The four
+    coefficient matrices are stacked in ``local_basis`` (n, 4, 16).
+    """
+    n = model.dof
     K = skew(model.joint_axis)
-    PR = model.joint_placement[:, :3, :3]
-    c = types.SimpleNamespace(
-        K=K, K2=K @ K,
-        PR=PR, Pp=model.joint_placement[:, :3, 3],
-        PR_axis=(PR @ model.joint_axis[:, :, None])[..., 0],
-        revolute=(~model.is_prismatic).astype(float),
-        prismatic=model.is_prismatic.astype(float),
-    )
-    for arr in vars(c).values():
-        arr.setflags(write=False)
-    return c
+    K2 = K @ K
+    rev = ~model.is_prismatic
+    D = np.zeros((n, 4, 4, 4))
+    D[:, 0, 3, 3] = 1.0
+    D[:, 0, :3, :3] = np.where(rev[:, None, None], np.eye(3) + K2, np.eye(3))
+    D[:, 1, :3, :3] = np.where(rev[:, None, None], K, 0.0)
+    D[:, 2, :3, :3] = np.where(rev[:, None, None], -K2, 0.0)
+    D[:, 3, :3, 3] = np.where(rev[:, None], 0.0, model.joint_axis)
+    D = model.joint_placement[:, None] @ D
+    S_local = np.concatenate((model.joint_axis * model.is_prismatic[:, None],
+                              model.joint_axis * rev[:, None]), axis=1)
+    return {'local_basis': D.reshape(n, 4, 16), 'S_local': S_local,
+            'revolute': rev.astype(float)}
 
 
 def flatten(model, q, name='q'):
@@ -57,47 +66,106 @@ def flatten(model, q, name='q'):
     return q.reshape(-1, model.dof), q.shape[:-1]
 
 
+@njit
+def local_transform(basis, i, qi, L):
+    """Fill ``L`` (4, 4) with joint i's transform ``T_{body i-1}_{body i}`` at ``q_i = qi``."""
+    s, c = np.sin(qi), np.cos(qi)
+    for r in range(4):
+        for k in range(4):
+            e = 4 * r + k
+            L[r, k] = basis[i, 0, e] + s * basis[i, 1, e] + c * basis[i, 2, e] \
+                + qi * basis[i, 3, e]
+
+
+@njit
+def chain(basis, q, T):
+    """Fill ``T`` (n, 4, 4) with the body poses of one state ``q`` (n,)."""
+    L = np.empty((4, 4))
+    for i in range(q.shape[0]):
+        local_transform(basis, i, q[i], L)
+        if i == 0:
+            T[0] = L
+        else:
+            for r in range(3):
+                for k in range(4):
+                    T[i, r, k] = T[i - 1, r, 0] * L[0, k] + T[i - 1, r, 1] * L[1, k] \
+                        + T[i - 1, r, 2] * L[2, k]
+                T[i, r, 3] += T[i - 1, r, 3]
+            T[i, 3] = L[3]
+
+
+@njit
+def _body_poses(basis, Q):
+    T = np.empty((Q.shape[0], Q.shape[1], 4, 4))
+    for b in range(Q.shape[0]):
+        chain(basis, Q[b], T[b])
+    return T
+
+
+@njit
+def _pose_jacobian(basis, axis, prismatic, body, T_body_link, Q):
+    """Pose (B, 4, 4) and geometric Jacobian (B, 6, n) of a link on ``body`` (1-based)."""
+    B, n = Q.shape
+    T = np.empty((n, 4, 4))
+    pose = np.empty((B, 4, 4))
+    J = np.zeros((B, 6, n))
+    for b in range(B):
+        chain(basis, Q[b], T)
+        pose[b] = T[body - 1] @ T_body_link
+        for j in range(body):
+            z = np.empty(3)
+            for r in range(3):
+                z[r] = T[j, r, 0] * axis[j, 0] + T[j, r, 1] * axis[j, 1] + T[j, r, 2] * axis[j, 2]
+            if prismatic[j]:
+                J[b, :3, j] = z
+            else:
+                d = pose[b, :3, 3] - T[j, :3, 3]
+                J[b, 0, j] = z[1] * d[2] - z[2] * d[1]
+                J[b, 1, j] = z[2] * d[0] - z[0] * d[2]
+                J[b, 2, j] = z[0] * d[1] - z[1] * d[0]
+                J[b, 3:, j] = z
+    return pose, J
+
+
 def body_poses(model, q):
     """
     Return ``T_base_body`` for bodies 1..n, shape (B, n, 4, 4), from checked ``q`` (B, n).
 
-    Each joint's local transform (placement times joint motion) is formed for all joints at
-    once; only the chain product is a loop over joints.
+    Each joint's local transform is ``sum_k coeff_k D_k`` with ``coeff = (1, sin q, cos q, q)``
+    (see :func:`constants`), chained from the base (a compiled loop: numpy's per-call overhead
+    would dominate these 4x4 products).
     """
-    c = model.derived
-    theta = q * c.revolute
-    s = np.sin(theta)[..., None, None]
-    co = np.cos(theta)[..., None, None]
-    L = np.empty(q.shape + (4, 4))
-    L[..., :3, :3] = c.PR @ (np.eye(3) + s * c.K + (1.0 - co) * c.K2)
-    L[..., :3, 3] = c.Pp + (q * c.prismatic)[..., None] * c.PR_axis
-    L[..., 3, :] = (0.0, 0.0, 0.0, 1.0)
-    for i in range(1, model.dof):
-        L[:, i] = L[:, i - 1] @ L[:, i]
-    return L
+    return _body_poses(model.derived.local_basis, np.ascontiguousarray(q))
+
+
+def pose_and_jacobian(model, q, link=None):
+    """
+    Return the pose (B, 4, 4) and geometric Jacobian (B, 6, n) of ``link`` for checked ``q`` (B, n).
+
+    The fused fast path of :func:`fk` and :func:`jacobian` (one pass over the chain), for
+    iterative solvers such as IK.
+    """
+    body, T_body_link = model.link_body(link)
+    if body == 0:
+        B = q.shape[0]
+        return (np.broadcast_to(T_body_link, (B, 4, 4)).copy(),
+                np.zeros((B, 6, model.dof)))
+    return _pose_jacobian(model.derived.local_basis, model.joint_axis, model.is_prismatic, body,
+                          T_body_link, np.ascontiguousarray(q))
 
 
 def motion_subspaces(model, T):
     """Joint motion subspaces ``S`` (B, n, 6) in the base frame at the base origin."""
     z = (T[..., :3, :3] @ model.joint_axis[:, :, None])[..., 0]
     o = T[..., :3, 3]
-    rev = model.derived.revolute[:, None]
     lin = np.where(model.is_prismatic[:, None], z, cross(o, z))
-    return np.concatenate((lin, z * rev), axis=-1)
+    return np.concatenate((lin, z * model.derived.revolute[:, None]), axis=-1)
 
 
 def _link_pose(model, T, body, T_body_link):
     if body == 0:
         return np.broadcast_to(T_body_link, T.shape[:1] + (4, 4)).copy()
     return T[:, body - 1] @ T_body_link
-
-
-def _point_jacobian(model, S, body, p):
-    """Geometric Jacobian (B, 6, n) of the body point ``p`` (B, 3) from subspaces ``S``."""
-    lin = S[..., :3] + cross(S[..., 3:], p[:, None, :])
-    J = np.concatenate((lin, S[..., 3:]), axis=-1)
-    J[:, body:, :] = 0.0
-    return np.swapaxes(J, -1, -2)
 
 
 def fk(model, q, link=None):
@@ -132,12 +200,8 @@ def jacobian(model, q, link=None):
     ``[z_j x (p - o_j); z_j]`` for a revolute joint, ``[z_j; 0]`` for a prismatic one
     (seed 003 §3.4.2); columns of joints after the link are zero. Shape (..., 6, n).
     """
-    body, T_body_link = model.link_body(link)
     q2, shape = flatten(model, q)
-    T = body_poses(model, q2)
-    p = _link_pose(model, T, body, T_body_link)[:, :3, 3]
-    return _point_jacobian(model, motion_subspaces(model, T), body, p).reshape(
-        shape + (6, model.dof))
+    return pose_and_jacobian(model, q2, link)[1].reshape(shape + (6, model.dof))
 
 
 def jacobian_dot(model, q, qd, link=None):

@@ -32,6 +32,7 @@ methods here only forward to them, so one model can serve any number of callers 
 """
 
 import dataclasses
+import types
 from types import MappingProxyType
 
 import numpy as np
@@ -121,11 +122,15 @@ class RobotModel:
         for link in (self.base_link, self.tip_link):
             if link not in frames:
                 raise ModelError(f'link {link!r} is not a frame of the model')
+        if frames[self.base_link][0] != 0 or frames[self.tip_link][0] != n:
+            raise ModelError(f'base link {self.base_link!r} must be on the base and tip link '
+                             f'{self.tip_link!r} on the last moving body')
         set_(self, 'frames', MappingProxyType(frames))
         is_prismatic = np.array([t == 'prismatic' for t in self.joint_types])
         is_prismatic.setflags(write=False)
         set_(self, 'is_prismatic', is_prismatic)
-        set_(self, 'derived', kinematics.derived_constants(self))
+        set_(self, 'derived', types.SimpleNamespace(**kinematics.constants(self),
+                                                    **dynamics.constants(self)))
         set_(self, 'task_mask', kinematics.reachable_task_mask(self))
 
     # ---- construction -------------------------------------------------------------------------

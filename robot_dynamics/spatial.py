@@ -36,21 +36,40 @@ from .errors import as_array, InputError
 _I3 = np.eye(3)
 
 
-def cross(a, b):
-    """Cross product over the last axis, ``(..., 3) x (..., 3)`` (faster than np.cross)."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0), axis=-1)
+def _skew_basis():
+    # column j of S(e_k) is e_k x e_j
+    E = np.zeros((3, 3, 3))
+    for k in range(3):
+        E[k] = np.cross(np.eye(3)[k], np.eye(3)).T
+    return E.reshape(3, 9)
+
+
+def _crm_basis():
+    # crm(V) = [[S(w), S(v)], [0, S(w)]] for V = [v; w], a linear map of V
+    E = np.zeros((6, 6, 6))
+    S = _skew_basis().reshape(3, 3, 3)
+    for k in range(3):
+        E[k, :3, 3:] = S[k]
+        E[3 + k, :3, :3] = S[k]
+        E[3 + k, 3:, 3:] = S[k]
+    return E.reshape(6, 36)
+
+
+# skew() and crm() are linear in their argument: one matmul with these constant bases is much
+# cheaper in numpy than assembling the matrices element by element.
+_SKEW_BASIS = _skew_basis()
+_CRM_BASIS = _crm_basis()
 
 
 def skew(v):
     """Return the cross-product matrix ``S(v)`` with ``S(v) @ u == v x u``; shape (..., 3, 3)."""
     v = np.asarray(v, dtype=float)
-    z = np.zeros(v.shape[:-1])
-    x, y, w = v[..., 0], v[..., 1], v[..., 2]
-    return np.stack((np.stack((z, -w, y), -1),
-                     np.stack((w, z, -x), -1),
-                     np.stack((-y, x, z), -1)), -2)
+    return (v @ _SKEW_BASIS).reshape(v.shape[:-1] + (3, 3))
+
+
+def cross(a, b):
+    """Cross product over the last axis, ``(..., 3) x (..., 3)``."""
+    return (skew(a) @ np.asarray(b, dtype=float)[..., None])[..., 0]
 
 
 def rot_x(angle):
@@ -269,17 +288,22 @@ def pose_error(T_current, T_target):
     return np.concatenate((dp, matrix_to_rotvec(dR)), axis=-1)
 
 
-def motion_cross(v, m):
+def motion_cross_matrix(v):
     """
-    Spatial cross product of motion vectors ``v x m`` over the last axis (..., 6).
+    Return ``crm(v)`` (..., 6, 6), the matrix of ``m -> v x m`` for motion vectors.
 
-    With ``v = [v0; w]`` and ``m = [m0; mw]`` (linear first): ``[w x m0 + v0 x mw; w x mw]``.
-    ``v x m`` is the rate of change of a motion vector ``m`` fixed in a body moving with twist
-    ``v`` (Featherstone 2008, §2.9), e.g. ``dS/dt = V x S`` for a joint axis.
+    With ``v = [v0; w]`` (linear first): ``crm(v) = [[S(w), S(v0)], [0, S(w)]]``, and
+    ``v x m = [w x m0 + v0 x mw; w x mw]``; ``v x m`` is the rate of change of a motion vector
+    ``m`` fixed in a body moving with twist ``v`` (Featherstone 2008, §2.9), e.g.
+    ``dS/dt = V x S`` for a joint axis. The force cross product is ``v x* f = -crm(v)^T f``.
     """
-    v0, w = v[..., :3], v[..., 3:]
-    m0, mw = m[..., :3], m[..., 3:]
-    return np.concatenate((cross(w, m0) + cross(v0, mw), cross(w, mw)), axis=-1)
+    v = np.asarray(v, dtype=float)
+    return (v @ _CRM_BASIS).reshape(v.shape[:-1] + (6, 6))
+
+
+def motion_cross(v, m):
+    """Spatial cross product of motion vectors ``v x m`` over the last axis (..., 6)."""
+    return (motion_cross_matrix(v) @ np.asarray(m, dtype=float)[..., None])[..., 0]
 
 
 def force_cross(v, f):
@@ -288,6 +312,5 @@ def force_cross(v, f):
 
     With ``v = [v0; w]`` and ``f = [f0; n]``: ``[w x f0; w x n + v0 x f0]``.
     """
-    v0, w = v[..., :3], v[..., 3:]
-    f0, n = f[..., :3], f[..., 3:]
-    return np.concatenate((cross(w, f0), cross(w, n) + cross(v0, f0)), axis=-1)
+    crm_t = np.swapaxes(motion_cross_matrix(v), -1, -2)
+    return -(crm_t @ np.asarray(f, dtype=float)[..., None])[..., 0]

@@ -1,0 +1,28 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Compilation of the hot loops with numba.
+
+The chain recursions (poses, Newton-Euler, articulated-body) walk the joints one by one, and
+for one state numpy spends more time dispatching its many tiny array operations than computing
+(about 1 us per call, ~100 calls per RNEA). Those loops are compiled with numba instead;
+compiled code is cached next to the module so only the first import of a new install pays for
+compilation.
+"""
+
+import numba
+
+#: Decorator compiling a function in nopython mode, cached to disk, releasing the GIL.
+njit = numba.njit(cache=True, nogil=True)

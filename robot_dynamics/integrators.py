@@ -1,0 +1,130 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Fixed-step integration of the joint state ``(q, qd)`` under the model's forward dynamics.
+
+The state derivative is ``d/dt (q, qd) = (qd, forward_dynamics(q, qd, tau))`` (seed 001 eq 9.1-9.5,
+with the state ``y = (q, qd)`` of the errata). Methods:
+
+- ``'rk4'``: classical 4-stage Runge-Kutta (seed 001 §9); torque held over the step.
+- ``'semi_implicit_euler'``: ``qd += dt qdd(q, qd)``, then ``q += dt qd`` (symplectic Euler).
+
+``torque_fn(t, q, qd) -> tau`` is called once per step (zero-order hold, as a digital
+controller drives a plant), so RK4's inner stages see the same torque.
+"""
+
+import dataclasses
+
+import numpy as np
+
+from .errors import as_joint_array, InputError
+
+METHODS = ('rk4', 'semi_implicit_euler')
+
+
+def _derivative(model, q, qd, tau, options):
+    return model.forward_dynamics(q, qd, tau, **options)
+
+
+def rk4_step(model, q, qd, tau, dt, **options):
+    """
+    One RK4 step of length ``dt`` [s] from ``(q, qd)`` under constant ``tau``.
+
+    ``options`` go to ``model.forward_dynamics`` (``gravity``, ``f_ext``, ``friction``).
+    Works on one state (n,) or a batch (N, n). Returns ``(q, qd)`` at ``t + dt``.
+    """
+    k1q, k1v = qd, _derivative(model, q, qd, tau, options)
+    k2q = qd + 0.5 * dt * k1v
+    k2v = _derivative(model, q + 0.5 * dt * k1q, k2q, tau, options)
+    k3q = qd + 0.5 * dt * k2v
+    k3v = _derivative(model, q + 0.5 * dt * k2q, k3q, tau, options)
+    k4q = qd + dt * k3v
+    k4v = _derivative(model, q + dt * k3q, k4q, tau, options)
+    return (q + dt / 6.0 * (k1q + 2.0 * k2q + 2.0 * k3q + k4q),
+            qd + dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v))
+
+
+def semi_implicit_euler_step(model, q, qd, tau, dt, **options):
+    """One symplectic Euler step: ``qd += dt qdd(q, qd, tau)``, then ``q += dt qd``."""
+    qd_next = qd + dt * _derivative(model, q, qd, tau, options)
+    return q + dt * qd_next, qd_next
+
+
+STEPS = {'rk4': rk4_step, 'semi_implicit_euler': semi_implicit_euler_step}
+
+
+@dataclasses.dataclass(frozen=True)
+class Trajectory:
+    """Time series of a simulation: ``t`` (K,), ``q``, ``qd``, ``qdd``, ``tau`` (K, n)."""
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    tau: np.ndarray
+
+
+def simulate(model, q0, qd0, torque_fn, dt, duration, method='rk4', **options):
+    """
+    Integrate the closed loop ``tau = torque_fn(t, q, qd)`` for ``duration`` seconds.
+
+    Parameters
+    ----------
+    model : RobotModel
+        The plant.
+    q0, qd0 : array_like, shape (n,)
+        Initial joint positions [rad, m] and velocities [rad/s, m/s].
+    torque_fn : callable
+        ``torque_fn(t, q, qd) -> tau`` (n,), called once per step (zero-order hold);
+        ``None`` means zero torque.
+    dt : float
+        Step [s], > 0.
+    duration : float
+        Simulated time [s], >= 0; ``round(duration / dt)`` steps are taken.
+    method : str
+        One of ``METHODS``.
+    **options
+        Passed to ``model.forward_dynamics`` (``gravity``, ``f_ext``, ``friction``).
+
+    Returns
+    -------
+    Trajectory
+        Samples at ``t_k = k dt``, k = 0..K-1; ``qdd`` and ``tau`` are those applied during the
+        step that starts at ``t_k`` (the last sample repeats the torque of the step before it).
+
+    """
+    if method not in STEPS:
+        raise InputError(f'simulate: unknown method {method!r}; expected one of {METHODS}')
+    if not (np.isfinite(dt) and dt > 0.0):
+        raise InputError(f'simulate: dt must be a positive number of seconds, got {dt!r}')
+    if not (np.isfinite(duration) and duration >= 0.0):
+        raise InputError(f'simulate: duration must be >= 0 s, got {duration!r}')
+    n = model.dof
+    q = as_joint_array(q0, n, 'q0').reshape(n).copy()
+    qd = as_joint_array(qd0, n, 'qd0').reshape(n).copy()
+    steps = int(round(duration / dt))
+    t = np.arange(steps + 1) * dt
+    Q, QD, QDD, TAU = (np.empty((steps + 1, n)) for _ in range(4))
+    step = STEPS[method]
+    zero = np.zeros(n)
+    tau = zero
+    for k in range(steps + 1):
+        if torque_fn is not None:
+            tau = as_joint_array(torque_fn(t[k], q, qd), n, 'torque_fn(t, q, qd)').reshape(n)
+        Q[k], QD[k], TAU[k] = q, qd, tau
+        QDD[k] = model.forward_dynamics(q, qd, tau, **options)
+        if k < steps:
+            q, qd = step(model, q, qd, tau, dt, **options)
+    return Trajectory(t=t, q=Q, qd=QD, qdd=QDD, tau=TAU)

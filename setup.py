@@ -1,0 +1,69 @@
+from glob import glob
+import os
+
+from setuptools import find_packages
+from setuptools import setup
+
+package_name = 'robot_dynamics'
+
+# Files installed under share/robot_dynamics/<folder>. glob() keeps the list current as files
+# are added, and an empty or missing folder simply installs nothing.
+SHARE_GLOBS = {
+    'launch': '*.launch.py',
+    'config': '*.yaml',
+    'urdf': '*.urdf',
+}
+
+data_files = [
+    ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
+    ('share/' + package_name, ['package.xml']),
+]
+for folder, pattern in SHARE_GLOBS.items():
+    files = sorted(glob(os.path.join(folder, pattern)))
+    if files:
+        data_files.append((os.path.join('share', package_name, folder), files))
+
+# The ament linters' own dependencies: the ros-ament-flake8 and ros-ament-pep257 wheels do not
+# declare them (a ROS distribution installs them through rosdep instead).
+LINT_REQUIRES = [
+    'flake8>=7',
+    'flake8-blind-except',
+    'flake8-builtins',
+    'flake8-class-newline',
+    'flake8-comprehensions',
+    'flake8-deprecated',
+    'flake8-docstrings',
+    'flake8-import-order',
+    'flake8-quotes',
+    'pydocstyle>=6.3',
+]
+
+setup(
+    name=package_name,
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'test.*', 'bench', 'bench.*']),
+    data_files=data_files,
+    install_requires=[
+        'numpy',
+        'scipy',
+        'numba',
+        'pyyaml',
+        'urdfdom-py',
+    ],
+    extras_require={
+        'test': ['pytest', 'pin', 'roboticstoolbox-python', 'matplotlib'] + LINT_REQUIRES,
+        'lint': LINT_REQUIRES,
+        'plots': ['matplotlib'],
+    },
+    zip_safe=True,
+    python_requires='>=3.10',
+    maintainer='robot_dynamics developers',
+    maintainer_email='robot_dynamics@example.com',
+    description='Kinematics and dynamics of serial robot arms, with ROS 2 nodes.',
+    license='Apache-2.0',
+    entry_points={
+        'console_scripts': [
+            'robot-dynamics = robot_dynamics.cli:main',
+        ],
+    },
+)
