@@ -66,7 +66,7 @@ def spatial_inertia(mass, com, inertia):
 
 
 def _parameter_basis():
-    """Spatial inertias (10, 6, 6) of the unit inertial parameters (``INERTIAL_PARAMETER_NAMES``)."""
+    """Return the spatial inertias (10, 6, 6) of the unit parameters of one body."""
     basis = np.zeros((10, 6, 6))
     basis[0, :3, :3] = np.eye(3)
     for k in range(3):
@@ -122,7 +122,7 @@ class _Kinematics:
         self.T = T
         self.Xf = Xf
         self.S = kinematics.motion_subspaces(model, T)
-        self.I = Xf @ model.derived.body_inertia @ np.swapaxes(Xf, -1, -2)
+        self.inertia = Xf @ model.derived.body_inertia @ np.swapaxes(Xf, -1, -2)
         if qd is not None:
             self.Sqd = self.S * qd[..., None]
             self.V = np.cumsum(self.Sqd, axis=1)
@@ -132,7 +132,7 @@ class _Kinematics:
 
     def bias_forces(self):
         """``V_i x* I_i V_i`` (B, n, 6): the gyroscopic/centrifugal body forces."""
-        IV = self.I @ self.V[..., None]
+        IV = self.inertia @ self.V[..., None]
         return -(np.swapaxes(self.crm, -1, -2) @ IV)[..., 0]
 
 
@@ -224,10 +224,9 @@ def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0
             _cross(wd, c, t)
             for k in range(3):
                 F[i, k] = mass[i] * (vd[k] + t[k] + u[k])
-            I = inertia[i]
-            _rotate(I, w, x, False)
+            _rotate(inertia[i], w, x, False)
             _cross(w, x, t)
-            _rotate(I, wd, x, False)
+            _rotate(inertia[i], wd, x, False)
             for k in range(3):
                 N[i, k] = x[k] + t[k]
         # the tip wrench in body n's frame, moment about body n's origin
@@ -261,7 +260,7 @@ def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0
 
 
 def _rnea(model, q, qd, qdd, gravity, f_ext):
-    """Checked (B, n) states -> torques (B, n)."""
+    """Run the RNEA kernel on checked (B, n) states; return torques (B, n)."""
     return _rnea_kernel(model.derived.local_basis, model.joint_axis, model.is_prismatic,
                         model.mass, model.com, model.inertia, _tip(model),
                         np.ascontiguousarray(q), np.ascontiguousarray(qd),
@@ -334,12 +333,12 @@ def nonlinear_effects(model, q, qd, *, gravity=None):
 # ---- mass matrix and Coriolis -------------------------------------------------------------------
 
 @njit
-def _world_bodies(basis, axis, prismatic, mass, com, inertia, q, T, S, I):
+def _world_bodies(basis, axis, prismatic, mass, com, inertia, q, T, S, Isp):
     """
-    Fill, for one state, body poses ``T``, subspaces ``S`` (n, 6) and inertias ``I`` (n, 6, 6).
+    Fill, for one state, body poses ``T``, subspaces ``S`` (n, 6) and inertias ``Isp`` (n, 6, 6).
 
     ``S_i = [o x z; z]`` (revolute) or ``[z; 0]`` (prismatic) and
-    ``I_i = [[m 1, -m S(c)], [m S(c), I_c + m (|c|^2 1 - c c^T)]]``, base frame at the origin,
+    ``Isp_i = [[m 1, -m S(c)], [m S(c), I_c + m (|c|^2 1 - c c^T)]]``, base frame at the origin,
     with ``c`` the COM and ``I_c = R I_com R^T`` the rotated central inertia.
     """
     chain(basis, q, T)
@@ -364,10 +363,10 @@ def _world_bodies(basis, axis, prismatic, mass, com, inertia, q, T, S, I):
                 for r in range(3):
                     Ic += R[k, r] * (inertia[i, r, 0] * R[j, 0] + inertia[i, r, 1] * R[j, 1]
                                      + inertia[i, r, 2] * R[j, 2])
-                I[i, k, j] = m if k == j else 0.0
-                I[i, k, 3 + j] = -m * Sc[k, j]
-                I[i, 3 + k, j] = m * Sc[k, j]
-                I[i, 3 + k, 3 + j] = Ic + m * ((cc if k == j else 0.0) - c[k] * c[j])
+                Isp[i, k, j] = m if k == j else 0.0
+                Isp[i, k, 3 + j] = -m * Sc[k, j]
+                Isp[i, 3 + k, j] = m * Sc[k, j]
+                Isp[i, 3 + k, 3 + j] = Ic + m * ((cc if k == j else 0.0) - c[k] * c[j])
 
 
 @njit
@@ -375,13 +374,13 @@ def _crba_kernel(basis, axis, prismatic, mass, com, inertia, Q):
     """Composite-rigid-body algorithm: ``M_ij = S_i . Ic_j S_j`` for ``i <= j``."""
     B, n = Q.shape
     M = np.empty((B, n, n))
-    T, S, I = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 6, 6))
+    T, S, Ic = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 6, 6))
     for b in range(B):
-        _world_bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, I)
+        _world_bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, Ic)
         for j in range(n - 1, -1, -1):
             if j < n - 1:
-                I[j] += I[j + 1]          # composite inertia of bodies j..n
-            F = I[j] @ S[j]
+                Ic[j] += Ic[j + 1]        # composite inertia of bodies j..n
+            F = Ic[j] @ S[j]
             for i in range(j + 1):
                 M[b, i, j] = M[b, j, i] = S[i] @ F
     return M
@@ -417,8 +416,8 @@ def coriolis_matrix(model, q, qd):
     kin = _Kinematics(model, q, qd)
     n = model.dof
     Sd = (kin.crm @ kin.S[..., None])[..., 0]
-    Ic = _suffix_sum(kin.I)
-    Bc = _suffix_sum(-np.swapaxes(kin.crm, -1, -2) @ kin.I)
+    Ic = _suffix_sum(kin.inertia)
+    Bc = _suffix_sum(-np.swapaxes(kin.crm, -1, -2) @ kin.inertia)
     # G[b, m, j] = Ic_m dS_j/dt + Bc_m S_j for all m, j
     G = (Ic[:, :, None] @ Sd[:, None, :, :, None]
          + Bc[:, :, None] @ kin.S[:, None, :, :, None])[..., 0]
@@ -561,12 +560,12 @@ def kinetic_energy(model, q, qd):
     """Kinetic energy ``sum_i 0.5 V_i . I_i V_i = 0.5 qd^T M qd`` [J] (...)."""
     (q, qd), shape = _states(model, ('q', q), ('qd', qd))
     kin = _Kinematics(model, q, qd)
-    return 0.5 * np.einsum('bik,bik->b', kin.V, (kin.I @ kin.V[..., None])[..., 0]).reshape(
+    return 0.5 * np.einsum('bik,bik->b', kin.V, (kin.inertia @ kin.V[..., None])[..., 0]).reshape(
         shape)
 
 
 def potential_energy(model, q, *, gravity=None):
-    """Gravitational potential energy ``-sum_i m_i g . c_i`` [J] (...), zero with COMs at the base."""
+    """Gravitational potential energy ``-sum_i m_i g . c_i`` [J] (...); zero at the base origin."""
     (q,), shape = _states(model, ('q', q))
     T = kinematics.body_poses(model, q)
     c = (T[..., :3, :3] @ model.com[..., None])[..., 0] + T[..., :3, 3]
@@ -576,7 +575,7 @@ def potential_energy(model, q, *, gravity=None):
 
 def inertial_parameters(model):
     """
-    The 10 inertial parameters of every body, stacked (10 n,).
+    Return the 10 inertial parameters of every body, stacked (10 n,).
 
     Per body, in its own frame (the joint frame): ``m``, ``m c`` (3), and the inertia about the
     frame origin ``ixx, ixy, iyy, ixz, iyz, izz`` (Pinocchio's order): the parameters in which

@@ -69,7 +69,7 @@ def as_array(x, shape, name):
     if arr.ndim < k or arr.shape[arr.ndim - k:] != tuple(shape):
         want = ', '.join(str(s) for s in shape)
         raise ShapeError(f'{name}: expected shape (..., {want}), got {arr.shape}')
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         raise InputError(f'{name}: contains non-finite values (nan or inf)')
     return arr
 

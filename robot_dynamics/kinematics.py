@@ -140,7 +140,7 @@ def body_poses(model, q):
 
 def pose_and_jacobian(model, q, link=None):
     """
-    Return the pose (B, 4, 4) and geometric Jacobian (B, 6, n) of ``link`` for checked ``q`` (B, n).
+    Return the pose (B, 4, 4) and geometric Jacobian (B, 6, n) of ``link`` for checked q (B, n).
 
     The fused fast path of :func:`fk` and :func:`jacobian` (one pass over the chain), for
     iterative solvers such as IK.
@@ -295,7 +295,7 @@ def condition_number(model, q, link=None, mask=None):
 
 
 def jacobian_determinant(model, q, link=None, mask=None):
-    """Determinant of the square task Jacobian (mask rows == n), e.g. -r1 r2 sin q2 (SCARA)."""
+    """Return the determinant of the square task Jacobian, e.g. -r1 r2 sin q2 (SCARA)."""
     mask = model.task_mask if mask is None else np.asarray(mask)
     rows = int(np.count_nonzero(mask))
     if rows != model.dof:
@@ -305,7 +305,7 @@ def jacobian_determinant(model, q, link=None, mask=None):
 
 
 def is_singular(model, q, link=None, mask=None, tol=1e-6):
-    """True where the smallest task singular value is below ``tol`` (or rank is lost)."""
+    """Return True where the smallest task singular value is below ``tol`` (rank lost)."""
     sv, _ = _task_singular_values(model, q, link, mask)
     return sv[..., -1] < tol
 

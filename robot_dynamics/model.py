@@ -112,8 +112,8 @@ class RobotModel:
             raise ModelError('link inertia tensor is not positive semi-definite for joint(s) '
                              f'{[j for j, e in zip(self.joint_names, eig) if e.min() < 0]}')
         if np.any(self.lower > self.upper):
-            raise ModelError('joint lower limit above upper limit for joint(s) '
-                             f'{[j for j, a, b in zip(self.joint_names, self.lower, self.upper) if a > b]}')
+            bad = [j for j, a, b in zip(self.joint_names, self.lower, self.upper) if a > b]
+            raise ModelError(f'joint lower limit above upper limit for joint(s) {bad}')
         frames = {}
         for link, (body, T) in dict(self.frames).items():
             if not 0 <= int(body) <= n:
@@ -177,13 +177,16 @@ class RobotModel:
 
     @property
     def dof(self):
-        """Number of joints n."""
+        """Return the number of joints n."""
         return len(self.joint_names)
 
     @property
     def link_names(self):
-        """Every link name ``fk`` accepts, ordered from the base to the tip."""
-        return [k for k, _ in sorted(self.frames.items(), key=lambda kv: kv[1][0])]
+        """Every link name ``fk`` accepts, from the base to the tip (body frames first)."""
+        def order(item):
+            name, (body, T) = item
+            return body, not np.array_equal(T, np.eye(4)), name
+        return [name for name, _ in sorted(self.frames.items(), key=order)]
 
     def link_body(self, link):
         """Return ``(body index, T_body_link)`` of a link, or raise naming the known links."""
@@ -206,7 +209,7 @@ class RobotModel:
         return kinematics.fk(self, q, link)
 
     def jacobian(self, q, link=None):
-        """Geometric Jacobian (..., 6, n), rows vx vy vz wx wy wz, base frame, at the link origin."""
+        """Geometric Jacobian (..., 6, n), rows vx vy vz wx wy wz, base frame, link origin."""
         return kinematics.jacobian(self, q, link)
 
     def jacobian_dot(self, q, qd, link=None):
@@ -226,7 +229,7 @@ class RobotModel:
         return kinematics.condition_number(self, q, link, mask)
 
     def is_singular(self, q, link=None, mask=None, tol=1e-6):
-        """True where the task-row Jacobian loses rank (smallest singular value < tol)."""
+        """Return True where the task-row Jacobian loses rank (smallest singular value < tol)."""
         return kinematics.is_singular(self, q, link, mask, tol)
 
     # ---- dynamics -------------------------------------------------------------------------------

@@ -224,7 +224,7 @@ def transform(R=None, p=None):
 
 
 def xyz_rpy_to_transform(xyz, rpy):
-    """Build ``T`` from a translation ``xyz`` [m] and roll-pitch-yaw ``rpy`` [rad] (URDF origin)."""
+    """Build ``T`` from a translation ``xyz`` [m] and roll-pitch-yaw ``rpy`` [rad] (URDF)."""
     return transform(rpy_to_matrix(rpy), xyz)
 
 

@@ -71,11 +71,10 @@ def _body_inertia(link):
         return None
     T = _origin(inertial.origin)
     i = inertial.inertia
-    I = np.zeros((3, 3)) if i is None else np.array([[i.ixx, i.ixy, i.ixz],
-                                                      [i.ixy, i.iyy, i.iyz],
-                                                      [i.ixz, i.iyz, i.izz]], dtype=float)
+    tensor = np.zeros((3, 3)) if i is None else np.array(
+        [[i.ixx, i.ixy, i.ixz], [i.ixy, i.iyy, i.iyz], [i.ixz, i.iyz, i.izz]], dtype=float)
     R = T[:3, :3]
-    return float(inertial.mass or 0.0), T[:3, 3].copy(), R @ I @ R.T
+    return float(inertial.mass or 0.0), T[:3, 3].copy(), R @ tensor @ R.T
 
 
 def combine_inertia(parts):
@@ -84,11 +83,11 @@ def combine_inertia(parts):
     if m <= 0.0:
         return 0.0, np.zeros(3), sum((p[2] for p in parts), np.zeros((3, 3)))
     c = sum(p[0] * p[1] for p in parts) / m
-    I = np.zeros((3, 3))
+    inertia = np.zeros((3, 3))
     for mk, ck, Ik in parts:
         d = ck - c
-        I += Ik + mk * (d @ d * np.eye(3) - np.outer(d, d))
-    return m, c, I
+        inertia += Ik + mk * (d @ d * np.eye(3) - np.outer(d, d))
+    return m, c, inertia
 
 
 def _find_chain(robot, base_link, tip_link):
@@ -154,21 +153,19 @@ def model_from_urdf(source, base_link=None, tip_link=None):
                              '(supported: revolute, continuous, prismatic, fixed)')
         if j.mimic is not None:
             raise ModelError(f'joint {j.name!r} is a mimic joint, which is not supported')
-    on_chain = {base_link} | {j.child for j in chain}
 
     frames, groups = {}, {}
     body, T_body = 0, np.eye(4)   # current body and pose of the current link in it
     placement, moving = [], []
-    pending = np.eye(4)           # fixed offset from the current body to the next joint frame
 
     def add_link(link_name, body_index, T):
         """Record a link's frame and its inertia, moved into the body frame."""
         frames[link_name] = (body_index, T)
         part = _body_inertia(link_by_name[link_name])
         if part is not None:
-            m, c, I = part
+            m, c, inertia = part
             R = T[:3, :3]
-            groups.setdefault(body_index, []).append((m, R @ c + T[:3, 3], R @ I @ R.T))
+            groups.setdefault(body_index, []).append((m, R @ c + T[:3, 3], R @ inertia @ R.T))
 
     def attach(link_name, body_index, T, on_chain_child=None):
         """Record a link and the fixed subtree hanging from it (off the chain)."""
@@ -261,6 +258,8 @@ def model_to_urdf(model):
     place in URDF and is not written.
     """
     root = ET.Element('robot', name=model.name)
+    root.append(ET.Comment(f' written by robot_dynamics RobotModel.to_urdf() from model '
+                           f'{model.name!r}; gravity ({_fmt(model.gravity)}) is not part of URDF '))
     by_body = {}
     for link, (body, T) in model.frames.items():
         by_body.setdefault(body, []).append((link, T))
@@ -276,8 +275,8 @@ def model_to_urdf(model):
         inertial = ET.SubElement(link, 'inertial')
         _origin_elem(inertial, transform(None, model.com[i - 1]))
         ET.SubElement(inertial, 'mass', value=repr(float(model.mass[i - 1])))
-        I = model.inertia[i - 1]
-        ET.SubElement(inertial, 'inertia', **{k: repr(float(I[a, b])) for k, (a, b) in (
+        tensor = model.inertia[i - 1]
+        ET.SubElement(inertial, 'inertia', **{k: repr(float(tensor[a, b])) for k, (a, b) in (
             ('ixx', (0, 0)), ('ixy', (0, 1)), ('ixz', (0, 2)), ('iyy', (1, 1)),
             ('iyz', (1, 2)), ('izz', (2, 2)))})
     for i in range(model.dof):
