@@ -64,6 +64,28 @@ def dh_transform(a, alpha, d, theta, convention='standard'):
     raise ModelError(f'unknown DH convention {convention!r}; expected one of {CONVENTIONS}')
 
 
+def _number(value, what, finite=True):
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f'{what} must be a number, got {value!r}') from None
+    if np.isnan(x) or (finite and not np.isfinite(x)):
+        raise ModelError(f'{what} must be a finite number, got {value!r}')
+    return x
+
+
+def _array(value, shape, what):
+    try:
+        v = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f'{what} must be numbers of shape {shape}, got {value!r}') from None
+    if v.shape != shape:
+        raise ModelError(f'{what}: expected shape {shape}, got {v.shape}')
+    if not np.all(np.isfinite(v)):
+        raise ModelError(f'{what} must be finite, got {value!r}')
+    return v
+
+
 def _pose(value, what):
     if value is None:
         return np.eye(4)
@@ -71,8 +93,12 @@ def _pose(value, what):
         unknown = set(value) - {'xyz', 'rpy'}
         if unknown:
             raise ModelError(f'{what}: unknown keys {sorted(unknown)}; expected xyz and rpy')
-        return xyz_rpy_to_transform(value.get('xyz', [0, 0, 0]), value.get('rpy', [0, 0, 0]))
-    T = np.asarray(value, dtype=float)
+        return xyz_rpy_to_transform(_array(value.get('xyz', [0, 0, 0]), (3,), f'{what} xyz'),
+                                    _array(value.get('rpy', [0, 0, 0]), (3,), f'{what} rpy'))
+    try:
+        T = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f'{what}: expected a 4x4 matrix or {{xyz, rpy}}, got {value!r}') from None
     if T.shape != (4, 4):
         raise ModelError(f'{what}: expected a 4x4 matrix or {{xyz, rpy}}, got shape {T.shape}')
     return T
@@ -104,6 +130,8 @@ def _read(source):
             raise ModelError(f'{path}: expected a mapping with a "joints" list of DH rows')
         return doc, path.stem.split('.')[0]
     if isinstance(source, dict):
+        if 'joints' not in source:
+            raise ModelError('DH table: expected a mapping with a "joints" list of DH rows')
         return source, 'dh_robot'
     return {'joints': list(source)}, 'dh_robot'
 
@@ -121,6 +149,8 @@ def model_from_dh(source, convention=None):
     rows = doc['joints']
     if not rows:
         raise ModelError('DH table has no rows')
+    if not isinstance(rows, (list, tuple)):
+        raise ModelError(f'joints: expected a list of DH rows, got {rows!r}')
     n = len(rows)
     base = _pose(doc.get('base'), 'base')
     tool = _pose(doc.get('tool'), 'tool')
@@ -143,10 +173,8 @@ def model_from_dh(source, convention=None):
         kind = row['type']
         if kind not in ('revolute', 'prismatic'):
             raise ModelError(f'{where}: type must be "revolute" or "prismatic", got {kind!r}')
-        try:
-            a, alpha, d, theta = (float(row[k]) for k in ('a', 'alpha', 'd', 'theta'))
-        except (TypeError, ValueError):
-            raise ModelError(f'{where}: a, alpha, d, theta must be numbers') from None
+        a, alpha, d, theta = (_number(row[k], f'{where}: {k}')
+                              for k in ('a', 'alpha', 'd', 'theta'))
         if convention == 'standard':
             # joint frame = frame i-1 offset by Rz(theta) Tz(d); frame i = body * Tx(a) Rx(alpha)
             placement.append(T_prev @ dh_transform(0.0, 0.0, d, theta, 'standard'))
@@ -161,17 +189,20 @@ def model_from_dh(source, convention=None):
         axes.append((0.0, 0.0, 1.0))
         for key in lim:
             if row.get(key) is not None:
-                lim[key][i] = float(row[key])
+                lim[key][i] = _number(row[key], f'{where}: {key}', finite=False)
         if kind == 'revolute' and row.get('lower') is None and row.get('upper') is None:
             types[-1] = 'continuous'
-        mass[i] = float(row.get('mass', 0.0))
+        mass[i] = _number(row.get('mass', 0.0), f'{where}: mass')
         R = T_link[:3, :3]
-        com[i] = T_link[:3, :3] @ np.asarray(row.get('com', (0, 0, 0)), dtype=float) + \
-            T_link[:3, 3]
+        com[i] = R @ _array(row.get('com', (0, 0, 0)), (3,), f'{where}: com') + T_link[:3, 3]
         inertia[i] = R @ _inertia(row.get('inertia'), where) @ R.T
-        frames[link] = (i + 1, T_link)
+        new = {link: (i + 1, T_link)}
         if convention == 'standard':
-            frames[f'{link}_proximal'] = (i + 1, np.eye(4))
+            new[f'{link}_proximal'] = (i + 1, np.eye(4))
+        for name in new:
+            if name in frames or name == 'tool0':
+                raise ModelError(f'{where}: link name {name!r} is already used by another frame')
+        frames.update(new)
     frames['tool0'] = (n, T_prev @ tool)
     return RobotModel(
         name=str(doc.get('name', default_name)), joint_names=tuple(names),
@@ -180,4 +211,4 @@ def model_from_dh(source, convention=None):
         lower=lim['lower'], upper=lim['upper'], velocity_limit=lim['velocity'],
         effort_limit=lim['effort'], damping=lim['damping'], friction=lim['friction'],
         frames=frames, base_link='base_link', tip_link='tool0',
-        gravity=doc.get('gravity', DEFAULT_GRAVITY))
+        gravity=_array(doc.get('gravity', DEFAULT_GRAVITY), (3,), 'gravity'))

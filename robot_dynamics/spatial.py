@@ -192,12 +192,14 @@ def matrix_to_euler_zyx(R):
     and ``euler_zyx_to_matrix`` of the result still reproduces ``R``.
     """
     R = np.asarray(R, dtype=float)
-    cb = np.hypot(R[..., 0, 0], R[..., 1, 0])
-    b = np.arctan2(-R[..., 2, 0], cb)
-    lock = cb < 1e-9
-    a = np.where(lock, np.arctan2(-R[..., 0, 1], R[..., 1, 1]),
-                 np.arctan2(R[..., 1, 0], R[..., 0, 0]))
-    c = np.where(lock, 0.0, np.arctan2(R[..., 2, 1], R[..., 2, 2]))
+    r00, r01, r02 = R[..., 0, 0], R[..., 0, 1], R[..., 0, 2]
+    r10, r11, r12 = R[..., 1, 0], R[..., 1, 1], R[..., 1, 2]
+    lock = np.hypot(r00, r10) < 1e-14   # cos(b) below round-off: only a -+ c is determined
+    a = np.where(lock, np.arctan2(-r01, r11), np.arctan2(r10, r00))
+    ca, sa = np.cos(a), np.sin(a)
+    # Rz(a)^T R = Ry(b) Rx(c): its first two rows are well conditioned even near the lock
+    b = np.arctan2(-R[..., 2, 0], ca * r00 + sa * r10)
+    c = np.arctan2(sa * r02 - ca * r12, ca * r11 - sa * r01)
     return np.stack((a, b, c), -1)
 
 

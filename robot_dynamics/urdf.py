@@ -32,6 +32,8 @@ from .model import RobotModel
 from .spatial import matrix_to_rpy, transform, xyz_rpy_to_transform
 
 MOVING = ('revolute', 'continuous', 'prismatic')
+# urdfdom (Pinocchio, robot_state_publisher) rejects "inf": unbounded limits are written as this
+_FLOAT_MAX = np.finfo(float).max
 
 
 def _parse(source):
@@ -173,6 +175,8 @@ def model_from_urdf(source, base_link=None, tip_link=None):
         for j in children.get(link_name, []):
             if j.child == on_chain_child:
                 continue
+            if j.type != 'fixed' and body_index == 0:
+                continue   # a branch moving on the fixed base cannot affect this chain
             if j.type != 'fixed':
                 raise ModelError(f'joint {j.name!r} ({j.type}) branches off the chain '
                                  f'{base_link!r} -> {tip_link!r}; only serial chains are '
@@ -209,7 +213,10 @@ def model_from_urdf(source, base_link=None, tip_link=None):
 
     def limit(j, attr, default):
         value = getattr(j.limit, attr, None) if j.limit is not None else None
-        return default if value is None else float(value)
+        if value is None:
+            return default
+        # to_urdf writes an unbounded limit as +-float max (urdfdom rejects "inf")
+        return float(value) if abs(float(value)) < _FLOAT_MAX else np.copysign(np.inf, value)
 
     def dyn(j, attr):
         value = getattr(j.dynamics, attr, None) if j.dynamics is not None else None
@@ -239,6 +246,11 @@ def model_from_urdf(source, base_link=None, tip_link=None):
         damping=np.array([dyn(j, 'damping') for j in moving]),
         friction=np.array([dyn(j, 'friction') for j in moving]),
         frames=frames, base_link=base_link, tip_link=tip_link)
+
+
+def _limit(value):
+    """Format a limit for URDF: urdfdom rejects "inf", so unbounded is +-float max."""
+    return repr(float(np.clip(value, -_FLOAT_MAX, _FLOAT_MAX)))
 
 
 def _fmt(values):
@@ -285,10 +297,10 @@ def model_to_urdf(model):
         ET.SubElement(joint, 'child', link=body_link[i + 1])
         _origin_elem(joint, model.joint_placement[i])
         ET.SubElement(joint, 'axis', xyz=_fmt(model.joint_axis[i]))
-        attrs = {'effort': repr(float(model.effort_limit[i])),
-                 'velocity': repr(float(model.velocity_limit[i]))}
+        attrs = {'effort': _limit(model.effort_limit[i]),
+                 'velocity': _limit(model.velocity_limit[i])}
         if model.joint_types[i] != 'continuous':
-            attrs.update(lower=repr(float(model.lower[i])), upper=repr(float(model.upper[i])))
+            attrs.update(lower=_limit(model.lower[i]), upper=_limit(model.upper[i]))
         ET.SubElement(joint, 'limit', **attrs)
         ET.SubElement(joint, 'dynamics', damping=repr(float(model.damping[i])),
                       friction=repr(float(model.friction[i])))

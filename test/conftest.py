@@ -1,0 +1,80 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Shared fixtures: seeded random numbers, the bundled robots and random URDF chains.
+
+``randomchain`` (next to this file) holds the generator itself so that test modules and
+benchmarks can import it; the fixtures here only wrap it.
+"""
+
+from pathlib import Path
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from randomchain import PinChain, random_chain, random_q, random_urdf  # noqa: E402
+
+from robot_dynamics import RobotModel  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+URDF_DIR = REPO / 'urdf'
+CONFIG_DIR = REPO / 'config'
+BUNDLED = ('iiwa14', 'planar_2r', 'planar_3r', 'puma560', 'rp_arm', 'scara')
+SEED = 20260
+
+
+@pytest.fixture
+def rng():
+    """Return a freshly seeded ``numpy.random.Generator`` (the same numbers in every test)."""
+    return np.random.default_rng(SEED)
+
+
+@pytest.fixture(scope='session')
+def bundled():
+    """Return every bundled robot, loaded once: ``{name: RobotModel}``."""
+    return {name: RobotModel.load(name) for name in RobotModel.available()}
+
+
+@pytest.fixture(params=BUNDLED)
+def bundled_model(request, bundled):
+    """Return each bundled robot in turn (parametrized by name)."""
+    return bundled[request.param]
+
+
+@pytest.fixture
+def make_random_urdf():
+    """Return :func:`randomchain.random_urdf` (``(rng, n_joints, ...) -> URDF text``)."""
+    return random_urdf
+
+
+@pytest.fixture
+def make_random_chain():
+    """Return :func:`randomchain.random_chain` (URDF text plus the generated layout)."""
+    return random_chain
+
+
+@pytest.fixture
+def make_random_q():
+    """Return :func:`randomchain.random_q` (``(rng, model, shape=()) -> q``)."""
+    return random_q
+
+
+@pytest.fixture
+def pin_chain():
+    """Return :class:`randomchain.PinChain` (``(xml, joint_names)``: Pinocchio by link name)."""
+    return PinChain
