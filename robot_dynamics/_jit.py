@@ -24,5 +24,18 @@ compilation.
 
 import numba
 
+import numpy as np
+
 #: Decorator compiling a function in nopython mode, cached to disk, releasing the GIL.
 njit = numba.njit(cache=True, nogil=True)
+
+
+def kernel_array(x):
+    """
+    Return ``x`` as a C-contiguous, writeable float64 array for a compiled kernel.
+
+    numba compiles a separate specialisation for read-only or non-contiguous arrays (tens of
+    seconds, e.g. for ``np.broadcast_to`` results or a model's read-only arrays), so every
+    kernel argument that comes from a caller goes through here; a copy is made only if needed.
+    """
+    return np.require(x, dtype=float, requirements=('C', 'W'))

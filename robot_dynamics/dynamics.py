@@ -37,7 +37,7 @@ shape. Units: N*m for revolute and N for prismatic joints, rad/s^2 or m/s^2 for 
 import numpy as np
 
 from . import kinematics
-from ._jit import njit
+from ._jit import kernel_array, njit
 from .errors import as_array, as_joint_array, InputError, ShapeError, SingularMassMatrixError
 from .kinematics import chain, local_transform
 from .spatial import motion_cross_matrix, skew
@@ -98,7 +98,7 @@ def _states(model, *arrays):
             shape = x.shape
         elif x.shape != shape:
             raise ShapeError(f'{name}: expected shape {shape} like {arrays[0][0]}, got {x.shape}')
-        out.append(x.reshape(-1, model.dof))
+        out.append(kernel_array(x.reshape(-1, model.dof)))
     return out, shape[:-1]
 
 
@@ -262,15 +262,13 @@ def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0
 def _rnea(model, q, qd, qdd, gravity, f_ext):
     """Run the RNEA kernel on checked (B, n) states; return torques (B, n)."""
     return _rnea_kernel(model.derived.local_basis, model.joint_axis, model.is_prismatic,
-                        model.mass, model.com, model.inertia, _tip(model),
-                        np.ascontiguousarray(q), np.ascontiguousarray(qd),
-                        np.ascontiguousarray(qdd), -gravity,
-                        _tip_wrenches(model, q.shape[0], f_ext))
+                        model.mass, model.com, model.inertia, _tip(model), q, qd, qdd,
+                        -gravity, _tip_wrenches(model, q.shape[0], f_ext))
 
 
 def _tip(model):
     """Tip origin in the last body's frame (3,)."""
-    return np.ascontiguousarray(model.frames[model.tip_link][1][:3, 3])
+    return kernel_array(model.frames[model.tip_link][1][:3, 3])
 
 
 def _tip_wrenches(model, B, f_ext):
@@ -281,7 +279,7 @@ def _tip_wrenches(model, B, f_ext):
     if F.shape[0] not in (1, B):
         raise ShapeError(f'f_ext: expected shape (6,) or (..., 6) matching q, got '
                          f'{np.shape(f_ext)}')
-    return np.ascontiguousarray(np.broadcast_to(F, (B, 6)))
+    return kernel_array(np.broadcast_to(F, (B, 6)))
 
 
 def inverse_dynamics(model, q, qd, qdd, *, gravity=None, f_ext=None, friction=False):
@@ -388,7 +386,7 @@ def _crba_kernel(basis, axis, prismatic, mass, com, inertia, Q):
 
 def _crba(model, q):
     return _crba_kernel(model.derived.local_basis, model.joint_axis, model.is_prismatic,
-                        model.mass, model.com, model.inertia, np.ascontiguousarray(q))
+                        model.mass, model.com, model.inertia, q)
 
 
 def mass_matrix(model, q):
@@ -497,6 +495,12 @@ def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0,
 def _cholesky_solve(model, M, rhs):
     try:
         L = np.linalg.cholesky(M)
+        # a pivot at round-off level is as singular as a failed factorisation (the threshold of
+        # the ABA kernel): solving with it would return accelerations of order 1e15
+        pivots = np.diagonal(L, axis1=-2, axis2=-1) ** 2
+        scale = 1.0 + np.abs(M).max(axis=(-2, -1))
+        if not np.all(pivots > 1e-12 * scale[..., None]):
+            raise np.linalg.LinAlgError('pivot below the relative threshold')
     except np.linalg.LinAlgError:
         eig = np.linalg.eigvalsh(M).min()
         raise SingularMassMatrixError(
@@ -532,9 +536,8 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
     if method == 'aba':
         F = _tip_wrenches(model, q.shape[0], f_ext)
         qdd, bad = _aba_kernel(model.derived.local_basis, model.joint_axis, model.is_prismatic,
-                               model.mass, model.com, model.inertia, _tip(model),
-                               np.ascontiguousarray(q), np.ascontiguousarray(qd),
-                               np.ascontiguousarray(tau), -g, F)
+                               model.mass, model.com, model.inertia, _tip(model), q, qd,
+                               kernel_array(tau), -g, F)
         if bad >= 0:
             raise SingularMassMatrixError(
                 f'joint {model.joint_names[bad]!r} moves no mass or inertia: the mass matrix '
@@ -560,8 +563,8 @@ def kinetic_energy(model, q, qd):
     """Kinetic energy ``sum_i 0.5 V_i . I_i V_i = 0.5 qd^T M qd`` [J] (...)."""
     (q, qd), shape = _states(model, ('q', q), ('qd', qd))
     kin = _Kinematics(model, q, qd)
-    return 0.5 * np.einsum('bik,bik->b', kin.V, (kin.inertia @ kin.V[..., None])[..., 0]).reshape(
-        shape)
+    energy = 0.5 * np.einsum('bik,bik->b', kin.V, (kin.inertia @ kin.V[..., None])[..., 0])
+    return energy.reshape(shape)
 
 
 def potential_energy(model, q, *, gravity=None):
@@ -569,8 +572,9 @@ def potential_energy(model, q, *, gravity=None):
     (q,), shape = _states(model, ('q', q))
     T = kinematics.body_poses(model, q)
     c = (T[..., :3, :3] @ model.com[..., None])[..., 0] + T[..., :3, 3]
-    return -np.einsum('bi,bik,k->b', np.broadcast_to(model.mass, q.shape), c,
-                      _gravity(model, gravity)).reshape(shape)
+    energy = -np.einsum('bi,bik,k->b', np.broadcast_to(model.mass, q.shape), c,
+                        _gravity(model, gravity))
+    return energy.reshape(shape)
 
 
 def inertial_parameters(model):

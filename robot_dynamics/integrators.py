@@ -29,7 +29,7 @@ import dataclasses
 
 import numpy as np
 
-from .errors import as_joint_array, InputError
+from .errors import as_joint_array, InputError, ShapeError
 
 METHODS = ('rk4', 'semi_implicit_euler')
 
@@ -101,19 +101,27 @@ def simulate(model, q0, qd0, torque_fn, dt, duration, method='rk4', **options):
     Returns
     -------
     Trajectory
-        Samples at ``t_k = k dt``, k = 0..K-1; ``qdd`` and ``tau`` are those applied during the
-        step that starts at ``t_k`` (the last sample repeats the torque of the step before it).
+        Samples at ``t_k = k dt``, k = 0..K-1; ``tau`` is ``torque_fn`` at ``t_k`` (applied
+        during the step that starts there) and ``qdd`` the acceleration it produces at ``t_k``.
 
     """
     if method not in STEPS:
         raise InputError(f'simulate: unknown method {method!r}; expected one of {METHODS}')
+    try:
+        dt, duration = float(dt), float(duration)
+    except (TypeError, ValueError):
+        raise InputError(f'simulate: dt and duration must be numbers of seconds, got dt={dt!r}, '
+                         f'duration={duration!r}') from None
     if not (np.isfinite(dt) and dt > 0.0):
         raise InputError(f'simulate: dt must be a positive number of seconds, got {dt!r}')
     if not (np.isfinite(duration) and duration >= 0.0):
         raise InputError(f'simulate: duration must be >= 0 s, got {duration!r}')
     n = model.dof
-    q = as_joint_array(q0, n, 'q0').reshape(n).copy()
-    qd = as_joint_array(qd0, n, 'qd0').reshape(n).copy()
+    q = as_joint_array(q0, n, 'q0').copy()
+    qd = as_joint_array(qd0, n, 'qd0').copy()
+    for name, x in (('q0', q), ('qd0', qd)):
+        if x.shape != (n,):
+            raise ShapeError(f'{name}: expected shape ({n},) (one state), got {x.shape}')
     steps = int(round(duration / dt))
     t = np.arange(steps + 1) * dt
     Q, QD, QDD, TAU = (np.empty((steps + 1, n)) for _ in range(4))
@@ -124,7 +132,11 @@ def simulate(model, q0, qd0, torque_fn, dt, duration, method='rk4', **options):
         if torque_fn is not None:
             tau = as_joint_array(torque_fn(t[k], q, qd), n, 'torque_fn(t, q, qd)').reshape(n)
         Q[k], QD[k], TAU[k] = q, qd, tau
-        QDD[k] = model.forward_dynamics(q, qd, tau, **options)
-        if k < steps:
-            q, qd = step(model, q, qd, tau, dt, **options)
+        try:
+            QDD[k] = model.forward_dynamics(q, qd, tau, **options)
+            if k < steps:
+                q, qd = step(model, q, qd, tau, dt, **options)
+        except InputError as exc:
+            raise InputError(f'simulate: the state became invalid at t = {t[k]:.6g} s (the '
+                             f'simulation diverged; try a smaller dt): {exc}') from None
     return Trajectory(t=t, q=Q, qd=QD, qdd=QDD, tau=TAU)

@@ -27,7 +27,7 @@ one) are the common ground of kinematics and dynamics: a body's twist is the sum
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import kernel_array, njit
 from .errors import as_joint_array, InputError, ShapeError
 from .spatial import cross, matrix_to_rpy, motion_cross, skew
 
@@ -135,7 +135,7 @@ def body_poses(model, q):
     (see :func:`constants`), chained from the base (a compiled loop: numpy's per-call overhead
     would dominate these 4x4 products).
     """
-    return _body_poses(model.derived.local_basis, np.ascontiguousarray(q))
+    return _body_poses(model.derived.local_basis, kernel_array(q))
 
 
 def pose_and_jacobian(model, q, link=None):
@@ -151,7 +151,7 @@ def pose_and_jacobian(model, q, link=None):
         return (np.broadcast_to(T_body_link, (B, 4, 4)).copy(),
                 np.zeros((B, 6, model.dof)))
     return _pose_jacobian(model.derived.local_basis, model.joint_axis, model.is_prismatic, body,
-                          T_body_link, np.ascontiguousarray(q))
+                          T_body_link, kernel_array(q))
 
 
 def motion_subspaces(model, T):
