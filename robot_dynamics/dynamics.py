@@ -39,7 +39,7 @@ import numpy as np
 from . import kinematics
 from ._jit import kernel_array, njit
 from .errors import as_array, as_joint_array, InputError, ShapeError, SingularMassMatrixError
-from .kinematics import chain, local_transform
+from .kinematics import chain, cross3, local_transform, motion_cross6, rotate3
 from .spatial import motion_cross_matrix, skew
 
 #: Velocity scale [rad/s or m/s] of the smooth Coulomb friction ``friction * tanh(qd / scale)``.
@@ -155,22 +155,6 @@ def friction_torques(model, qd, smoothing=COULOMB_VELOCITY_SCALE):
 # ---- inverse dynamics ---------------------------------------------------------------------------
 
 @njit
-def _cross(a, b, out):
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
-
-
-@njit
-def _rotate(R, v, out, transpose):
-    for r in range(3):
-        if transpose:
-            out[r] = R[0, r] * v[0] + R[1, r] * v[1] + R[2, r] * v[2]
-        else:
-            out[r] = R[r, 0] * v[0] + R[r, 1] * v[1] + R[r, 2] * v[2]
-
-
-@njit
 def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0, Fext):
     """
     Recursive Newton-Euler in link frames, Craig's form (seed 003 §5.3 eq 5.5-5.8, DY19).
@@ -199,55 +183,55 @@ def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0
             R, p, a = L[i, :3, :3], L[i, :3, 3], axis[i]
             qd, qdd = QD[b, i], QDD[b, i]
             # parent origin acceleration carried to this origin: vd + wd x p + w x (w x p)
-            _cross(w, p, t)
-            _cross(w, t, u)
-            _cross(wd, p, t)
+            cross3(w, p, t)
+            cross3(w, t, u)
+            cross3(wd, p, t)
             for k in range(3):
                 x[k] = vd[k] + t[k] + u[k]
-            _rotate(R, x, vd, True)
-            _rotate(R, w, x, True)            # parent's w in this frame
-            _rotate(R, wd, y, True)           # parent's wd in this frame
+            rotate3(R, x, vd, True)
+            rotate3(R, w, x, True)            # parent's w in this frame
+            rotate3(R, wd, y, True)           # parent's wd in this frame
             if prismatic[i]:
-                _cross(x, a, t)               # w x axis: Coriolis 2 w x (qd axis)
+                cross3(x, a, t)               # w x axis: Coriolis 2 w x (qd axis)
                 for k in range(3):
                     vd[k] += 2.0 * qd * t[k] + qdd * a[k]
                     w[k], wd[k] = x[k], y[k]
             else:
-                _cross(x, a, t)
+                cross3(x, a, t)
                 for k in range(3):
                     w[k] = x[k] + qd * a[k]
                     wd[k] = y[k] + qd * t[k] + qdd * a[k]
             # Newton and Euler at the COM: F = m vc, N = I wd + w x I w
             c = com[i]
-            _cross(w, c, t)
-            _cross(w, t, u)
-            _cross(wd, c, t)
+            cross3(w, c, t)
+            cross3(w, t, u)
+            cross3(wd, c, t)
             for k in range(3):
                 F[i, k] = mass[i] * (vd[k] + t[k] + u[k])
-            _rotate(inertia[i], w, x, False)
-            _cross(w, x, t)
-            _rotate(inertia[i], wd, x, False)
+            rotate3(inertia[i], w, x, False)
+            cross3(w, x, t)
+            rotate3(inertia[i], wd, x, False)
             for k in range(3):
                 N[i, k] = x[k] + t[k]
         # the tip wrench in body n's frame, moment about body n's origin
         chain(basis, Q[b], Tw)
         Rw = Tw[n - 1, :3, :3]
-        _rotate(Rw, Fext[b, :3], f, True)
-        _rotate(Rw, Fext[b, 3:], nn, True)
-        _cross(tip, f, t)
+        rotate3(Rw, Fext[b, :3], f, True)
+        rotate3(Rw, Fext[b, 3:], nn, True)
+        cross3(tip, f, t)
         for k in range(3):
             nn[k] += t[k]
         for i in range(n - 1, -1, -1):
             if i < n - 1:
                 # body i+1's force and moment carried into frame i, about origin i
                 R, p = L[i + 1, :3, :3], L[i + 1, :3, 3]
-                _rotate(R, f, fi, False)
-                _rotate(R, nn, x, False)
-                _cross(p, fi, t)
+                rotate3(R, f, fi, False)
+                rotate3(R, nn, x, False)
+                cross3(p, fi, t)
                 for k in range(3):
                     f[k] = fi[k]
                     nn[k] = x[k] + t[k]
-            _cross(com[i], F[i], t)
+            cross3(com[i], F[i], t)
             for k in range(3):
                 f[k] += F[i, k]
                 nn[k] += N[i, k] + t[k]
@@ -343,14 +327,14 @@ def _world_bodies(basis, axis, prismatic, mass, com, inertia, q, T, S, Isp):
     z, c = np.empty(3), np.empty(3)
     for i in range(q.shape[0]):
         R, o = T[i, :3, :3], T[i, :3, 3]
-        _rotate(R, axis[i], z, False)
+        rotate3(R, axis[i], z, False)
         if prismatic[i]:
             S[i, :3] = z
             S[i, 3:] = 0.0
         else:
-            _cross(o, z, S[i, :3])
+            cross3(o, z, S[i, :3])
             S[i, 3:] = z
-        _rotate(R, com[i], c, False)
+        rotate3(R, com[i], c, False)
         c += o
         m = mass[i]
         Sc = np.array(((0.0, -c[2], c[1]), (c[2], 0.0, -c[0]), (-c[1], c[0], 0.0)))
@@ -427,22 +411,12 @@ def coriolis_matrix(model, q, qd):
 # ---- forward dynamics ---------------------------------------------------------------------------
 
 @njit
-def _motion_cross(v, m, out):
-    """``out = v x m`` for 6-vectors ``[linear; angular]``."""
-    t = np.empty(3)
-    _cross(v[3:], m[:3], out[:3])
-    _cross(v[:3], m[3:], t)
-    out[:3] += t
-    _cross(v[3:], m[3:], out[3:])
-
-
-@njit
 def _force_cross(v, f, out):
     """``out = v x* f`` for a twist ``v`` and a wrench ``f``, both ``[linear; angular]``."""
     t = np.empty(3)
-    _cross(v[3:], f[:3], out[:3])
-    _cross(v[3:], f[3:], out[3:])
-    _cross(v[:3], f[:3], t)
+    cross3(v[3:], f[:3], out[:3])
+    cross3(v[3:], f[3:], out[3:])
+    cross3(v[:3], f[:3], t)
     out[3:] += t
 
 
@@ -465,13 +439,13 @@ def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0,
         for i in range(n):
             Sqd[:] = S[i] * QD[b, i]
             V[i] = Sqd if i == 0 else V[i - 1] + Sqd
-            _motion_cross(V[i], Sqd, c[i])            # dS_i/dt qd_i
+            motion_cross6(V[i], Sqd, c[i])            # dS_i/dt qd_i
             _force_cross(V[i], IA[i] @ V[i], pA[i])   # V x* I V
         # the tip wrench on the environment, as a force at the base origin
-        _rotate(T[n - 1, :3, :3], tip, pt, False)
+        rotate3(T[n - 1, :3, :3], tip, pt, False)
         pt += T[n - 1, :3, 3]
         pA[n - 1, :3] += Fext[b, :3]
-        _cross(pt, Fext[b, :3], t[:3])
+        cross3(pt, Fext[b, :3], t[:3])
         pA[n - 1, 3:] += Fext[b, 3:] + t[:3]
         for i in range(n - 1, -1, -1):
             U[i] = IA[i] @ S[i]

@@ -42,7 +42,7 @@ class SingularMassMatrixError(RobotDynamicsError, ValueError):
     """The joint-space mass matrix is not positive definite (a degenerate model)."""
 
 
-def as_array(x, shape, name):
+def as_array(x, shape, name, finite=True):
     """
     Return ``x`` as a finite float64 array whose trailing dims equal ``shape``.
 
@@ -54,6 +54,8 @@ def as_array(x, shape, name):
         Required trailing shape, e.g. ``(n,)`` or ``(4, 4)``.
     name : str
         Argument name used in the error message.
+    finite : bool
+        Also reject nan and inf. Hot paths may pass False and check their result once instead.
 
     Returns
     -------
@@ -69,11 +71,11 @@ def as_array(x, shape, name):
     if arr.ndim < k or arr.shape[arr.ndim - k:] != tuple(shape):
         want = ', '.join(str(s) for s in shape)
         raise ShapeError(f'{name}: expected shape (..., {want}), got {arr.shape}')
-    if not np.isfinite(arr).all():
+    if finite and not np.isfinite(arr).all():
         raise InputError(f'{name}: contains non-finite values (nan or inf)')
     return arr
 
 
-def as_joint_array(x, n, name):
-    """Return ``x`` as a finite float64 array of shape ``(..., n)``; see :func:`as_array`."""
-    return as_array(x, (n,), name)
+def as_joint_array(x, n, name, finite=True):
+    """Return ``x`` as a float64 array of shape ``(..., n)``; see :func:`as_array`."""
+    return as_array(x, (n,), name, finite)

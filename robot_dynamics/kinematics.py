@@ -29,7 +29,7 @@ import numpy as np
 
 from ._jit import kernel_array, njit
 from .errors import as_joint_array, InputError, ShapeError
-from .spatial import cross, matrix_to_rpy, motion_cross, skew
+from .spatial import cross, matrix_to_rpy, skew
 
 _SINGULAR_COS = 1e-9
 
@@ -103,28 +103,100 @@ def _body_poses(basis, Q):
 
 
 @njit
-def _pose_jacobian(basis, axis, prismatic, body, T_body_link, Q):
-    """Pose (B, 4, 4) and geometric Jacobian (B, 6, n) of a link on ``body`` (1-based)."""
+def cross3(a, b, out):
+    """``out = a x b`` for 3-vectors (``out`` must not alias ``a`` or ``b``)."""
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+@njit
+def rotate3(R, v, out, transpose):
+    """``out = R v`` (or ``R^T v`` with ``transpose``) for a 3x3 ``R``."""
+    for r in range(3):
+        if transpose:
+            out[r] = R[0, r] * v[0] + R[1, r] * v[1] + R[2, r] * v[2]
+        else:
+            out[r] = R[r, 0] * v[0] + R[r, 1] * v[1] + R[r, 2] * v[2]
+
+
+@njit
+def motion_cross6(v, m, out):
+    """``out = v x m`` for 6-vectors ``[linear; angular]``."""
+    t = np.empty(3)
+    cross3(v[3:], m[:3], out[:3])
+    cross3(v[:3], m[3:], t)
+    out[:3] += t
+    cross3(v[3:], m[3:], out[3:])
+
+
+@njit
+def pose_jacobian_state(basis, axis, prismatic, body, T_body_link, q, T, pose, J, S):
+    """
+    Fill the body poses, link pose, Jacobian and joint subspaces of one state ``q``.
+
+    Outputs: ``T`` (n, 4, 4), ``pose`` (4, 4) of the link, its geometric Jacobian ``J`` (6, n)
+    and the subspaces ``S`` (n, 6) of the joints before it: ``S_j = [o_j x z_j; z_j]``
+    (revolute) or ``[z_j; 0]`` (prismatic) in the base frame at the origin. Column j of J is
+    ``[S_j,lin + S_j,ang x p; S_j,ang]`` at the link point p, i.e. ``[z_j x (p - o_j); z_j]``
+    or ``[z_j; 0]`` (seed 003 §3.4.2). ``body`` is 1-based.
+
+    """
+    z, t = np.empty(3), np.empty(3)
+    chain(basis, q, T)
+    for r in range(4):
+        for k in range(4):
+            pose[r, k] = T[body - 1, r, 0] * T_body_link[0, k] \
+                + T[body - 1, r, 1] * T_body_link[1, k] + T[body - 1, r, 2] * T_body_link[2, k] \
+                + T[body - 1, r, 3] * T_body_link[3, k]
+    J[:] = 0.0
+    for j in range(body):
+        rotate3(T[j, :3, :3], axis[j], z, False)
+        if prismatic[j]:
+            S[j, :3] = z
+            S[j, 3:] = 0.0
+        else:
+            cross3(T[j, :3, 3], z, S[j, :3])
+            S[j, 3:] = z
+        cross3(S[j, 3:], pose[:3, 3], t)
+        J[:3, j] = S[j, :3] + t
+        J[3:, j] = S[j, 3:]
+
+
+@njit
+def _pose_jacobian(basis, axis, prismatic, body, T_body_link, Q, QD):
+    """
+    Pose (B, 4, 4), Jacobian (B, 6, n) and, if ``QD`` has rows, its derivative of a link.
+
+    The derivative uses ``dS_j/dt = V_j x S_j`` with the twists ``V_j = sum_{k<=j} S_k qd_k``
+    and ``dp/dt = v_b + w_b x p`` for the link point.
+    """
     B, n = Q.shape
+    with_dot = QD.shape[0] > 0
     T = np.empty((n, 4, 4))
     pose = np.empty((B, 4, 4))
-    J = np.zeros((B, 6, n))
+    J = np.empty((B, 6, n))
+    Jd = np.zeros((B if with_dot else 0, 6, n))
+    S, Sd, V = np.empty((n, 6)), np.empty((n, 6)), np.empty(6)
+    pd, t = np.empty(3), np.empty(3)
     for b in range(B):
-        chain(basis, Q[b], T)
-        pose[b] = T[body - 1] @ T_body_link
+        pose_jacobian_state(basis, axis, prismatic, body, T_body_link, Q[b], T, pose[b], J[b], S)
+        if not with_dot:
+            continue
+        V[:] = 0.0
         for j in range(body):
-            z = np.empty(3)
-            for r in range(3):
-                z[r] = T[j, r, 0] * axis[j, 0] + T[j, r, 1] * axis[j, 1] + T[j, r, 2] * axis[j, 2]
-            if prismatic[j]:
-                J[b, :3, j] = z
-            else:
-                d = pose[b, :3, 3] - T[j, :3, 3]
-                J[b, 0, j] = z[1] * d[2] - z[2] * d[1]
-                J[b, 1, j] = z[2] * d[0] - z[0] * d[2]
-                J[b, 2, j] = z[0] * d[1] - z[1] * d[0]
-                J[b, 3:, j] = z
-    return pose, J
+            V += S[j] * QD[b, j]
+            motion_cross6(V, S[j], Sd[j])
+        p = pose[b, :3, 3]
+        cross3(V[3:], p, pd)          # V is now body b's twist
+        pd += V[:3]
+        for j in range(body):
+            cross3(Sd[j, 3:], p, t)
+            Jd[b, :3, j] = Sd[j, :3] + t
+            cross3(S[j, 3:], pd, t)
+            Jd[b, :3, j] += t
+            Jd[b, 3:, j] = Sd[j, 3:]
+    return pose, J, Jd
 
 
 def body_poses(model, q):
@@ -138,20 +210,24 @@ def body_poses(model, q):
     return _body_poses(model.derived.local_basis, kernel_array(q))
 
 
-def pose_and_jacobian(model, q, link=None):
+def pose_and_jacobian(model, q, link=None, qd=None):
     """
-    Return the pose (B, 4, 4) and geometric Jacobian (B, 6, n) of ``link`` for checked q (B, n).
+    Return the pose (B, 4, 4) and Jacobian (B, 6, n) of ``link`` for checked ``q`` (B, n).
 
-    The fused fast path of :func:`fk` and :func:`jacobian` (one pass over the chain), for
-    iterative solvers such as IK.
+    With checked ``qd`` (B, n), also return the Jacobian's time derivative (B, 6, n). The fused
+    fast path of :func:`fk`, :func:`jacobian` and :func:`jacobian_dot` (one compiled pass over
+    the chain), for iterative solvers and control loops.
     """
     body, T_body_link = model.link_body(link)
+    B = q.shape[0]
     if body == 0:
-        B = q.shape[0]
-        return (np.broadcast_to(T_body_link, (B, 4, 4)).copy(),
-                np.zeros((B, 6, model.dof)))
-    return _pose_jacobian(model.derived.local_basis, model.joint_axis, model.is_prismatic, body,
-                          T_body_link, kernel_array(q))
+        pose = np.broadcast_to(T_body_link, (B, 4, 4)).copy()
+        zero = np.zeros((B, 6, model.dof))
+        return (pose, zero) if qd is None else (pose, zero, zero.copy())
+    QD = np.zeros((0, model.dof)) if qd is None else kernel_array(qd)
+    pose, J, Jd = _pose_jacobian(model.derived.local_basis, model.joint_axis, model.is_prismatic,
+                                 body, T_body_link, kernel_array(q), QD)
+    return (pose, J) if qd is None else (pose, J, Jd)
 
 
 def motion_subspaces(model, T):
@@ -212,25 +288,11 @@ def jacobian_dot(model, q, qd, link=None):
     ``dS_j/dt = V_j x S_j`` and the link point as ``dp/dt = v0_b + w_b x p``, so that
     ``d(twist)/dt = J qdd + Jdot qd``.
     """
-    body, T_body_link = model.link_body(link)
     q2, shape = flatten(model, q)
     qd2 = as_joint_array(qd, model.dof, 'qd').reshape(-1, model.dof)
     if qd2.shape != q2.shape:
         raise ShapeError(f'qd: expected the shape of q {q2.shape}, got {qd2.shape}')
-    T = body_poses(model, q2)
-    S = motion_subspaces(model, T)
-    V = np.cumsum(S * qd2[..., None], axis=1)
-    Sd = motion_cross(V, S)
-    p = _link_pose(model, T, body, T_body_link)[:, :3, 3]
-    if body == 0:
-        pd = np.zeros_like(p)
-    else:
-        Vb = V[:, body - 1]
-        pd = Vb[:, :3] + cross(Vb[:, 3:], p)
-    lin = Sd[..., :3] + cross(Sd[..., 3:], p[:, None, :]) + cross(S[..., 3:], pd[:, None, :])
-    Jd = np.concatenate((lin, Sd[..., 3:]), axis=-1)
-    Jd[:, body:, :] = 0.0
-    return np.swapaxes(Jd, -1, -2).reshape(shape + (6, model.dof))
+    return pose_and_jacobian(model, q2, link, qd2)[2].reshape(shape + (6, model.dof))
 
 
 def rpy_rate_matrix(rpy):

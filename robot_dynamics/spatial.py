@@ -29,8 +29,11 @@ Conventions used everywhere in robot_dynamics:
 Every function accepts leading batch dimensions: a rotation is ``(..., 3, 3)``.
 """
 
+import math
+
 import numpy as np
 
+from ._jit import kernel_array, njit
 from .errors import as_array, InputError
 
 _I3 = np.eye(3)
@@ -154,15 +157,62 @@ def quaternion_to_matrix(quat):
         np.stack((2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)), -1)), -2)
 
 
+#: Below this cosine of the angle the skew part of R is too small to give the axis accurately,
+#: and the axis comes from the symmetric part instead.
+_LOG_SYMMETRIC_COS = -0.5
+
+
+@njit
+def rotation_log(R, out):
+    """
+    Write the rotation vector ``theta k`` of one rotation ``R`` (3, 3) to ``out`` (3,).
+
+    ``sin(theta) k`` is the skew part of R and ``cos(theta) = (trace R - 1) / 2``, so
+    ``theta = atan2(sin, cos)`` is accurate at small angles. Near 180 degrees the skew part
+    vanishes and the axis comes from ``(R + R^T) / 2 = c I + (1 - c) k k^T`` (its largest
+    diagonal entry), with the sign of the skew part. Returns theta [rad] in [0, pi].
+    """
+    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
+    vx = 0.5 * (R[2, 1] - R[1, 2])
+    vy = 0.5 * (R[0, 2] - R[2, 0])
+    vz = 0.5 * (R[1, 0] - R[0, 1])
+    s = math.sqrt(vx * vx + vy * vy + vz * vz)
+    angle = math.atan2(s, c)
+    if c > _LOG_SYMMETRIC_COS:
+        f = angle / s if s > 0.0 else 1.0
+        out[0] = f * vx
+        out[1] = f * vy
+        out[2] = f * vz
+        return angle
+    d = 1.0 - c
+    i = 0
+    for k in range(1, 3):
+        if R[k, k] > R[i, i]:
+            i = k
+    ki = math.sqrt(max((R[i, i] - c) / d, 0.0))
+    sign = 1.0
+    axis = np.empty(3)
+    for j in range(3):
+        axis[j] = ki if j == i else 0.5 * (R[i, j] + R[j, i]) / (d * ki)
+    if axis[0] * vx + axis[1] * vy + axis[2] * vz < 0.0:
+        sign = -1.0
+    for j in range(3):
+        out[j] = sign * angle * axis[j]
+    return angle
+
+
+@njit
+def _rotation_logs(R):
+    out = np.empty((R.shape[0], 3))
+    for b in range(R.shape[0]):
+        rotation_log(R[b], out[b])
+    return out
+
+
 def matrix_to_rotvec(R):
-    """Logarithm map: rotation (..., 3, 3) to rotation vector ``theta * k``, theta in [0, pi]."""
-    q = matrix_to_quaternion(R)
-    v = q[..., :3]
-    sin_half = np.linalg.norm(v, axis=-1)
-    theta = 2.0 * np.arctan2(sin_half, q[..., 3])
-    # theta / sin(theta/2) -> 2 as theta -> 0
-    scale = np.where(sin_half < 1e-12, 2.0, theta / np.where(sin_half < 1e-12, 1.0, sin_half))
-    return v * scale[..., None]
+    """Logarithm map: rotations (..., 3, 3) to rotation vectors ``theta k``, theta in [0, pi]."""
+    R = np.asarray(R, dtype=float)
+    return _rotation_logs(kernel_array(R.reshape(-1, 3, 3))).reshape(R.shape[:-2] + (3,))
 
 
 def matrix_to_axis_angle(R):

@@ -271,7 +271,8 @@ def model_to_urdf(model):
     """
     root = ET.Element('robot', name=model.name)
     root.append(ET.Comment(f' written by robot_dynamics RobotModel.to_urdf() from model '
-                           f'{model.name!r}; gravity ({_fmt(model.gravity)}) is not part of URDF '))
+                           f'{model.name!r}; gravity ({_fmt(model.gravity)}) is not part of '
+                           'URDF '))
     by_body = {}
     for link, (body, T) in model.frames.items():
         by_body.setdefault(body, []).append((link, T))

@@ -1,0 +1,312 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ``robot-dynamics`` command line.
+
+Subcommands:
+
+- ``simulate``: a closed loop in the library (no ROS): RK4 plant, a control law at its own rate,
+  optional model error and torque noise; prints a summary, writes the JSON report (``--report``)
+  and PNG plots (``--plot``, ``--compare-plot``; matplotlib needed).
+- ``demo``: for each bundled robot (or ``--robot``), its joints and limits, and the tip pose and
+  Jacobian at a mid-range configuration; ``--report`` writes them as JSON.
+- ``bringup``: the ROS 2 nodes, not part of this release yet (exits with status 2).
+
+Exit status: 0 on success, 1 if a simulation diverged or a file could not be written, 2 for
+bad arguments (argparse's convention).
+"""
+
+import argparse
+import dataclasses
+import json
+import math
+import sys
+
+from .errors import RobotDynamicsError
+
+PROG = 'robot-dynamics'
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+def _robots():
+    from .model import RobotModel
+    return RobotModel.available()
+
+
+def _positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected a number, got {text!r}') from None
+    if not (math.isfinite(value) and value > 0.0):
+        raise argparse.ArgumentTypeError(f'expected a positive number, got {text!r}')
+    return value
+
+
+def _non_negative_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected a number, got {text!r}') from None
+    if not (math.isfinite(value) and value >= 0.0):
+        raise argparse.ArgumentTypeError(f'expected a number >= 0, got {text!r}')
+    return value
+
+
+def _fraction(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected a number, got {text!r}') from None
+    if not (math.isfinite(value) and value > -1.0):
+        raise argparse.ArgumentTypeError(f'expected a fraction > -1 (e.g. 0.2 or -0.2), got '
+                                         f'{text!r}')
+    return value
+
+
+def build_parser():
+    """Return the argument parser of ``robot-dynamics`` with its subcommands."""
+    from . import simulation as sim
+    robots = _robots()
+    parser = argparse.ArgumentParser(
+        prog=PROG, description='Kinematics, dynamics and control of serial robot arms.')
+    sub = parser.add_subparsers(dest='command', metavar='COMMAND')
+    sub.required = True
+
+    p = sub.add_parser(
+        'simulate', help='closed-loop simulation in the library (no ROS)',
+        description='Track a smooth reference (a quintic through a few waypoints, then a hold) '
+                    'with a control law on an RK4-integrated plant; print a summary and write '
+                    'the JSON report.')
+    p.add_argument('--robot', required=True, choices=robots, metavar='NAME',
+                   help=f'bundled robot: {", ".join(robots)}')
+    p.add_argument('--controller', required=True, choices=sim.CONTROLLERS,
+                   help='control law')
+    p.add_argument('--duration', type=_positive_float, default=sim.DEFAULT_DURATION,
+                   metavar='S', help='simulated time in seconds (default %(default)s)')
+    p.add_argument('--report', metavar='FILE', help='write the JSON report to FILE')
+    p.add_argument('--plant-rate', type=_positive_float, default=sim.DEFAULT_PLANT_RATE,
+                   metavar='HZ', help='RK4 steps per second (default %(default)g)')
+    p.add_argument('--control-rate', type=_positive_float, default=sim.DEFAULT_CONTROL_RATE,
+                   metavar='HZ', help='controller updates per second, zero-order hold in '
+                                      'between; must divide the plant rate (default %(default)g)')
+    p.add_argument('--model-error', type=_fraction, default=0.0, metavar='FRACTION',
+                   help="scale the controller model's masses and inertias by 1 + FRACTION "
+                        '(e.g. 0.2; default 0)')
+    p.add_argument('--torque-noise', type=_non_negative_float, default=0.0, metavar='STD',
+                   help='standard deviation of Gaussian noise on the applied torques, N m or N '
+                        '(default 0)')
+    p.add_argument('--seed', type=int, default=sim.DEFAULT_SEED, metavar='N',
+                   help='seed of the noise (default %(default)s)')
+    p.add_argument('--natural-frequency', type=_positive_float,
+                   default=sim.DEFAULT_NATURAL_FREQUENCY, metavar='RAD_S',
+                   help='closed-loop natural frequency that sets the gains (default %(default)g)')
+    p.add_argument('--damping-ratio', type=_non_negative_float,
+                   default=sim.DEFAULT_DAMPING_RATIO, metavar='ZETA',
+                   help='closed-loop damping ratio (default %(default)g)')
+    p.add_argument('--no-friction', dest='friction', action='store_false',
+                   help='simulate a frictionless plant (and no friction feed-forward)')
+    p.add_argument('--plot', metavar='FILE.png',
+                   help='write reference vs actual, error and torque per joint (matplotlib)')
+    p.add_argument('--compare-plot', metavar='FILE.png',
+                   help=f'also run {", ".join(sim.CONTROLLERS)} with the same settings and '
+                        'write one figure comparing them (matplotlib)')
+    p.set_defaults(handler=simulate_command)
+
+    p = sub.add_parser(
+        'demo', help='joints, limits, tip pose and Jacobian of the bundled robots',
+        description='Print each bundled robot (or --robot NAME): joints with types and limits, '
+                    'and the tip pose and Jacobian at a mid-range configuration.')
+    p.add_argument('--robot', choices=robots, metavar='NAME',
+                   help=f'only this robot: {", ".join(robots)}')
+    p.add_argument('--report', metavar='FILE', help='write the JSON report to FILE')
+    p.set_defaults(handler=demo_command)
+
+    p = sub.add_parser('bringup', help='start the ROS 2 nodes (not in this release)',
+                       description='Start the ROS 2 nodes with the parameter files of launch/. '
+                                   'Not part of this release yet.')
+    p.add_argument('--robot', choices=robots, metavar='NAME', help='bundled robot')
+    p.add_argument('--processes', action='store_true',
+                   help='one process per node instead of one process for all')
+    p.set_defaults(handler=bringup_command)
+    return parser
+
+
+# ---- simulate -----------------------------------------------------------------------------------
+
+def _write_json(path, data):
+    with open(path, 'w', encoding='utf-8') as f:
+        json.dump(data, f, indent=2, sort_keys=False)
+        f.write('\n')
+
+
+def _fmt(values, precision=3):
+    return '[' + ', '.join(f'{v:.{precision}g}' for v in values) + ']'
+
+
+def _print_summary(rep, out):
+    units = rep['units']['tracking_error']
+    unit = units[0] if len(set(units)) == 1 else 'rad or m'
+    print(f'simulate {rep["robot"]} with {rep["controller"]}: {rep["simulated_time"]:g} s, '
+          f'plant {rep["plant_rate_hz"]:g} Hz (RK4), control {rep["control_rate_hz"]:g} Hz, '
+          f'model error {rep["model_error"]:+g}, torque noise {rep["torque_noise"]:g}', file=out)
+    print(f'  tracking error: rms {rep["rms_tracking_error"]:.3e} {unit}, max '
+          f'{rep["max_tracking_error"]:.3e} {unit}', file=out)
+    print(f'  per joint: rms {_fmt(rep["rms_tracking_error_per_joint"])}, final '
+          f'{_fmt(rep["final_tracking_error"])}', file=out)
+    print(f'  torque: max |tau| {rep["max_abs_torque"]:.4g}, per joint '
+          f'{_fmt(rep["max_abs_torque_per_joint"], 4)} (limits {_fmt(rep["effort_limit"], 4)}),'
+          f' saturated {100.0 * rep["saturated_fraction"]:.2f} % of samples', file=out)
+    call = rep['controller_call_us']
+    print(f'  controller call: p50 {call["p50"]:.0f} us, p99 {call["p99"]:.0f} us; '
+          f'{"stable" if rep["stable"] else "DIVERGED"}', file=out)
+
+
+def simulate_command(args, out=sys.stdout):
+    """Run ``robot-dynamics simulate``; return the exit status."""
+    from . import simulation as sim
+    settings = sim.Settings(robot=args.robot, controller=args.controller,
+                            duration=args.duration, plant_rate=args.plant_rate,
+                            control_rate=args.control_rate, model_error=args.model_error,
+                            torque_noise=args.torque_noise, seed=args.seed,
+                            natural_frequency=args.natural_frequency,
+                            damping_ratio=args.damping_ratio, friction=args.friction)
+    if args.plot or args.compare_plot:
+        sim.require_matplotlib()  # fail before simulating, not after
+    result = sim.run(settings)
+    report = result.report
+    _print_summary(report, out)
+    if args.compare_plot:
+        runs = [result if law == settings.controller else
+                sim.run(dataclasses.replace(settings, controller=law))
+                for law in sim.CONTROLLERS]
+        report['comparison'] = {r.settings.controller: {
+            'rms_tracking_error': r.report['rms_tracking_error'],
+            'max_tracking_error': r.report['max_tracking_error'],
+            'max_abs_torque': r.report['max_abs_torque'],
+            'saturated_fraction': r.report['saturated_fraction'],
+            'stable': r.report['stable']} for r in runs}
+        for law, numbers in report['comparison'].items():
+            print(f'  compare {law:16s} rms {numbers["rms_tracking_error"]:.3e}, max '
+                  f'{numbers["max_tracking_error"]:.3e}', file=out)
+        sim.plot_comparison(runs, args.compare_plot)
+        report['compare_plot'] = args.compare_plot
+        print(f'  comparison plot written to {args.compare_plot}', file=out)
+    if args.plot:
+        sim.plot_run(result, args.plot)
+        report['plot'] = args.plot
+        print(f'  plot written to {args.plot}', file=out)
+    if args.report:
+        _write_json(args.report, report)
+        print(f'  report written to {args.report}', file=out)
+    return EXIT_OK if report['stable'] else EXIT_FAILURE
+
+
+# ---- demo ---------------------------------------------------------------------------------------
+
+def demo_robot(model):
+    """Return the demo numbers of one robot: joints, mid-range q, tip pose and Jacobian."""
+    from .simulation import home_configuration
+    from .spatial import matrix_to_rpy
+    q = home_configuration(model)
+    T = model.fk(q)
+    J = model.jacobian(q)
+    return {
+        'name': model.name,
+        'dof': model.dof,
+        'base_link': model.base_link,
+        'tip_link': model.tip_link,
+        'joints': [{'name': name, 'type': kind, 'lower': float(lo), 'upper': float(hi),
+                    'velocity': float(v), 'effort': float(f)}
+                   for name, kind, lo, hi, v, f in zip(
+                       model.joint_names, model.joint_types, model.lower, model.upper,
+                       model.velocity_limit, model.effort_limit)],
+        'q': q.tolist(),
+        'tip_pose': T.tolist(),
+        'tip_position': T[:3, 3].tolist(),
+        'tip_rpy': matrix_to_rpy(T[:3, :3]).tolist(),
+        'jacobian': J.tolist(),
+        'task_mask': model.task_mask.tolist(),
+        'manipulability': float(model.manipulability(q)),
+    }
+
+
+def _row(values):
+    return ' '.join(f'{v + 0.0:+9.4f}' for v in values)
+
+
+def _print_demo(info, out):
+    print(f'{info["name"]}: {info["dof"]} joints, {info["base_link"]} -> {info["tip_link"]}',
+          file=out)
+    for j in info['joints']:
+        unit, speed, force = (('m', 'm/s', 'N') if j['type'] == 'prismatic'
+                              else ('rad', 'rad/s', 'N m'))
+        print(f'  {j["name"]:<14s} {j["type"]:<10s} [{j["lower"]:+.4g}, {j["upper"]:+.4g}] '
+              f'{unit}, velocity {j["velocity"]:.4g} {speed}, effort {j["effort"]:.4g} {force}',
+              file=out)
+    print(f'  mid-range q = {_row(info["q"])}', file=out)
+    print(f'  tip position = {_row(info["tip_position"])} m, rpy = {_row(info["tip_rpy"])} rad',
+          file=out)
+    print('  tip pose (base frame):', file=out)
+    for row in info['tip_pose']:
+        print(f'    {_row(row)}', file=out)
+    print('  Jacobian (rows vx vy vz wx wy wz, base frame, at the tip):', file=out)
+    for row in info['jacobian']:
+        print(f'    {_row(row)}', file=out)
+    print(f'  manipulability {info["manipulability"]:.4g}', file=out)
+
+
+def demo_command(args, out=sys.stdout):
+    """Run ``robot-dynamics demo``; return the exit status."""
+    from .model import RobotModel
+    names = [args.robot] if args.robot else RobotModel.available()
+    report = {'robots': {}}
+    for name in names:
+        info = demo_robot(RobotModel.load(name))
+        report['robots'][name] = info
+        _print_demo(info, out)
+    if args.report:
+        _write_json(args.report, report)
+        print(f'report written to {args.report}', file=out)
+    return EXIT_OK
+
+
+# ---- bringup ------------------------------------------------------------------------------------
+
+def bringup_command(args, out=sys.stdout):
+    """Run ``robot-dynamics bringup``: not available in this release; return status 2."""
+    print(f'{PROG} bringup: the ROS 2 nodes are not part of this release yet; use '
+          f'`{PROG} simulate` for the closed loop in the library', file=sys.stderr)
+    return EXIT_USAGE
+
+
+def main(argv=None):
+    """Entry point of the ``robot-dynamics`` console script; return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except RobotDynamicsError as exc:
+        print(f'{PROG} {args.command}: error: {exc}', file=sys.stderr)
+        return EXIT_USAGE if isinstance(exc, ValueError) else EXIT_FAILURE
+    except OSError as exc:
+        print(f'{PROG} {args.command}: error: {exc}', file=sys.stderr)
+        return EXIT_FAILURE
+
+
+if __name__ == '__main__':
+    sys.exit(main())

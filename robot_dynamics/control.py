@@ -1,0 +1,653 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Control laws for a serial arm: joint PD, PD + gravity, PID, computed torque, task space.
+
+Each law is a small object built over a :class:`~robot_dynamics.model.RobotModel` (the
+controller's model, which may differ from the plant to study model error) with one method,
+``compute(t, q, qd, reference) -> Command``. It works on one state (n,) or a batch (..., n).
+Only :class:`PID` keeps state (its integral and the time of its last call), held in one
+explicit, immutable :class:`PIDState` that :meth:`PID.reset` replaces; the others are pure
+functions of their arguments, so a ROS controller node can call them from its timer at any rate.
+
+Conventions: the joint error is ``e = q_d - q`` and ``e_dot = qd_d - qd``; joint gains are per
+joint (n,), a scalar applies to every joint, and a mapping ``{joint_name: gain}`` is accepted (as
+ROS parameters ``gains.<joint>.p``). The commanded torque is clipped to ``effort_limit`` (the
+model's by default) and ``Command.saturated`` flags the clipped joints. Torques are in N m
+(revolute) or N (prismatic).
+
+The laws (the seed documents give only the inverse-dynamics feed-forward, seed 001 §10; the
+feedback laws are the standard ones, e.g. Siciliano et al. 2009, ch. 8):
+
+- :class:`PD`: ``tau = Kp e + Kd e_dot``; under gravity it settles with ``Kp e = g(q)``.
+- :class:`PDGravity`: ``tau = Kp e + Kd e_dot + g(q)``: no steady-state error at a set-point.
+- :class:`PID`: ``tau = Kp e + Ki int(e) + Kd e_dot`` (optionally ``+ g(q)``), with anti-windup.
+- :class:`ComputedTorque`: ``tau = M(q) (qdd_d + Kd e_dot + Kp e) + C(q, qd) qd + g(q)``
+  (plus friction feed-forward if asked), one RNEA call; gains in 1/s^2 and 1/s.
+- :class:`ResolvedAcceleration`: task-space control of the tip (seed 001 §10.1):
+  ``qdd = J^+ (xdd_d + Kd e_dot + Kp e - Jdot qd)`` over the task rows, then computed torque.
+"""
+
+import enum
+from typing import NamedTuple
+
+import numpy as np
+
+from . import kinematics
+from .dynamics import friction_torques
+from .errors import as_array, as_joint_array, InputError, ShapeError
+from .spatial import matrix_to_rotvec
+
+#: Default damping of the least-squares inverse in task space [m or rad]: a tiny
+#: regularisation that only matters near singularities.
+TASK_DAMPING = 1e-6
+#: Default joint damping [1/s] of the null-space motion of redundant arms in task space.
+NULL_SPACE_DAMPING = 10.0
+
+_ZERO6 = np.zeros(6)
+_ZERO6.setflags(write=False)
+
+
+class Law(enum.Enum):
+    """The control laws; the strings are the names used on the command line and in reports."""
+
+    PD = 'pd'
+    PD_GRAVITY = 'pd_gravity'
+    PID = 'pid'
+    COMPUTED_TORQUE = 'computed_torque'
+    RESOLVED_ACCELERATION = 'resolved_acceleration'
+
+
+LAWS = tuple(law.value for law in Law)
+
+
+class Friction(enum.Enum):
+    """
+    Friction feed-forward of the model-based laws (viscous + Coulomb, as the model's dynamics).
+
+    ``'none'``; ``'reference'``: at the desired velocity (no chatter: it does not feed the
+    measured velocity back through the steep Coulomb term, which a digital loop cannot cancel
+    exactly); ``'measured'``: at the measured velocity (exact cancellation in continuous time).
+    """
+
+    NONE = 'none'
+    REFERENCE = 'reference'
+    MEASURED = 'measured'
+
+
+FRICTION_MODES = tuple(f.value for f in Friction)
+
+
+def _friction_mode(value):
+    if isinstance(value, Friction):
+        return value
+    if value not in FRICTION_MODES:
+        raise InputError(f'friction: expected one of {FRICTION_MODES}, got {value!r}')
+    return Friction(value)
+
+
+class Command(NamedTuple):
+    """
+    Output of a control law.
+
+    Attributes
+    ----------
+    tau : numpy.ndarray, shape (..., n)
+        Torques to apply [N m or N], clipped to the effort limits.
+    saturated : numpy.ndarray of bool, shape (..., n)
+        True for the joints whose requested torque was clipped.
+    tau_requested : numpy.ndarray, shape (..., n)
+        Torques before clipping.
+    error : numpy.ndarray, shape (..., n) or (..., 6)
+        The tracking error the law acted on: ``q_d - q`` for joint laws, the task error
+        ``[p_d - p; rotvec(R_d R^T)]`` (unused rows zero) for :class:`ResolvedAcceleration`.
+
+    """
+
+    tau: np.ndarray
+    saturated: np.ndarray
+    tau_requested: np.ndarray
+    error: np.ndarray
+
+
+def joint_gains(value, model, name, *, allow_inf=False):
+    """
+    Return per-joint gains (n,) from a scalar, a sequence of n values or ``{joint: value}``.
+
+    Parameters
+    ----------
+    value : float, array_like or mapping
+        The gains; every value must be finite (or ``+inf`` with ``allow_inf``) and >= 0. A
+        mapping must name every joint.
+    model : RobotModel
+        Gives the joint count and names.
+    name : str
+        Name used in error messages (e.g. ``'kp'``).
+    allow_inf : bool
+        Accept ``+inf`` (e.g. "no limit").
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        Read-only gains.
+
+    """
+    n = model.dof
+    if hasattr(value, 'keys'):
+        unknown = sorted(set(value) - set(model.joint_names))
+        missing = [j for j in model.joint_names if j not in value]
+        if unknown or missing:
+            raise InputError(f'{name}: joint names must match the model; unknown {unknown}, '
+                             f'missing {missing}')
+        value = [value[j] for j in model.joint_names]
+    if allow_inf:
+        arr = as_array(value, (), name, finite=False)
+        if np.isnan(arr).any() or np.isneginf(arr).any():
+            raise InputError(f'{name}: expected numbers >= 0 or inf, got {arr}')
+    else:
+        arr = as_array(value, (), name)
+    if arr.ndim > 1 or arr.size not in (1, n):
+        raise ShapeError(f'{name}: expected a scalar or {n} values (one per joint), got shape '
+                         f'{arr.shape}')
+    arr = np.broadcast_to(arr.reshape(-1), (n,)).copy()
+    if np.any(arr < 0.0):
+        j = int(np.flatnonzero(arr < 0.0)[0])
+        raise InputError(f'{name}[{j}] (joint {model.joint_names[j]!r}) = {arr[j]}: gains must '
+                         'be >= 0')
+    arr.setflags(write=False)
+    return arr
+
+
+def critically_damped(natural_frequency, damping_ratio=1.0):
+    """
+    Return ``(kp, kd) = (wn^2, 2 zeta wn)``: error dynamics ``e'' + kd e' + kp e = 0``.
+
+    For :class:`ComputedTorque` and :class:`ResolvedAcceleration` (gains in 1/s^2 and 1/s).
+    ``natural_frequency`` [rad/s] and ``damping_ratio`` may be scalars or arrays.
+    """
+    wn = np.asarray(natural_frequency, dtype=float)
+    zeta = np.asarray(damping_ratio, dtype=float)
+    return wn * wn, 2.0 * zeta * wn
+
+
+def _check_finite(values, what):
+    """Raise an InputError if the law's ``what`` came out non-finite from finite inputs."""
+    if not np.isfinite(values).all():
+        raise InputError(f'the control law produced a non-finite {what} from finite inputs '
+                         '(overflowing gains or reference?)')
+
+
+def _effort(model, effort_limit):
+    if effort_limit is None:
+        return model.effort_limit
+    lim = joint_gains(effort_limit, model, 'effort_limit', allow_inf=True)
+    if np.any(lim <= 0.0):
+        j = int(np.flatnonzero(lim <= 0.0)[0])
+        raise InputError(f'effort_limit[{j}] = {lim[j]}: limits must be > 0 (inf: no limit)')
+    return lim
+
+
+class _JointLaw:
+    """Common parts of the joint-space laws: gains, limits, reference checks, saturation."""
+
+    law = None
+
+    def __init__(self, model, kp, kd, *, effort_limit=None, saturate=True):
+        self.model = model
+        self.kp = joint_gains(kp, model, 'kp')
+        self.kd = joint_gains(kd, model, 'kd')
+        self.effort_limit = _effort(model, effort_limit)
+        self.saturate = bool(saturate)
+
+    def __repr__(self):
+        return (f'{type(self).__name__}({self.model.name!r}, kp={self.kp.tolist()}, '
+                f'kd={self.kd.tolist()}, saturate={self.saturate})')
+
+    def _state(self, q, qd, reference):
+        """Check the state and reference shapes; return q, qd, q_d, qd_d, qdd_d."""
+        n = self.model.dof
+        q = as_joint_array(q, n, 'q')
+        qd = as_joint_array(qd, n, 'qd')
+        if qd.shape != q.shape:
+            raise ShapeError(f'qd: expected the shape of q {q.shape}, got {qd.shape}')
+        try:
+            q_d, qd_d, qdd_d = reference
+        except (TypeError, ValueError):
+            raise InputError('reference: expected (q_d, qd_d, qdd_d), e.g. a TrajectoryPoint, '
+                             f'got {type(reference).__name__}') from None
+        q_d = as_joint_array(q_d, n, 'reference q')
+        qd_d = 0.0 if qd_d is None else as_joint_array(qd_d, n, 'reference qd')
+        qdd_d = 0.0 if qdd_d is None else as_joint_array(qdd_d, n, 'reference qdd')
+        if q_d.shape != q.shape:
+            try:
+                shape = np.broadcast_shapes(q.shape, q_d.shape)
+            except ValueError:
+                raise ShapeError(f'reference q: shape {q_d.shape} does not broadcast with q '
+                                 f'{q.shape}') from None
+            q, qd = np.broadcast_to(q, shape), np.broadcast_to(qd, shape)
+        return q, qd, q_d, qd_d, qdd_d
+
+    def _command(self, tau, error):
+        """Check and clip ``tau``."""
+        _check_finite(tau, 'torque')
+        if not self.saturate:
+            return Command(tau, np.zeros(tau.shape, dtype=bool), tau, error)
+        lim = self.effort_limit
+        saturated = np.abs(tau) > lim
+        return Command(np.clip(tau, -lim, lim), saturated, tau, error)
+
+    @property
+    def gains(self):
+        """Return the gains as a dict of lists (for reports and ROS parameters)."""
+        return {'kp': self.kp.tolist(), 'kd': self.kd.tolist()}
+
+
+class PD(_JointLaw):
+    """
+    Joint PD control: ``tau = Kp e + Kd e_dot``.
+
+    Without gravity compensation the arm settles where ``Kp e = g(q)``: the gravity sag
+    ``e = Kp^-1 g(q)`` at a set-point.
+
+    Parameters
+    ----------
+    model : RobotModel
+        The controller's model (limits, and dynamics for the laws that use it).
+    kp : float, array_like (n,) or mapping
+        Stiffness [N m/rad or N/m].
+    kd : float, array_like (n,) or mapping
+        Damping [N m s/rad or N s/m].
+    effort_limit : float, array_like (n,) or mapping, optional
+        Clipping limits [N m or N]; default ``model.effort_limit``.
+    saturate : bool
+        Clip to ``effort_limit`` (and report it); False passes the requested torque through.
+
+    """
+
+    law = Law.PD
+
+    def compute(self, t, q, qd, reference):
+        """
+        Compute the joint torques for the state ``(q, qd)`` and the desired joint state.
+
+        Parameters
+        ----------
+        t : float
+            Time [s] (unused: the law has no state).
+        q, qd : array_like, shape (..., n)
+            Measured joint positions [rad or m] and velocities [rad/s or m/s].
+        reference : TrajectoryPoint or tuple
+            ``(q_d, qd_d, qdd_d)``, each (..., n) or broadcastable; ``None`` for zero.
+
+        Returns
+        -------
+        Command
+            Clipped torques, saturation flags, requested torques and ``e = q_d - q``.
+
+        """
+        q, qd, q_d, qd_d, _ = self._state(q, qd, reference)
+        e = q_d - q
+        return self._command(self.kp * e + self.kd * (qd_d - qd), e)
+
+
+class PDGravity(_JointLaw):
+    """
+    Joint PD control with gravity compensation: ``tau = Kp e + Kd e_dot + g(q)``.
+
+    ``g`` comes from the controller's model; with an exact model the set-point error decays
+    to zero. Parameters as in :class:`PD`.
+    """
+
+    law = Law.PD_GRAVITY
+
+    def compute(self, t, q, qd, reference):
+        """Compute the joint torques; arguments and result as in :meth:`PD.compute`."""
+        q, qd, q_d, qd_d, _ = self._state(q, qd, reference)
+        e = q_d - q
+        tau = self.kp * e + self.kd * (qd_d - qd) + self.model.gravity_torques(q)
+        return self._command(tau, e)
+
+
+class PIDState(NamedTuple):
+    """
+    The state of a :class:`PID` law.
+
+    ``integral`` (..., n) is ``int e dt`` [rad s or m s]; ``time`` [s] is the time of the last
+    call (None before the first one, when no integration happens).
+    """
+
+    integral: np.ndarray
+    time: object
+
+
+class PID(_JointLaw):
+    """
+    Joint PID control: ``tau = Kp e + Ki int(e) dt + Kd e_dot`` (``+ g(q)`` if asked).
+
+    The integral is advanced by ``e dt`` with ``dt`` the time since the previous call. Anti-windup
+    (conditional integration): a joint whose torque is saturated does not integrate an error that
+    pushes further into saturation, and ``|Ki int(e)|`` is clamped to ``integral_limit``.
+
+    Parameters
+    ----------
+    model : RobotModel
+        The controller's model.
+    kp, ki, kd : float, array_like (n,) or mapping
+        Gains [N m/rad, N m/(rad s), N m s/rad] (N/m... for prismatic joints).
+    integral_limit : float, array_like (n,) or mapping, optional
+        Largest integral torque [N m or N]; default ``effort_limit``.
+    gravity_compensation : bool
+        Add ``g(q)`` of the controller's model.
+    effort_limit, saturate
+        As in :class:`PD`.
+
+    """
+
+    law = Law.PID
+
+    def __init__(self, model, kp, ki, kd, *, integral_limit=None, gravity_compensation=False,
+                 effort_limit=None, saturate=True):
+        super().__init__(model, kp, kd, effort_limit=effort_limit, saturate=saturate)
+        self.ki = joint_gains(ki, model, 'ki')
+        self.integral_limit = (self.effort_limit if integral_limit is None
+                               else joint_gains(integral_limit, model, 'integral_limit',
+                                                allow_inf=True))
+        self.gravity_compensation = bool(gravity_compensation)
+        with np.errstate(divide='ignore'):
+            bound = np.where(self.ki > 0.0, self.integral_limit / self.ki, 0.0)
+        self._integral_bound = bound
+        self.state = PIDState(np.zeros(model.dof), None)
+
+    def reset(self, integral=None, time=None):
+        """
+        Replace the state: zero integral (or ``integral``, (..., n)) and no previous call time.
+
+        Call it when the controller (re)starts, e.g. on ROS controller activation.
+        """
+        if integral is None:
+            integral = np.zeros(self.model.dof)
+        integral = as_joint_array(integral, self.model.dof, 'integral').copy()
+        self.state = PIDState(integral, None if time is None else float(time))
+
+    @property
+    def gains(self):
+        """Return the gains as a dict of lists (for reports and ROS parameters)."""
+        return {'kp': self.kp.tolist(), 'ki': self.ki.tolist(), 'kd': self.kd.tolist()}
+
+    def compute(self, t, q, qd, reference):
+        """
+        Compute the joint torques and advance the integral to time ``t``.
+
+        Arguments and result as in :meth:`PD.compute`; ``t`` [s] must not decrease between calls.
+        The state's integral must have the batch shape of ``q`` (:meth:`reset` sets it).
+        """
+        q, qd, q_d, qd_d, _ = self._state(q, qd, reference)
+        t = float(t)
+        last = self.state.time
+        if last is not None and not t >= last:
+            raise InputError(f't: {t} s is before the previous call at {last} s; call reset() '
+                             'when restarting')
+        integral = self.state.integral
+        if integral.shape != q.shape:
+            if np.any(integral != 0.0):
+                raise ShapeError(f'PID state: integral has shape {integral.shape} but q has '
+                                 f'{q.shape}; call reset() with a matching integral')
+            integral = np.zeros(q.shape)
+        e = q_d - q
+        dt = 0.0 if last is None else t - last
+        base = self.kp * e + self.kd * (qd_d - qd)
+        if self.gravity_compensation:
+            base = base + self.model.gravity_torques(q)
+        bound = self._integral_bound
+        candidate = np.clip(integral + e * dt, -bound, bound)
+        tau = base + self.ki * candidate
+        if self.saturate:
+            # conditional integration: freeze joints driven further into saturation
+            winding = (np.abs(tau) > self.effort_limit) & (e * tau > 0.0)
+            if np.any(winding):
+                candidate = np.where(winding, np.clip(integral, -bound, bound), candidate)
+                tau = base + self.ki * candidate
+        _check_finite(tau, 'torque')
+        self.state = PIDState(candidate, t)
+        return self._command(tau, e)
+
+
+class ComputedTorque(_JointLaw):
+    """
+    Computed-torque (inverse dynamics) control.
+
+    ``tau = M(q) (qdd_d + Kd e_dot + Kp e) + C(q, qd) qd + g(q)`` (+ friction feed-forward),
+    evaluated as one recursive Newton-Euler call on the controller's model (seed 001 §10: the
+    inverse dynamics along the desired motion, with the feedback folded into the
+    acceleration). With an exact model the error obeys ``e'' + Kd e' + Kp e = 0``.
+
+    Parameters
+    ----------
+    model : RobotModel
+        The controller's model; a copy with scaled masses simulates model error.
+    kp : float, array_like (n,) or mapping
+        Position gain [1/s^2] (``wn^2``, see :func:`critically_damped`).
+    kd : float, array_like (n,) or mapping
+        Velocity gain [1/s] (``2 zeta wn``).
+    friction : str
+        Friction feed-forward from the model: ``'none'`` (default), ``'reference'`` (at the
+        desired velocity) or ``'measured'`` (at the measured one); see :class:`Friction`.
+    effort_limit, saturate
+        As in :class:`PD`.
+
+    """
+
+    law = Law.COMPUTED_TORQUE
+
+    def __init__(self, model, kp, kd, *, friction='none', effort_limit=None, saturate=True):
+        super().__init__(model, kp, kd, effort_limit=effort_limit, saturate=saturate)
+        self.friction = _friction_mode(friction)
+
+    def compute(self, t, q, qd, reference):
+        """Compute the joint torques; arguments and result as in :meth:`PD.compute`."""
+        q, qd, q_d, qd_d, qdd_d = self._state(q, qd, reference)
+        e = q_d - q
+        v = np.broadcast_to(qdd_d + self.kd * (qd_d - qd) + self.kp * e, q.shape)
+        _check_finite(v, 'acceleration')
+        tau = self.model.inverse_dynamics(q, qd, v,
+                                          friction=self.friction is Friction.MEASURED)
+        if self.friction is Friction.REFERENCE:
+            tau = tau + friction_torques(self.model, np.broadcast_to(qd_d, q.shape))
+        return self._command(tau, e)
+
+
+class ResolvedAcceleration:
+    """
+    Resolved-acceleration control of the tip in task space (seed 001 §10.1).
+
+    With the task error ``e = [p_d - p; rotvec(R_d R^T)]``, ``e_dot = V_d - J qd`` and the task
+    rows ``m`` (``mask``; default ``model.task_mask``: position, plus the orientation the arm
+    can control), the joint acceleration is the damped least-squares solution of
+    ``J_m qdd = A_d + Kd e_dot + Kp e - Jdot_m qd`` (rows m), plus, for redundant arms, the
+    null-space damping ``-(I - J_m^+ J_m) k_null qd``. The torque is then computed torque with
+    that acceleration, ``tau = M qdd + C qd + g`` (+ friction), one RNEA call. The tip is
+    ``model.tip_link``; ``J`` and ``Jdot`` come from one compiled kinematics pass.
+
+    Parameters
+    ----------
+    model : RobotModel
+        The controller's model.
+    kp : float or array_like (6,)
+        Task stiffness [1/s^2] per row ``vx vy vz wx wy wz``.
+    kd : float or array_like (6,)
+        Task damping [1/s].
+    mask : array_like (6,), optional
+        0/1 weights of the task rows; default ``model.task_mask``.
+    damping : float
+        Damping of the least-squares inverse [m or rad].
+    null_space_damping : float
+        ``k_null`` [1/s] for the self-motion of redundant arms.
+    friction : str
+        Friction feed-forward: ``'none'``, ``'reference'`` (at the joint velocity
+        ``J_m^+ V_d`` the desired twist implies) or ``'measured'``; see :class:`Friction`.
+    effort_limit, saturate
+        As in :class:`PD`.
+
+    """
+
+    law = Law.RESOLVED_ACCELERATION
+
+    def __init__(self, model, kp, kd, *, mask=None, damping=TASK_DAMPING,
+                 null_space_damping=NULL_SPACE_DAMPING, friction='none', effort_limit=None,
+                 saturate=True):
+        self.model = model
+        self.kp = self._task_gains(kp, 'kp')
+        self.kd = self._task_gains(kd, 'kd')
+        mask = model.task_mask if mask is None else as_array(mask, (6,), 'mask').reshape(6)
+        if not np.all((mask == 0.0) | (mask == 1.0)) or not mask.any():
+            raise InputError(f'mask: expected six 0/1 weights with at least one 1, got {mask}')
+        self.mask = np.array(mask, dtype=float)
+        self.mask.setflags(write=False)
+        self.rows = np.flatnonzero(self.mask)
+        self.damping = float(damping)
+        self.null_space_damping = float(null_space_damping)
+        if self.damping < 0.0 or self.null_space_damping < 0.0:
+            raise InputError('damping and null_space_damping must be >= 0')
+        self.friction = _friction_mode(friction)
+        self.effort_limit = _effort(model, effort_limit)
+        self.saturate = bool(saturate)
+        self._orientation = bool(self.mask[3:].any())
+        self._eye_task = (self.damping ** 2) * np.eye(self.rows.size)
+        self._redundant = model.dof > self.rows.size
+
+    def __repr__(self):
+        return (f'ResolvedAcceleration({self.model.name!r}, kp={self.kp.tolist()}, '
+                f'kd={self.kd.tolist()}, mask={self.mask.tolist()})')
+
+    @staticmethod
+    def _task_gains(value, name):
+        arr = as_array(value, (), name)
+        if arr.ndim > 1 or arr.size not in (1, 6):
+            raise ShapeError(f'{name}: expected a scalar or 6 values (vx vy vz wx wy wz), got '
+                             f'shape {arr.shape}')
+        arr = np.broadcast_to(arr.reshape(-1), (6,)).copy()
+        if np.any(arr < 0.0):
+            raise InputError(f'{name}: gains must be >= 0, got {arr}')
+        arr.setflags(write=False)
+        return arr
+
+    @property
+    def gains(self):
+        """Return the gains as a dict of lists (for reports and ROS parameters)."""
+        return {'kp': self.kp.tolist(), 'kd': self.kd.tolist(), 'mask': self.mask.tolist()}
+
+    def compute(self, t, q, qd, reference):
+        """
+        Compute the joint torques that track the desired tip motion.
+
+        Parameters
+        ----------
+        t : float
+            Time [s] (unused: the law has no state).
+        q, qd : array_like, shape (..., n)
+            Measured joint positions and velocities.
+        reference : TaskPoint or tuple
+            ``(pose, twist, acceleration)``: (..., 4, 4), (..., 6), (..., 6) in the base frame;
+            ``None`` twist or acceleration means zero.
+
+        Returns
+        -------
+        Command
+            Torques, saturation flags, requested torques and the task error (..., 6).
+
+        """
+        model = self.model
+        n = model.dof
+        q = as_joint_array(q, n, 'q')
+        qd = as_joint_array(qd, n, 'qd')
+        if qd.shape != q.shape:
+            raise ShapeError(f'qd: expected the shape of q {q.shape}, got {qd.shape}')
+        try:
+            pose_d, twist_d, acc_d = reference
+        except (TypeError, ValueError):
+            raise InputError('reference: expected (pose, twist, acceleration), e.g. a TaskPoint, '
+                             f'got {type(reference).__name__}') from None
+        pose_d = as_array(pose_d, (4, 4), 'reference pose').reshape(-1, 4, 4)
+        twist_d = _ZERO6 if twist_d is None else as_array(twist_d, (6,), 'reference twist')
+        acc_d = _ZERO6 if acc_d is None else as_array(acc_d, (6,), 'reference acceleration')
+        q2 = q.reshape(-1, n)
+        qd2 = qd.reshape(-1, n)
+        B = q2.shape[0]
+        # one compiled pass: tip pose, Jacobian and its derivative
+        T, J, Jd = kinematics.pose_and_jacobian(model, q2, None, qd2)
+        rows = self.rows
+        Jm = J[:, rows, :]
+        bias = (Jd[:, rows, :] @ qd2[..., None])[..., 0]
+        e = np.zeros((max(B, pose_d.shape[0]), 6))
+        e[:, :3] = pose_d[:, :3, 3] - T[:, :3, 3]
+        if self._orientation:
+            e[:, 3:] = matrix_to_rotvec(pose_d[:, :3, :3] @ np.swapaxes(T[:, :3, :3], -1, -2))
+        e_dot = (twist_d - (J @ qd2[..., None])[..., 0]).reshape(-1, 6)
+        rhs = (acc_d.reshape(-1, 6)[:, rows] + self.kd[rows] * e_dot[:, rows]
+               + self.kp[rows] * e[:, rows] - bias)
+        JmT = np.swapaxes(Jm, -1, -2)
+        A = Jm @ JmT + self._eye_task
+        columns = [rhs]
+        redundant = self._redundant and self.null_space_damping > 0.0
+        if redundant:
+            # qdd = J^+ rhs + (I - J^+ J) z with z = -k_null qd
+            z = -self.null_space_damping * qd2
+            columns.append((Jm @ z[..., None])[..., 0])
+        if self.friction is Friction.REFERENCE:
+            columns.append(np.broadcast_to(twist_d, e_dot.shape)[:, rows])
+        y = JmT @ np.linalg.solve(A, np.stack(columns, axis=-1))  # one solve for all
+        qdd = y[..., 0]
+        if redundant:
+            qdd = qdd + z - y[..., 1]
+        _check_finite(qdd, 'acceleration')
+        tau = model.inverse_dynamics(q2, qd2, qdd, friction=self.friction is Friction.MEASURED)
+        if self.friction is Friction.REFERENCE:
+            tau = tau + friction_torques(model, y[..., -1])
+        tau = tau.reshape(q.shape)
+        e = (e * self.mask).reshape(q.shape[:-1] + (6,))
+        if not self.saturate:
+            return Command(tau, np.zeros(tau.shape, dtype=bool), tau, e)
+        lim = self.effort_limit
+        return Command(np.clip(tau, -lim, lim), np.abs(tau) > lim, tau, e)
+
+
+_CLASSES = {Law.PD: PD, Law.PD_GRAVITY: PDGravity, Law.PID: PID,
+            Law.COMPUTED_TORQUE: ComputedTorque, Law.RESOLVED_ACCELERATION: ResolvedAcceleration}
+
+
+def make_controller(law, model, **parameters):
+    """
+    Build a control law by name.
+
+    Parameters
+    ----------
+    law : str
+        One of ``LAWS`` (``'pd'``, ``'pd_gravity'``, ``'pid'``, ``'computed_torque'``,
+        ``'resolved_acceleration'``).
+    model : RobotModel
+        The controller's model.
+    **parameters
+        The keyword arguments of that law's class (``kp``, ``kd``, ...).
+
+    Returns
+    -------
+    PD, PDGravity, PID, ComputedTorque or ResolvedAcceleration
+
+    """
+    if isinstance(law, Law):
+        law = law.value
+    if law not in LAWS:
+        raise InputError(f'law: expected one of {LAWS}, got {law!r}')
+    return _CLASSES[Law(law)](model, **parameters)

@@ -1,0 +1,577 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Closed-loop simulation in the library: a control law driving an RK4 plant, with a report.
+
+:func:`closed_loop` is the loop itself: the plant (a :class:`RobotModel`, with its friction) is
+integrated by RK4 at ``plant_rate``; the controller runs at ``control_rate`` and its torque is
+held between its updates (zero-order hold, as a digital controller drives a motor), optionally
+with Gaussian torque noise added. :func:`run` is what ``robot-dynamics simulate`` does: it
+builds the reference (a quintic through a few waypoints around a home pose, then a hold), the
+controller (on a model whose masses and inertias may be scaled to simulate model error), runs
+the loop and returns the report of ``api.md`` (``rms_tracking_error``, ``max_tracking_error``,
+``max_abs_torque``, ``saturated_fraction`` and the settings). :func:`plot_run` and
+:func:`plot_comparison` draw PNG figures with matplotlib (the ``plots`` extra), imported only
+when called.
+"""
+
+import dataclasses
+import enum
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+from . import control, trajectory
+from .errors import as_joint_array, InputError, RobotDynamicsError
+from .integrators import rk4_step
+from .spatial import pose_error
+
+DEFAULT_DURATION = 4.0            # s
+DEFAULT_PLANT_RATE = 1000.0       # Hz, RK4
+DEFAULT_CONTROL_RATE = 1000.0     # Hz, zero-order hold
+DEFAULT_NATURAL_FREQUENCY = 20.0  # rad/s of the closed-loop error dynamics
+DEFAULT_DAMPING_RATIO = 1.0
+DEFAULT_SEED = 0
+#: Fraction of the duration spent holding the last waypoint (shows the steady state).
+HOLD_FRACTION = 0.25
+#: Waypoint offsets from home, as multiples of each joint's amplitude (sign alternates by joint).
+WAYPOINT_FACTORS = (0.0, 1.0, -0.6, 0.4)
+#: Joint amplitude as a fraction of the half range between the limits ...
+AMPLITUDE_FRACTION = 0.3
+#: ... and at most this much [rad] for a revolute joint.
+MAX_REVOLUTE_AMPLITUDE = 0.5
+#: Half range [rad] assumed for a joint without finite limits.
+UNLIMITED_HALF_RANGE = np.pi
+#: Largest fractions of the effort and velocity limits the default reference may need.
+REFERENCE_EFFORT_FRACTION = 0.5
+REFERENCE_VELOCITY_FRACTION = 0.8
+#: Ratio between rates accepted as an integer (zero-order hold needs whole plant steps).
+RATE_RATIO_TOLERANCE = 1e-9
+
+
+class Controller(enum.Enum):
+    """The laws ``robot-dynamics simulate --controller`` offers."""
+
+    PD = 'pd'
+    PD_GRAVITY = 'pd_gravity'
+    COMPUTED_TORQUE = 'computed_torque'
+
+
+CONTROLLERS = tuple(c.value for c in Controller)
+
+
+class PlotDependencyError(RobotDynamicsError, ImportError):
+    """Matplotlib, needed for the PNG plots, is not installed."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """
+    Everything ``robot-dynamics simulate`` needs; every field is reported.
+
+    Attributes
+    ----------
+    robot : str
+        Bundled robot name (``RobotModel.available()``).
+    controller : str
+        One of ``CONTROLLERS``.
+    duration : float
+        Simulated time [s].
+    plant_rate : float
+        RK4 steps per second [Hz].
+    control_rate : float
+        Controller updates per second [Hz]; ``plant_rate`` must be a whole multiple of it.
+    model_error : float
+        Relative error of the controller's masses and inertias (0.2: 20 % heavier), > -1.
+    torque_noise : float
+        Standard deviation [N m or N] of Gaussian noise added to every applied torque, held
+        between controller updates.
+    seed : int
+        Seed of the noise generator.
+    natural_frequency : float
+        Closed-loop natural frequency [rad/s] that sets the gains.
+    damping_ratio : float
+        Closed-loop damping ratio.
+    friction : bool
+        Simulate the plant's joint friction (and feed it forward in computed torque).
+
+    """
+
+    robot: str
+    controller: str
+    duration: float = DEFAULT_DURATION
+    plant_rate: float = DEFAULT_PLANT_RATE
+    control_rate: float = DEFAULT_CONTROL_RATE
+    model_error: float = 0.0
+    torque_noise: float = 0.0
+    seed: int = DEFAULT_SEED
+    natural_frequency: float = DEFAULT_NATURAL_FREQUENCY
+    damping_ratio: float = DEFAULT_DAMPING_RATIO
+    friction: bool = True
+
+    def __post_init__(self):
+        if self.controller not in CONTROLLERS:
+            raise InputError(f'controller: expected one of {CONTROLLERS}, got '
+                             f'{self.controller!r}')
+        for name in ('duration', 'plant_rate', 'control_rate', 'natural_frequency'):
+            value = getattr(self, name)
+            if not (np.isfinite(value) and value > 0.0):
+                raise InputError(f'{name}: expected a positive number, got {value!r}')
+        if not (np.isfinite(self.damping_ratio) and self.damping_ratio >= 0.0):
+            raise InputError(f'damping_ratio: expected >= 0, got {self.damping_ratio!r}')
+        if not (np.isfinite(self.model_error) and self.model_error > -1.0):
+            raise InputError(f'model_error: expected a fraction > -1 (e.g. 0.2 or -0.2), got '
+                             f'{self.model_error!r}')
+        if not (np.isfinite(self.torque_noise) and self.torque_noise >= 0.0):
+            raise InputError(f'torque_noise: expected a standard deviation >= 0, got '
+                             f'{self.torque_noise!r}')
+        _hold_steps(self.plant_rate, self.control_rate)
+
+
+def _hold_steps(plant_rate, control_rate):
+    """Plant steps per controller update, or raise if the rates do not divide."""
+    ratio = plant_rate / control_rate
+    steps = int(round(ratio))
+    if steps < 1 or abs(ratio - steps) > RATE_RATIO_TOLERANCE * ratio:
+        raise InputError(f'control_rate: the plant rate {plant_rate:g} Hz must be a whole '
+                         f'multiple of the control rate {control_rate:g} Hz (zero-order hold '
+                         'over whole plant steps)')
+    return steps
+
+
+# ---- building blocks ----------------------------------------------------------------------------
+
+def home_configuration(model):
+    """Mid-range joint positions (n,): the middle of finite limits, else 0."""
+    finite = np.isfinite(model.lower) & np.isfinite(model.upper)
+    return np.where(finite, 0.5 * (model.lower + model.upper), 0.0)
+
+
+def reference_waypoints(model, duration):
+    """
+    Return the times (K,) and positions (K, n) of the default reference's waypoints.
+
+    From :func:`home_configuration`, joint ``i`` visits ``home_i + (-1)^i f_j A_i`` for the
+    factors ``f_j`` of ``WAYPOINT_FACTORS`` (all within the joint limits), with the amplitude
+    ``A_i`` a fraction (``AMPLITUDE_FRACTION``) of its half range (at most
+    ``MAX_REVOLUTE_AMPLITUDE`` for revolute joints). The waypoints are spread over
+    ``(1 - HOLD_FRACTION) duration`` and the last one is held until ``duration``.
+    """
+    home = home_configuration(model)
+    finite = np.isfinite(model.lower) & np.isfinite(model.upper)
+    half = np.where(finite, 0.5 * (model.upper - model.lower), UNLIMITED_HALF_RANGE)
+    amplitude = AMPLITUDE_FRACTION * half
+    amplitude = np.where(model.is_prismatic, amplitude,
+                         np.minimum(amplitude, MAX_REVOLUTE_AMPLITUDE))
+    signs = (-1.0) ** np.arange(model.dof)
+    factors = np.asarray(WAYPOINT_FACTORS)
+    positions = home + factors[:, None] * (signs * amplitude)[None, :]
+    times = np.linspace(0.0, (1.0 - HOLD_FRACTION) * duration, factors.size)
+    return times, positions
+
+
+def reference_trajectory(model, duration, *, effort_fraction=REFERENCE_EFFORT_FRACTION,
+                         velocity_fraction=REFERENCE_VELOCITY_FRACTION, friction=True):
+    """
+    Return the default reference: quintic segments, rest to rest, through the waypoints.
+
+    See :func:`reference_waypoints`; velocities and accelerations are zero at every waypoint, so
+    the reference is C2 and starts and ends at rest. If following it would need more than
+    ``effort_fraction`` of an effort limit (with friction if ``friction``) or
+    ``velocity_fraction`` of a velocity limit, it is slowed down uniformly
+    (:func:`~robot_dynamics.trajectory.time_scale`) until it does not, leaving the controller
+    the rest of the torque for feedback; the hold at the end is then shorter (or gone).
+
+    Returns
+    -------
+    reference : JointTrajectory
+        The reference.
+    factor : float
+        How much it was slowed down (1: not at all).
+
+    """
+    times, positions = reference_waypoints(model, duration)
+    zeros = np.zeros_like(positions)
+    nominal = trajectory.from_waypoints(times, positions, zeros, zeros)
+    try:
+        scaled, report = trajectory.time_scale(nominal, model, margin=1.0 - effort_fraction,
+                                               velocity_margin=1.0 - velocity_fraction,
+                                               friction=friction)
+    except InputError:  # gravity alone needs more than the fraction: keep the nominal timing
+        return nominal, 1.0
+    if report.factor > 1.0:
+        return scaled, report.factor
+    return nominal, 1.0
+
+
+def with_model_error(model, fraction):
+    """Return a copy of ``model`` with every mass and inertia scaled by ``1 + fraction``."""
+    scale = 1.0 + float(fraction)
+    if not scale > 0.0:
+        raise InputError(f'model_error: expected a fraction > -1, got {fraction}')
+    return model.replace(mass=model.mass * scale, inertia=model.inertia * scale)
+
+
+def default_controller(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_FREQUENCY,
+                       damping_ratio=DEFAULT_DAMPING_RATIO, friction=True):
+    """
+    Build a joint control law with gains for the error dynamics ``e'' + 2 zeta wn e' + wn^2 e``.
+
+    Computed torque takes ``(wn^2, 2 zeta wn)`` directly, with the model's friction fed forward
+    at the reference velocity if ``friction``. PD and PD + gravity take them scaled by
+    the diagonal of the controller's mass matrix at ``q_home`` (N m/rad, N m s/rad), the same
+    nominal bandwidth for a decoupled arm, so the three laws compare fairly.
+    """
+    law = Controller(law.value if isinstance(law, enum.Enum) else law)
+    kp, kd = control.critically_damped(natural_frequency, damping_ratio)
+    if law is Controller.COMPUTED_TORQUE:
+        return control.ComputedTorque(model, kp, kd,
+                                      friction='reference' if friction else 'none')
+    inertia = np.diag(model.mass_matrix(q_home))
+    cls = control.PD if law is Controller.PD else control.PDGravity
+    return cls(model, kp * inertia, kd * inertia)
+
+
+# ---- the loop -----------------------------------------------------------------------------------
+
+class Record(NamedTuple):
+    """
+    Time series of a closed-loop run, one row per plant step ``t_k = k / plant_rate``.
+
+    ``q``, ``qd`` (K, n): plant state; ``tau`` (K, n): torque commanded by the controller
+    (clipped); ``tau_applied`` (K, n): with the noise; ``saturated`` (K, n): the controller's
+    saturation flags; ``control_time`` (U,): wall time [s] of each controller call. ``stable`` is
+    False if the state stopped being finite; the arrays then end there.
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    tau: np.ndarray
+    tau_applied: np.ndarray
+    saturated: np.ndarray
+    control_time: np.ndarray
+    stable: bool
+
+
+def closed_loop(plant, controller, reference, duration, *, plant_rate=DEFAULT_PLANT_RATE,
+                control_rate=DEFAULT_CONTROL_RATE, q0=None, qd0=None, torque_noise=0.0,
+                seed=None, friction=True, gravity=None):
+    """
+    Simulate ``controller`` driving ``plant`` along ``reference`` for ``duration`` seconds.
+
+    Parameters
+    ----------
+    plant : RobotModel
+        The simulated robot (RK4 on its forward dynamics).
+    controller : object
+        ``compute(t, q, qd, reference.sample(t)) -> Command``, e.g. a law of
+        :mod:`robot_dynamics.control`.
+    reference : object
+        ``sample(t)``: a :class:`~robot_dynamics.trajectory.JointTrajectory`,
+        :class:`~robot_dynamics.trajectory.CartesianLine`, ...
+    duration : float
+        Simulated time [s].
+    plant_rate, control_rate : float
+        Plant steps and controller updates per second [Hz]; the plant rate must be a whole
+        multiple of the control rate.
+    q0, qd0 : array_like, shape (n,), optional
+        Initial state; default the reference's start position (joint references) and rest.
+    torque_noise : float
+        Standard deviation [N m or N] of Gaussian noise added to the commanded torque at each
+        controller update.
+    seed : int, optional
+        Seed of the noise.
+    friction : bool
+        Simulate the plant's joint friction.
+    gravity : array_like, shape (3,), optional
+        Gravity of the plant [m/s^2]; default ``plant.gravity``.
+
+    Returns
+    -------
+    Record
+
+    """
+    n = plant.dof
+    hold = _hold_steps(plant_rate, control_rate)
+    if not (np.isfinite(duration) and duration > 0.0):
+        raise InputError(f'duration: expected a positive number of seconds, got {duration!r}')
+    dt = 1.0 / plant_rate
+    steps = int(round(duration * plant_rate))
+    if q0 is None:
+        start = reference.sample(reference.start_time)
+        if not isinstance(start, trajectory.TrajectoryPoint):
+            raise InputError('q0: required when the reference is not a joint trajectory')
+        q0 = start.q
+    q = as_joint_array(q0, n, 'q0').reshape(n).copy()
+    qd = np.zeros(n) if qd0 is None else as_joint_array(qd0, n, 'qd0').reshape(n).copy()
+    rng = np.random.default_rng(seed)
+    options = {'friction': bool(friction)}
+    if gravity is not None:
+        options['gravity'] = gravity
+    t = np.arange(steps + 1) * dt
+    Q, QD, TAU, APPLIED = (np.zeros((steps + 1, n)) for _ in range(4))
+    SAT = np.zeros((steps + 1, n), dtype=bool)
+    calls = []
+    applied = np.zeros(n)
+    cmd = None
+    stable = True
+    last = steps
+    for k in range(steps + 1):
+        if k % hold == 0:
+            ref = reference.sample(t[k])
+            start = time.perf_counter()
+            cmd = controller.compute(t[k], q, qd, ref)
+            calls.append(time.perf_counter() - start)
+            applied = cmd.tau + (rng.normal(0.0, torque_noise, n) if torque_noise > 0.0 else 0.0)
+        Q[k], QD[k], TAU[k], APPLIED[k], SAT[k] = q, qd, cmd.tau, applied, cmd.saturated
+        if k == steps:
+            break
+        try:
+            with np.errstate(over='raise', invalid='raise'):
+                q, qd = rk4_step(plant, q, qd, applied, dt, **options)
+        except (FloatingPointError, RobotDynamicsError):
+            stable, last = False, k
+            break
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
+            stable, last = False, k
+            break
+    end = last + 1
+    return Record(t[:end], Q[:end], QD[:end], TAU[:end], APPLIED[:end], SAT[:end],
+                  np.array(calls), stable)
+
+
+def tracking_error(model, record, reference, mask=None):
+    """
+    Tracking error at every recorded sample.
+
+    Joint references give ``q_d(t) - q`` (K, n) [rad or m]. Task references
+    (:class:`~robot_dynamics.trajectory.TaskPoint` samples) give the tip error
+    ``[p_d - p; rotvec(R_d R^T)]`` restricted to the rows of ``mask`` (default
+    ``model.task_mask``), (K, rows) [m, rad].
+    """
+    point = reference.sample(record.t)
+    if isinstance(point, trajectory.TrajectoryPoint):
+        return point.q - record.q
+    mask = model.task_mask if mask is None else np.asarray(mask, dtype=float)
+    e = pose_error(model.fk(record.q), point.pose)
+    return e[:, np.flatnonzero(mask)]
+
+
+def _units(model):
+    return ['m' if p else 'rad' for p in model.is_prismatic]
+
+
+def _torque_units(model):
+    return ['N' if p else 'N m' for p in model.is_prismatic]
+
+
+def _percentile_us(x, p):
+    return float(np.percentile(x, p) * 1e6) if x.size else 0.0
+
+
+def summarise(model, record, reference, controller):
+    """Return the numbers of the report (a JSON-ready dict) for a joint-space run."""
+    e = tracking_error(model, record, reference)
+    abs_e = np.abs(e)
+    tau = np.abs(record.tau)
+    return {
+        'rms_tracking_error': float(np.sqrt(np.mean(e * e))),
+        'max_tracking_error': float(abs_e.max()),
+        'rms_tracking_error_per_joint': np.sqrt(np.mean(e * e, axis=0)).tolist(),
+        'max_tracking_error_per_joint': abs_e.max(axis=0).tolist(),
+        'final_tracking_error': e[-1].tolist(),
+        'max_abs_torque': float(tau.max()),
+        'max_abs_torque_per_joint': tau.max(axis=0).tolist(),
+        'saturated_fraction': float(record.saturated.mean()),
+        'saturated_fraction_per_joint': record.saturated.mean(axis=0).tolist(),
+        'stable': bool(record.stable),
+        'simulated_time': float(record.t[-1]),
+        'samples': int(record.t.size),
+        'controller_call_us': {'mean': float(record.control_time.mean() * 1e6),
+                               'p50': _percentile_us(record.control_time, 50),
+                               'p99': _percentile_us(record.control_time, 99)},
+        'gains': controller.gains,
+    }
+
+
+class Run(NamedTuple):
+    """A finished simulation: settings, plant, reference, controller, record and report."""
+
+    settings: Settings
+    plant: object
+    reference: object
+    controller: object
+    record: Record
+    report: dict
+
+
+def run(settings):
+    """
+    Run the closed loop that ``robot-dynamics simulate`` describes.
+
+    Parameters
+    ----------
+    settings : Settings
+        Robot, controller, rates, model error, noise, seed, gains.
+
+    Returns
+    -------
+    Run
+        Whose ``report`` holds ``rms_tracking_error`` and ``max_tracking_error`` (rad or m, over
+        all joints and samples), ``max_abs_torque`` [N m or N], ``saturated_fraction`` (of all
+        joint samples), the per-joint values, stability, the controller's per-call time and the
+        settings.
+
+    """
+    from .model import RobotModel
+    plant = RobotModel.load(settings.robot)
+    model = with_model_error(plant, settings.model_error)
+    reference, slowdown = reference_trajectory(plant, settings.duration,
+                                               friction=settings.friction)
+    q_home = home_configuration(plant)
+    controller = default_controller(settings.controller, model, q_home,
+                                    natural_frequency=settings.natural_frequency,
+                                    damping_ratio=settings.damping_ratio,
+                                    friction=settings.friction)
+    wall = time.perf_counter()
+    record = closed_loop(plant, controller, reference, settings.duration,
+                         plant_rate=settings.plant_rate, control_rate=settings.control_rate,
+                         torque_noise=settings.torque_noise, seed=settings.seed,
+                         friction=settings.friction)
+    wall = time.perf_counter() - wall
+    times, positions = reference_waypoints(plant, settings.duration)
+    times = times * slowdown
+    ref = reference.sample(np.linspace(0.0, reference.end_time, 1001))
+    ref_tau = plant.inverse_dynamics(ref.q, ref.qd, ref.qdd, friction=settings.friction)
+    report = {
+        'robot': settings.robot,
+        'controller': settings.controller,
+        'joint_names': list(plant.joint_names),
+        'units': {'tracking_error': _units(plant), 'torque': _torque_units(plant)},
+        'duration': settings.duration,
+        'plant_rate_hz': settings.plant_rate,
+        'control_rate_hz': settings.control_rate,
+        'integrator': 'rk4',
+        'model_error': settings.model_error,
+        'torque_noise': settings.torque_noise,
+        'seed': settings.seed,
+        'natural_frequency': settings.natural_frequency,
+        'damping_ratio': settings.damping_ratio,
+        'friction': settings.friction,
+        'effort_limit': plant.effort_limit.tolist(),
+        'reference': {
+            'kind': 'quintic through waypoints, rest to rest, then hold',
+            'time_from_start': times.tolist(),
+            'positions': positions.tolist(),
+            'time_scaling_factor': slowdown,
+            'peak_velocity_ratio': (np.abs(ref.qd).max(axis=0)
+                                    / plant.velocity_limit).tolist(),
+            'peak_effort_ratio': (np.abs(ref_tau).max(axis=0) / plant.effort_limit).tolist(),
+        },
+        'wall_time_s': wall,
+    }
+    report.update(summarise(plant, record, reference, controller))
+    return Run(settings, plant, reference, controller, record, report)
+
+
+# ---- plots --------------------------------------------------------------------------------------
+
+def require_matplotlib():
+    """Import matplotlib's Agg canvas and Figure, or raise :class:`PlotDependencyError`."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise PlotDependencyError(
+            'plots need matplotlib, which is not installed: pip install matplotlib (or the '
+            "'plots' extra, pip install 'robot_dynamics[plots]')") from None
+    return FigureCanvasAgg, Figure
+
+
+def _figure(figsize):
+    """Return a matplotlib Figure on the Agg canvas (no pyplot, no global state)."""
+    FigureCanvasAgg, Figure = require_matplotlib()
+    fig = Figure(figsize=figsize, layout='constrained')
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def plot_run(result, path):
+    """
+    Write a PNG of one run: reference and actual positions, error, torque, per joint.
+
+    Parameters
+    ----------
+    result : Run
+        From :func:`run`.
+    path : str or path-like
+        Output file (``.png``).
+
+    """
+    rec, plant = result.record, result.plant
+    fig = _figure((10.0, 9.0))
+    axes = fig.subplots(3, 1, sharex=True)
+    ref = result.reference.sample(rec.t)
+    err = ref.q - rec.q
+    for j, name in enumerate(plant.joint_names):
+        color = f'C{j}'
+        axes[0].plot(rec.t, ref.q[:, j], '--', color=color, lw=1.0)
+        axes[0].plot(rec.t, rec.q[:, j], '-', color=color, lw=1.2, label=name)
+        axes[1].plot(rec.t, err[:, j], color=color, lw=1.0, label=name)
+        axes[2].plot(rec.t, rec.tau[:, j], color=color, lw=1.0, label=name)
+        for sign in (-1.0, 1.0):
+            axes[2].axhline(sign * plant.effort_limit[j], color=color, ls=':', lw=0.8)
+    rep = result.report
+    axes[0].set_title(f'{rep["robot"]}, {rep["controller"]}: rms error '
+                      f'{rep["rms_tracking_error"]:.3g}, max {rep["max_tracking_error"]:.3g} '
+                      f'(model error {rep["model_error"]:+g}, noise {rep["torque_noise"]:g})')
+    axes[0].set_ylabel('q: reference (--), actual\n[rad or m]')
+    axes[1].set_ylabel('error q_d - q\n[rad or m]')
+    axes[2].set_ylabel('torque (limits dotted)\n[N m or N]')
+    axes[2].set_xlabel('time [s]')
+    axes[0].legend(loc='best', fontsize='small')
+    for ax in axes:
+        ax.grid(True, lw=0.3)
+    fig.savefig(path, dpi=100)
+
+
+def plot_comparison(results, path):
+    """
+    Write a PNG comparing runs side by side (one column each): error and torque per joint.
+
+    Rows share their y axis so that the error magnitudes compare at a glance.
+    """
+    fig = _figure((5.0 * len(results), 7.0))
+    axes = fig.subplots(2, len(results), sharex=True, sharey='row', squeeze=False)
+    for col, result in enumerate(results):
+        rec, plant, rep = result.record, result.plant, result.report
+        err = result.reference.sample(rec.t).q - rec.q
+        for j, name in enumerate(plant.joint_names):
+            axes[0, col].plot(rec.t, err[:, j], color=f'C{j}', lw=1.0, label=name)
+            axes[1, col].plot(rec.t, rec.tau[:, j], color=f'C{j}', lw=1.0, label=name)
+        axes[0, col].set_title(f'{rep["controller"]}\nrms {rep["rms_tracking_error"]:.3g}, '
+                               f'max {rep["max_tracking_error"]:.3g}')
+        axes[1, col].set_xlabel('time [s]')
+        for ax in axes[:, col]:
+            ax.grid(True, lw=0.3)
+    axes[0, 0].set_ylabel('error q_d - q [rad or m]')
+    axes[1, 0].set_ylabel('torque [N m or N]')
+    axes[0, 0].legend(loc='best', fontsize='small')
+    first = results[0].report
+    fig.suptitle(f'{first["robot"]}: control laws compared (model error '
+                 f'{first["model_error"]:+g}, control {first["control_rate_hz"]:g} Hz)')
+    fig.savefig(path, dpi=100)

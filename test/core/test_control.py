@@ -1,0 +1,274 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Control laws: their formulas, saturation and state, and closed loops with real numbers.
+
+The closed loops run the RK4 plant at 1 kHz with the controller at 1 kHz (zero-order hold),
+the plant's joint friction on, as ``robot-dynamics simulate`` does.
+"""
+
+import time
+
+import numpy as np
+import pytest
+
+from robot_dynamics import control, InputError, RobotModel, ShapeError
+from robot_dynamics import simulation as sim
+from robot_dynamics import trajectory as tr
+from robot_dynamics.trajectory import TrajectoryPoint
+
+WN, ZETA = 20.0, 1.0                 # closed-loop natural frequency [rad/s] and damping ratio
+KP, KD = control.critically_damped(WN, ZETA)
+TRACK_DURATION = 2.0                 # s given to the reference's waypoints (it may take longer)
+HOLD = 0.25                          # s simulated after the reference ends
+CALL_BUDGET = 1e-3                   # s: a 1 kHz loop must fit a call well inside this
+
+
+@pytest.fixture(scope='module')
+def planar_2r():
+    return RobotModel.load('planar_2r')
+
+
+@pytest.fixture(scope='module')
+def scara():
+    return RobotModel.load('scara')
+
+
+def rms(e):
+    return float(np.sqrt(np.mean(np.square(e))))
+
+
+# ---- gains and the laws' formulas --------------------------------------------------------------
+
+def test_gains_broadcast_map_and_reject(planar_2r):
+    np.testing.assert_array_equal(control.joint_gains(3.0, planar_2r, 'kp'), [3.0, 3.0])
+    np.testing.assert_array_equal(control.joint_gains({'joint2': 2.0, 'joint1': 1.0},
+                                                      planar_2r, 'kp'), [1.0, 2.0])
+    with pytest.raises(ShapeError, match='kp: expected a scalar or 2 values'):
+        control.PD(planar_2r, [1.0, 2.0, 3.0], 1.0)
+    with pytest.raises(InputError, match=r"kd\[1\] \(joint 'joint2'\) = -1.0"):
+        control.PD(planar_2r, 1.0, [1.0, -1.0])
+    with pytest.raises(InputError, match=r"unknown \['elbow'\], missing \['joint2'\]"):
+        control.PD(planar_2r, {'joint1': 1.0, 'elbow': 2.0}, 1.0)
+    with pytest.raises(InputError, match='law: expected one of'):
+        control.make_controller('lqr', planar_2r)
+    with pytest.raises(InputError, match='friction: expected one of'):
+        control.ComputedTorque(planar_2r, KP, KD, friction=True)
+
+
+def test_pd_and_pd_gravity_formulas(planar_2r):
+    q, qd = np.array([0.2, -0.3]), np.array([0.5, 0.1])
+    ref = TrajectoryPoint(np.array([0.25, -0.2]), np.array([0.4, 0.0]), np.zeros(2))
+    kp, kd = np.array([100.0, 50.0]), np.array([10.0, 5.0])
+    pd = control.PD(planar_2r, kp, kd).compute(0.0, q, qd, ref)
+    np.testing.assert_allclose(pd.tau, kp * (ref.q - q) + kd * (ref.qd - qd), atol=1e-12)
+    np.testing.assert_allclose(pd.error, ref.q - q)
+    pdg = control.PDGravity(planar_2r, kp, kd).compute(0.0, q, qd, ref)
+    np.testing.assert_allclose(pdg.tau, pd.tau + planar_2r.gravity_torques(q), atol=1e-12)
+    assert not pd.saturated.any() and not pdg.saturated.any()
+
+
+def test_computed_torque_is_m_v_plus_c_qd_plus_g(planar_2r):
+    q, qd = np.array([0.2, -0.3]), np.array([0.5, 0.1])
+    ref = TrajectoryPoint(np.array([0.25, -0.2]), np.array([0.4, 0.0]), np.array([1.0, -2.0]))
+    v = ref.qdd + KD * (ref.qd - qd) + KP * (ref.q - q)
+    expected = (planar_2r.mass_matrix(q) @ v + planar_2r.coriolis_matrix(q, qd) @ qd
+                + planar_2r.gravity_torques(q))
+    law = control.ComputedTorque(planar_2r, KP, KD)
+    cmd = law.compute(0.0, q, qd, ref)
+    np.testing.assert_allclose(cmd.tau_requested, expected, atol=1e-10)
+    lim = planar_2r.effort_limit
+    np.testing.assert_allclose(cmd.tau, np.clip(expected, -lim, lim), atol=1e-10)
+    np.testing.assert_array_equal(cmd.saturated, [True, True])
+    from robot_dynamics.dynamics import friction_torques
+    with_ref = control.ComputedTorque(planar_2r, KP, KD, friction='reference')
+    np.testing.assert_allclose(with_ref.compute(0.0, q, qd, ref).tau_requested,
+                               expected + friction_torques(planar_2r, ref.qd), atol=1e-10)
+    measured = control.ComputedTorque(planar_2r, KP, KD, friction='measured')
+    np.testing.assert_allclose(measured.compute(0.0, q, qd, ref).tau_requested,
+                               expected + friction_torques(planar_2r, qd), atol=1e-10)
+
+
+def test_saturation_is_clipped_and_reported(planar_2r):
+    law = control.PD(planar_2r, 1000.0, 0.0)
+    ref = TrajectoryPoint.at_rest([1.0, 0.01])
+    cmd = law.compute(0.0, np.zeros(2), np.zeros(2), ref)
+    np.testing.assert_array_equal(cmd.saturated, [True, False])
+    np.testing.assert_allclose(cmd.tau, [200.0, 10.0])                 # effort limit 200 N m
+    np.testing.assert_allclose(cmd.tau_requested, [1000.0, 10.0])
+    free = control.PD(planar_2r, 1000.0, 0.0, saturate=False)
+    np.testing.assert_allclose(free.compute(0.0, np.zeros(2), np.zeros(2), ref).tau,
+                               [1000.0, 10.0])
+
+
+@pytest.mark.parametrize('law', ['pd', 'pd_gravity', 'computed_torque'])
+def test_batch_calls_equal_single_calls(scara, law):
+    rng = np.random.default_rng(3)
+    q, qd = rng.uniform(-1, 1, (2, 5, 3)) * [1.0, 1.0, 0.1]
+    ref = TrajectoryPoint(*rng.uniform(-1, 1, (3, 5, 3)))
+    c = control.make_controller(law, scara, kp=KP, kd=KD)
+    batch = c.compute(0.0, q, qd, ref)
+    for i in range(5):
+        one = c.compute(0.0, q[i], qd[i], TrajectoryPoint(ref.q[i], ref.qd[i], ref.qdd[i]))
+        np.testing.assert_allclose(batch.tau[i], one.tau, atol=1e-12)
+        np.testing.assert_array_equal(batch.saturated[i], one.saturated)
+
+
+def test_non_finite_inputs_are_named(planar_2r):
+    law = control.ComputedTorque(planar_2r, KP, KD)
+    ref = TrajectoryPoint(np.array([0.0, np.nan]), np.zeros(2), np.zeros(2))
+    with pytest.raises(InputError, match='reference q: contains non-finite values'):
+        law.compute(0.0, np.zeros(2), np.zeros(2), ref)
+    with pytest.raises(InputError, match='qd'):
+        control.PD(planar_2r, 1.0, 1.0).compute(0.0, np.zeros(2), [np.inf, 0.0],
+                                                TrajectoryPoint.at_rest(np.zeros(2)))
+    with pytest.raises(ShapeError, match=r'q: expected shape \(..., 2\)'):
+        law.compute(0.0, np.zeros(3), np.zeros(3), TrajectoryPoint.at_rest(np.zeros(2)))
+    with pytest.raises(InputError, match='reference: expected'):
+        law.compute(0.0, np.zeros(2), np.zeros(2), 5.0)
+
+
+def test_pid_integrates_resets_and_does_not_wind_up(planar_2r):
+    law = control.PID(planar_2r, kp=0.0, ki=[10.0, 20.0], kd=0.0)
+    ref = TrajectoryPoint.at_rest([0.1, -0.2])
+    law.compute(0.0, np.zeros(2), np.zeros(2), ref)            # first call: no integration
+    np.testing.assert_array_equal(law.state.integral, 0.0)
+    cmd = law.compute(0.5, np.zeros(2), np.zeros(2), ref)
+    np.testing.assert_allclose(law.state.integral, [0.05, -0.1])
+    np.testing.assert_allclose(cmd.tau, [0.5, -2.0])
+    with pytest.raises(InputError, match='before the previous call'):
+        law.compute(0.4, np.zeros(2), np.zeros(2), ref)
+    law.reset()
+    assert law.state.time is None and not law.state.integral.any()
+    # a large error that saturates joint 1: its integral stops growing, its limit is respected
+    big = TrajectoryPoint.at_rest([3.0, 0.0])
+    windup = control.PID(planar_2r, kp=100.0, ki=50.0, kd=0.0)
+    for k in range(200):
+        cmd = windup.compute(0.01 * k, np.zeros(2), np.zeros(2), big)
+    assert cmd.saturated[0] and cmd.tau[0] == pytest.approx(200.0)
+    assert windup.state.integral[0] == pytest.approx(0.0)    # never integrated while saturated
+    clamp = control.PID(planar_2r, kp=0.0, ki=50.0, kd=0.0, integral_limit=20.0, saturate=False)
+    for k in range(200):
+        cmd = clamp.compute(0.01 * k, np.zeros(2), np.zeros(2), big)
+    assert cmd.tau[0] == pytest.approx(20.0)                  # |Ki int e| clamped
+
+
+# ---- closed loops ------------------------------------------------------------------------------
+
+def reference(model, effort_fraction=sim.REFERENCE_EFFORT_FRACTION):
+    """Return the CLI's reference: a quintic through waypoints, for a TRACK_DURATION s run."""
+    traj, _ = sim.reference_trajectory(model, TRACK_DURATION, effort_fraction=effort_fraction)
+    return traj
+
+
+@pytest.mark.parametrize('robot', ['planar_2r', 'scara'])
+def test_computed_torque_exact_model_tracks_a_quintic(robot):
+    model = RobotModel.load(robot)
+    ref = reference(model)
+    law = control.ComputedTorque(model, KP, KD, friction='reference')
+    rec = sim.closed_loop(model, law, ref, ref.end_time + HOLD)
+    e = sim.tracking_error(model, rec, ref)
+    assert rec.stable and not rec.saturated.any()
+    assert rms(e) <= 1e-4, f'{robot}: computed torque rms error {rms(e):.3g} rad'
+    # measured: planar_2r rms 1.5e-5 rad (max 3.0e-5), scara rms 3.0e-5 (max 1.0e-4; rad and m)
+
+
+def test_pd_shows_the_gravity_sag_of_planar_2r(planar_2r):
+    q_d = np.array([0.3, -0.4])
+    inertia = np.diag(planar_2r.mass_matrix(np.zeros(2)))
+    kp, kd = KP * inertia, KD * inertia
+    law = control.PD(planar_2r, kp, kd)
+    rec = sim.closed_loop(planar_2r, law, tr.point_to_point(q_d, q_d, 0.0), 1.5)
+    e_ss = q_d - rec.q[-1]
+    assert np.abs(rec.qd[-1]).max() < 1e-5                      # settled
+    assert np.all(e_ss > 5e-3)                                  # a clear sag (0.0079, 0.0122 rad)
+    # at rest Kp e = g(q): the sag is Kp^-1 g at the sagged pose, and about Kp^-1 g(q_d)
+    np.testing.assert_allclose(e_ss, planar_2r.gravity_torques(rec.q[-1]) / kp, rtol=1e-3)
+    np.testing.assert_allclose(e_ss, planar_2r.gravity_torques(q_d) / kp, rtol=0.01)
+
+
+def test_pd_gravity_removes_the_set_point_error(planar_2r):
+    q_d = np.array([0.3, -0.4])
+    inertia = np.diag(planar_2r.mass_matrix(np.zeros(2)))
+    law = control.PDGravity(planar_2r, KP * inertia, KD * inertia)
+    rec = sim.closed_loop(planar_2r, law, tr.point_to_point(q_d, q_d, 0.0), 1.5)
+    assert np.abs(q_d - rec.q[-1]).max() < 1e-6
+
+
+@pytest.mark.parametrize('model_error', [0.2, -0.2])
+def test_computed_torque_with_model_error_stays_stable_and_bounded(planar_2r, model_error):
+    ref = reference(planar_2r, effort_fraction=0.8)            # the whole path in ~2 s
+    wrong = sim.with_model_error(planar_2r, model_error)
+    law = control.ComputedTorque(wrong, KP, KD, friction='reference')
+    rec = sim.closed_loop(planar_2r, law, ref, ref.end_time + HOLD)
+    e = sim.tracking_error(planar_2r, rec, ref)
+    assert rec.stable and not rec.saturated.any()
+    # measured: +20 %: max 5.2e-3 rad, rms 2.3e-3; -20 %: max 8.0e-3, rms 3.6e-3
+    # (exact model on the same path: max 8.5e-5, rms 3.9e-5)
+    assert np.abs(e).max() < 2e-2
+    assert np.abs(e[-1]).max() < 0.5 * np.abs(e).max()        # decaying on the final hold
+    assert np.abs(rec.qd[-1]).max() < 5e-3                    # and settling
+
+
+def test_resolved_acceleration_tracks_a_cartesian_line_on_scara(scara):
+    q0 = np.array([0.3, 1.0, 0.1])
+    T0 = scara.fk(q0)
+    T1 = T0.copy()
+    T1[:3, 3] += [-0.2, 0.15, 0.05]
+    line = tr.CartesianLine(T0, T1, 1.0)
+    law = control.ResolvedAcceleration(scara, KP, KD, friction='reference')
+    rec = sim.closed_loop(scara, law, line, 1.5, q0=q0)
+    e = sim.tracking_error(scara, rec, line)                    # tip position rows [m]
+    assert e.shape[1] == 3 and rec.stable
+    assert np.abs(e).max() <= 1e-4, f'tip error {np.abs(e).max():.3g} m'
+    # measured: max 3.9e-5 m, rms 7.3e-6 m with the plant's friction
+
+
+def test_resolved_acceleration_controls_orientation_where_the_arm_can(bundled):
+    from robot_dynamics.spatial import rot_z
+    for name, q0 in (('planar_3r', [0.3, 0.8, 0.6]),
+                     ('iiwa14', [0.2, 0.6, -0.3, -1.2, 0.3, 0.8, 0.2])):
+        model = bundled[name]
+        q0 = np.array(q0)
+        T0 = model.fk(q0)
+        T1 = T0.copy()
+        T1[:3, 3] += [-0.05, 0.05, 0.03 * (name == 'iiwa14')]
+        T1[:3, :3] = rot_z(0.2) @ T0[:3, :3]
+        line = tr.CartesianLine(T0, T1, 0.8)
+        law = control.ResolvedAcceleration(model, KP, KD)
+        rec = sim.closed_loop(model, law, line, 1.0, q0=q0, friction=False)
+        e = sim.tracking_error(model, rec, line)
+        assert e.shape[1] == int(model.task_mask.sum())         # includes yaw (or all three)
+        assert np.abs(e).max() < 1e-4, f'{name}: task error {np.abs(e).max():.3g}'
+
+
+@pytest.mark.parametrize('law', control.LAWS)
+def test_one_call_fits_a_1khz_loop(scara, law):
+    q0 = np.array([0.3, 1.0, 0.1])
+    if law == 'resolved_acceleration':
+        T = scara.fk(q0)
+        ref = tr.TaskPoint(T, np.zeros(6), np.zeros(6))
+        c = control.make_controller(law, scara, kp=KP, kd=KD)
+    else:
+        ref = TrajectoryPoint.at_rest(q0 + 0.01)
+        gains = {'kp': KP, 'kd': KD} if law != 'pid' else {'kp': KP, 'ki': 1.0, 'kd': KD}
+        c = control.make_controller(law, scara, **gains)
+    qd = np.full(3, 0.1)
+    samples = []
+    for k in range(200):
+        start = time.perf_counter()
+        c.compute(1e-3 * k, q0, qd, ref)
+        samples.append(time.perf_counter() - start)
+    assert np.median(samples) < CALL_BUDGET

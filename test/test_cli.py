@@ -1,0 +1,115 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The ``robot-dynamics`` command line, run as ``python -m robot_dynamics.cli``."""
+
+import io
+import json
+import os
+from pathlib import Path
+import subprocess
+import sys
+
+import pytest
+
+from robot_dynamics import cli
+
+REPO = Path(__file__).resolve().parents[1]
+TIMEOUT = 120   # s per subprocess
+REPORT_KEYS = ('rms_tracking_error', 'max_tracking_error', 'max_abs_torque',
+               'saturated_fraction', 'robot', 'controller', 'duration', 'plant_rate_hz',
+               'control_rate_hz', 'gains', 'model_error', 'torque_noise', 'seed')
+
+
+def run_cli(*args, cwd=None):
+    env = dict(os.environ)
+    env['PYTHONPATH'] = os.pathsep.join(filter(None, (str(REPO), env.get('PYTHONPATH'))))
+    env.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
+    env['MPLBACKEND'] = 'Agg'
+    return subprocess.run([sys.executable, '-m', 'robot_dynamics.cli', *args], cwd=cwd,
+                          env=env, capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def test_simulate_writes_the_json_report(tmp_path):
+    report = tmp_path / 'tmp.json'
+    proc = run_cli('simulate', '--robot', 'planar_2r', '--controller', 'computed_torque',
+                   '--duration', '1.0', '--report', str(report))
+    assert proc.returncode == 0, proc.stderr
+    assert 'rms' in proc.stdout and str(report) in proc.stdout
+    data = json.loads(report.read_text())
+    for key in REPORT_KEYS:
+        assert key in data, key
+    assert data['robot'] == 'planar_2r' and data['controller'] == 'computed_torque'
+    assert data['duration'] == 1.0 and data['plant_rate_hz'] == 1000.0
+    assert data['control_rate_hz'] == 1000.0 and data['seed'] == 0
+    assert data['model_error'] == 0.0 and data['torque_noise'] == 0.0
+    assert data['stable'] is True
+    assert 0.0 < data['rms_tracking_error'] <= data['max_tracking_error'] < 1e-4
+    assert 0.0 < data['max_abs_torque'] <= 200.0 and data['saturated_fraction'] == 0.0
+    assert len(data['gains']['kp']) == 2 and len(data['rms_tracking_error_per_joint']) == 2
+
+
+def test_simulate_with_model_error_noise_rates_and_plots(tmp_path):
+    pytest.importorskip('matplotlib')
+    report, plot, compare = (tmp_path / name for name in ('r.json', 'run.png', 'cmp.png'))
+    proc = run_cli('simulate', '--robot', 'scara', '--controller', 'pd_gravity',
+                   '--duration', '0.5', '--plant-rate', '2000', '--control-rate', '500',
+                   '--model-error', '0.2', '--torque-noise', '0.5', '--seed', '7',
+                   '--report', str(report), '--plot', str(plot), '--compare-plot', str(compare))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(report.read_text())
+    assert (data['plant_rate_hz'], data['control_rate_hz']) == (2000.0, 500.0)
+    assert (data['model_error'], data['torque_noise'], data['seed']) == (0.2, 0.5, 7)
+    assert data['samples'] == 1001
+    assert set(data['comparison']) == {'pd', 'pd_gravity', 'computed_torque'}
+    for png in (plot, compare):
+        assert png.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
+
+
+def test_simulate_rejects_bad_arguments_clearly(tmp_path):
+    proc = run_cli('simulate', '--robot', 'planar_2r', '--controller', 'lqr')
+    assert proc.returncode == 2 and "invalid choice: 'lqr'" in proc.stderr
+    proc = run_cli('simulate', '--robot', 'planar_2r', '--controller', 'pd',
+                   '--control-rate', '300', '--duration', '0.1')
+    assert proc.returncode == 2
+    assert 'must be a whole multiple of the control rate' in proc.stderr
+
+
+def test_bringup_is_not_in_this_release():
+    proc = run_cli('bringup', '--robot', 'scara')
+    assert proc.returncode == 2
+    assert 'not part of this release' in proc.stderr
+
+
+def test_demo_prints_and_reports_every_robot(tmp_path, bundled):
+    out = io.StringIO()
+    report = tmp_path / 'demo.json'
+    args = cli.build_parser().parse_args(['demo', '--report', str(report)])
+    assert cli.demo_command(args, out=out) == 0
+    text = out.getvalue()
+    data = json.loads(report.read_text())
+    assert set(data['robots']) == set(bundled)
+    scara = data['robots']['scara']
+    assert [j['type'] for j in scara['joints']] == ['revolute', 'revolute', 'prismatic']
+    assert len(scara['jacobian']) == 6 and len(scara['jacobian'][0]) == 3
+    assert scara['tip_position'] == pytest.approx(bundled['scara'].fk(scara['q'])[:3, 3])
+    for name in bundled:
+        assert f'{name}: ' in text
+    assert 'Jacobian' in text and 'tip pose' in text
+
+
+def test_demo_one_robot_in_a_subprocess():
+    proc = run_cli('demo', '--robot', 'planar_2r')
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith('planar_2r: 2 joints')
