@@ -21,7 +21,7 @@ Subcommands:
   optional model error and torque noise; prints a summary, writes the JSON report (``--report``)
   and PNG plots (``--plot``, ``--compare-plot``; matplotlib needed).
 - ``demo``: for each bundled robot (or ``--robot``), its joints and limits, and the tip pose and
-  Jacobian at a mid-range configuration; ``--report`` writes them as JSON.
+  Jacobian at a bent configuration inside the limits; ``--report`` writes them as JSON.
 - ``bringup``: the ROS 2 nodes, not part of this release yet (exits with status 2).
 
 Exit status: 0 on success, 1 if a simulation diverged or a file could not be written, 2 for
@@ -130,7 +130,7 @@ def build_parser():
     p = sub.add_parser(
         'demo', help='joints, limits, tip pose and Jacobian of the bundled robots',
         description='Print each bundled robot (or --robot NAME): joints with types and limits, '
-                    'and the tip pose and Jacobian at a mid-range configuration.')
+                    'and the tip pose and Jacobian at a bent configuration inside the limits.')
     p.add_argument('--robot', choices=robots, metavar='NAME',
                    help=f'only this robot: {", ".join(robots)}')
     p.add_argument('--report', metavar='FILE', help='write the JSON report to FILE')
@@ -219,10 +219,15 @@ def simulate_command(args, out=sys.stdout):
 # ---- demo ---------------------------------------------------------------------------------------
 
 def demo_robot(model):
-    """Return the demo numbers of one robot: joints, mid-range q, tip pose and Jacobian."""
-    from .simulation import home_configuration
+    """
+    Return the demo numbers of one robot: joints, a pose q, tip pose and Jacobian at q.
+
+    q is the first waypoint of the simulation's default reference: mid-range plus alternating
+    offsets inside the limits, so that the arm is bent (mid-range is often singular).
+    """
+    from .simulation import reference_waypoints
     from .spatial import matrix_to_rpy
-    q = home_configuration(model)
+    q = reference_waypoints(model, 1.0)[1][1]
     T = model.fk(q)
     J = model.jacobian(q)
     return {
@@ -258,7 +263,7 @@ def _print_demo(info, out):
         print(f'  {j["name"]:<14s} {j["type"]:<10s} [{j["lower"]:+.4g}, {j["upper"]:+.4g}] '
               f'{unit}, velocity {j["velocity"]:.4g} {speed}, effort {j["effort"]:.4g} {force}',
               file=out)
-    print(f'  mid-range q = {_row(info["q"])}', file=out)
+    print(f'  q = {_row(info["q"])}', file=out)
     print(f'  tip position = {_row(info["tip_position"])} m, rpy = {_row(info["tip_rpy"])} rad',
           file=out)
     print('  tip pose (base frame):', file=out)
