@@ -47,35 +47,22 @@ def _robots():
     return RobotModel.available()
 
 
-def _positive_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'expected a number, got {text!r}') from None
-    if not (math.isfinite(value) and value > 0.0):
-        raise argparse.ArgumentTypeError(f'expected a positive number, got {text!r}')
-    return value
+def _number(accept, expected):
+    """Return an argparse type: a finite float for which ``accept(value)`` holds."""
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f'expected a number, got {text!r}') from None
+        if not (math.isfinite(value) and accept(value)):
+            raise argparse.ArgumentTypeError(f'expected {expected}, got {text!r}')
+        return value
+    return parse
 
 
-def _non_negative_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'expected a number, got {text!r}') from None
-    if not (math.isfinite(value) and value >= 0.0):
-        raise argparse.ArgumentTypeError(f'expected a number >= 0, got {text!r}')
-    return value
-
-
-def _fraction(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'expected a number, got {text!r}') from None
-    if not (math.isfinite(value) and value > -1.0):
-        raise argparse.ArgumentTypeError(f'expected a fraction > -1 (e.g. 0.2 or -0.2), got '
-                                         f'{text!r}')
-    return value
+_positive_float = _number(lambda v: v > 0.0, 'a positive number')
+_non_negative_float = _number(lambda v: v >= 0.0, 'a number >= 0')
+_fraction = _number(lambda v: v > -1.0, 'a fraction > -1 (e.g. 0.2 or -0.2)')
 
 
 def build_parser():

@@ -182,6 +182,20 @@ def critically_damped(natural_frequency, damping_ratio=1.0):
     return wn * wn, 2.0 * zeta * wn
 
 
+def _check_inputs(n, q, qd, reference, expected):
+    """Check ``q`` and ``qd`` (..., n) and unpack the three parts of ``reference``."""
+    q = as_joint_array(q, n, 'q')
+    qd = as_joint_array(qd, n, 'qd')
+    if qd.shape != q.shape:
+        raise ShapeError(f'qd: expected the shape of q {q.shape}, got {qd.shape}')
+    try:
+        first, second, third = reference
+    except (TypeError, ValueError):
+        raise InputError(f'reference: expected {expected}, got '
+                         f'{type(reference).__name__}') from None
+    return q, qd, (first, second, third)
+
+
 def _check_finite(values, what):
     """Raise an InputError if the law's ``what`` came out non-finite from finite inputs."""
     if not np.isfinite(values).all():
@@ -218,15 +232,8 @@ class _JointLaw:
     def _state(self, q, qd, reference):
         """Check the state and reference shapes; return q, qd, q_d, qd_d, qdd_d."""
         n = self.model.dof
-        q = as_joint_array(q, n, 'q')
-        qd = as_joint_array(qd, n, 'qd')
-        if qd.shape != q.shape:
-            raise ShapeError(f'qd: expected the shape of q {q.shape}, got {qd.shape}')
-        try:
-            q_d, qd_d, qdd_d = reference
-        except (TypeError, ValueError):
-            raise InputError('reference: expected (q_d, qd_d, qdd_d), e.g. a TrajectoryPoint, '
-                             f'got {type(reference).__name__}') from None
+        q, qd, (q_d, qd_d, qdd_d) = _check_inputs(n, q, qd, reference,
+                                                  '(q_d, qd_d, qdd_d), e.g. a TrajectoryPoint')
         q_d = as_joint_array(q_d, n, 'reference q')
         qd_d = 0.0 if qd_d is None else as_joint_array(qd_d, n, 'reference qd')
         qdd_d = 0.0 if qdd_d is None else as_joint_array(qdd_d, n, 'reference qdd')
@@ -570,15 +577,8 @@ class ResolvedAcceleration:
         """
         model = self.model
         n = model.dof
-        q = as_joint_array(q, n, 'q')
-        qd = as_joint_array(qd, n, 'qd')
-        if qd.shape != q.shape:
-            raise ShapeError(f'qd: expected the shape of q {q.shape}, got {qd.shape}')
-        try:
-            pose_d, twist_d, acc_d = reference
-        except (TypeError, ValueError):
-            raise InputError('reference: expected (pose, twist, acceleration), e.g. a TaskPoint, '
-                             f'got {type(reference).__name__}') from None
+        q, qd, (pose_d, twist_d, acc_d) = _check_inputs(
+            n, q, qd, reference, '(pose, twist, acceleration), e.g. a TaskPoint')
         pose_d = as_array(pose_d, (4, 4), 'reference pose').reshape(-1, 4, 4)
         twist_d = _ZERO6 if twist_d is None else as_array(twist_d, (6,), 'reference twist')
         acc_d = _ZERO6 if acc_d is None else as_array(acc_d, (6,), 'reference acceleration')

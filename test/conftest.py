@@ -50,6 +50,18 @@ def bundled():
     return {name: RobotModel.load(name) for name in RobotModel.available()}
 
 
+@pytest.fixture(scope='session')
+def planar_2r(bundled):
+    """Return the bundled planar 2R arm (seed 003's worked example, vertical x-z plane)."""
+    return bundled['planar_2r']
+
+
+@pytest.fixture(scope='session')
+def scara(bundled):
+    """Return the bundled RRP SCARA."""
+    return bundled['scara']
+
+
 @pytest.fixture(params=BUNDLED)
 def bundled_model(request, bundled):
     """Return each bundled robot in turn (parametrized by name)."""

@@ -17,23 +17,13 @@
 import numpy as np
 import pytest
 
-from robot_dynamics import InputError, RobotModel, ShapeError
+from robot_dynamics import InputError, ShapeError
 from robot_dynamics import trajectory as tr
 from robot_dynamics.spatial import (matrix_to_quaternion, pose_error, quaternion_slerp,
                                     quaternion_to_matrix, rot_z)
 
 FD_STEP = 1e-6      # s, central differences
 FD_ATOL = 1e-6      # absolute tolerance of a central difference of a smooth polynomial
-
-
-@pytest.fixture(scope='module')
-def planar_2r():
-    return RobotModel.load('planar_2r')
-
-
-@pytest.fixture(scope='module')
-def scara():
-    return RobotModel.load('scara')
 
 
 def assert_derivatives(traj, t, atol=FD_ATOL):
