@@ -750,6 +750,8 @@ class _SphericalWrist(_ClosedForm):
 
 
 _SOLVERS = (_Planar, _SphericalWrist)
+# Memo of closed_form(model): models are immutable, so the answer never goes stale, and weak
+# keys let it go with the model.
 _CLOSED_FORMS = weakref.WeakKeyDictionary()
 
 
@@ -1162,6 +1164,7 @@ class _Chain:
     sample_upper: np.ndarray
 
 
+# Memo of _chain(model), as _CLOSED_FORMS: derived constants of an immutable model.
 _CHAINS = weakref.WeakKeyDictionary()
 
 

@@ -283,6 +283,6 @@ class RobotModel:
         """Solve inverse kinematics for the tip pose ``target`` (4, 4); see robot_dynamics.ik."""
         return ik.ik(self, target, seed=seed, **options)
 
-    def ik_all(self, target):
-        """Every closed-form IK solution (list of (n,) arrays); see robot_dynamics.ik."""
-        return ik.ik_all(self, target)
+    def ik_all(self, target, **options):
+        """Every closed-form IK solution (list of (n,) arrays); see robot_dynamics.ik.ik_all."""
+        return ik.ik_all(self, target, **options)
