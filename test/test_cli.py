@@ -61,7 +61,6 @@ def test_simulate_writes_the_json_report(tmp_path):
 
 
 def test_simulate_with_model_error_noise_rates_and_plots(tmp_path):
-    pytest.importorskip('matplotlib')
     report, plot, compare = (tmp_path / name for name in ('r.json', 'run.png', 'cmp.png'))
     proc = run_cli('simulate', '--robot', 'scara', '--controller', 'pd_gravity',
                    '--duration', '0.5', '--plant-rate', '2000', '--control-rate', '500',
