@@ -21,15 +21,16 @@ with the state ``y = (q, qd)`` of the errata). Methods:
 - ``'rk4'``: classical 4-stage Runge-Kutta (seed 001 §9); torque held over the step.
 - ``'semi_implicit_euler'``: ``qd += dt qdd(q, qd)``, then ``q += dt qd`` (symplectic Euler).
 
-``torque_fn(t, q, qd) -> tau`` is called once per step (zero-order hold, as a digital
-controller drives a plant), so RK4's inner stages see the same torque.
+``torque_fn(t, q, qd) -> tau`` is called once every ``hold`` steps and its torque held
+(zero-order hold, as a digital controller drives a plant), so RK4's inner stages see the same
+torque.
 """
 
 import dataclasses
 
 import numpy as np
 
-from .errors import as_joint_array, InputError, ShapeError
+from .errors import as_joint_array, InputError, RobotDynamicsError, ShapeError
 
 METHODS = ('rk4', 'semi_implicit_euler')
 
@@ -67,16 +68,23 @@ STEPS = {'rk4': rk4_step, 'semi_implicit_euler': semi_implicit_euler_step}
 
 @dataclasses.dataclass(frozen=True)
 class Trajectory:
-    """Time series of a simulation: ``t`` (K,), ``q``, ``qd``, ``qdd``, ``tau`` (K, n)."""
+    """
+    Time series of a simulation: ``t`` (K,), ``q``, ``qd``, ``qdd``, ``tau`` (K, n).
+
+    ``stable`` is False when the run stopped early because the state diverged (only with
+    ``simulate(..., stop_on_divergence=True)``); the series then end at the last valid state.
+    """
 
     t: np.ndarray
     q: np.ndarray
     qd: np.ndarray
     qdd: np.ndarray
     tau: np.ndarray
+    stable: bool = True
 
 
-def simulate(model, q0, qd0, torque_fn, dt, duration, method='rk4', **options):
+def simulate(model, q0, qd0, torque_fn, dt, duration, method='rk4', *, hold=1,
+             stop_on_divergence=False, **options):
     """
     Integrate the closed loop ``tau = torque_fn(t, q, qd)`` for ``duration`` seconds.
 
@@ -87,22 +95,27 @@ def simulate(model, q0, qd0, torque_fn, dt, duration, method='rk4', **options):
     q0, qd0 : array_like, shape (n,)
         Initial joint positions [rad, m] and velocities [rad/s, m/s].
     torque_fn : callable
-        ``torque_fn(t, q, qd) -> tau`` (n,), called once per step (zero-order hold);
-        ``None`` means zero torque.
+        ``torque_fn(t, q, qd) -> tau`` (n,), called at ``t_k`` for every ``hold``-th step and
+        held in between (zero-order hold); ``None`` means zero torque.
     dt : float
         Step [s], > 0.
     duration : float
         Simulated time [s], >= 0; ``round(duration / dt)`` steps are taken.
     method : str
         One of ``METHODS``.
+    hold : int
+        Steps per call of ``torque_fn`` (a controller slower than the plant), >= 1.
+    stop_on_divergence : bool
+        Return the series up to the last valid state (``stable=False``) instead of raising
+        when the state stops being finite or the dynamics fail.
     **options
         Passed to ``model.forward_dynamics`` (``gravity``, ``f_ext``, ``friction``).
 
     Returns
     -------
     Trajectory
-        Samples at ``t_k = k dt``, k = 0..K-1; ``tau`` is ``torque_fn`` at ``t_k`` (applied
-        during the step that starts there) and ``qdd`` the acceleration it produces at ``t_k``.
+        Samples at ``t_k = k dt``, k = 0..K-1; ``tau`` is the torque applied during the step
+        that starts at ``t_k`` and ``qdd`` the acceleration it produces there.
 
     """
     if method not in STEPS:
@@ -116,6 +129,8 @@ def simulate(model, q0, qd0, torque_fn, dt, duration, method='rk4', **options):
         raise InputError(f'simulate: dt must be a positive number of seconds, got {dt!r}')
     if not (np.isfinite(duration) and duration >= 0.0):
         raise InputError(f'simulate: duration must be >= 0 s, got {duration!r}')
+    if int(hold) != hold or hold < 1:
+        raise InputError(f'simulate: hold must be a whole number of steps >= 1, got {hold!r}')
     n = model.dof
     q = as_joint_array(q0, n, 'q0').copy()
     qd = as_joint_array(qd0, n, 'qd0').copy()
@@ -128,15 +143,22 @@ def simulate(model, q0, qd0, torque_fn, dt, duration, method='rk4', **options):
     step = STEPS[method]
     zero = np.zeros(n)
     tau = zero
+    end = steps + 1
     for k in range(steps + 1):
-        if torque_fn is not None:
+        if torque_fn is not None and k % hold == 0:
             tau = as_joint_array(torque_fn(t[k], q, qd), n, 'torque_fn(t, q, qd)').reshape(n)
         Q[k], QD[k], TAU[k] = q, qd, tau
         try:
             QDD[k] = model.forward_dynamics(q, qd, tau, **options)
+            end = k + 1
             if k < steps:
-                q, qd = step(model, q, qd, tau, dt, **options)
-        except InputError as exc:
-            raise InputError(f'simulate: the state became invalid at t = {t[k]:.6g} s (the '
-                             f'simulation diverged; try a smaller dt): {exc}') from None
-    return Trajectory(t=t, q=Q, qd=QD, qdd=QDD, tau=TAU)
+                # an overflow shows up as a non-finite state at the next evaluation
+                with np.errstate(over='ignore', invalid='ignore'):
+                    q, qd = step(model, q, qd, tau, dt, **options)
+        except RobotDynamicsError as exc:
+            if not stop_on_divergence:
+                raise InputError(f'simulate: the state became invalid at t = {t[k]:.6g} s (the '
+                                 f'simulation diverged; try a smaller dt): {exc}') from None
+            break
+    return Trajectory(t=t[:end], q=Q[:end], qd=QD[:end], qdd=QDD[:end], tau=TAU[:end],
+                      stable=end == steps + 1)

@@ -34,9 +34,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import control, trajectory
-from .errors import as_joint_array, InputError, RobotDynamicsError
-from .integrators import rk4_step
+from . import control, integrators, trajectory
+from .errors import InputError, RobotDynamicsError
 from .spatial import pose_error
 
 DEFAULT_DURATION = 4.0            # s
@@ -309,49 +308,31 @@ def closed_loop(plant, controller, reference, duration, *, plant_rate=DEFAULT_PL
     hold = _hold_steps(plant_rate, control_rate)
     if not (np.isfinite(duration) and duration > 0.0):
         raise InputError(f'duration: expected a positive number of seconds, got {duration!r}')
-    dt = 1.0 / plant_rate
-    steps = int(round(duration * plant_rate))
     if q0 is None:
         start = reference.sample(reference.start_time)
         if not isinstance(start, trajectory.TrajectoryPoint):
             raise InputError('q0: required when the reference is not a joint trajectory')
         q0 = start.q
-    q = as_joint_array(q0, n, 'q0').reshape(n).copy()
-    qd = np.zeros(n) if qd0 is None else as_joint_array(qd0, n, 'qd0').reshape(n).copy()
     rng = np.random.default_rng(seed)
+    commands, calls = [], []
+
+    def torque(t, q, qd):
+        start = time.perf_counter()
+        cmd = controller.compute(t, q, qd, reference.sample(t))
+        calls.append(time.perf_counter() - start)
+        commands.append(cmd)
+        return cmd.tau + (rng.normal(0.0, torque_noise, n) if torque_noise > 0.0 else 0.0)
+
     options = {'friction': bool(friction)}
     if gravity is not None:
         options['gravity'] = gravity
-    t = np.arange(steps + 1) * dt
-    Q, QD, TAU, APPLIED = (np.zeros((steps + 1, n)) for _ in range(4))
-    SAT = np.zeros((steps + 1, n), dtype=bool)
-    calls = []
-    applied = np.zeros(n)
-    cmd = None
-    stable = True
-    last = steps
-    for k in range(steps + 1):
-        if k % hold == 0:
-            ref = reference.sample(t[k])
-            start = time.perf_counter()
-            cmd = controller.compute(t[k], q, qd, ref)
-            calls.append(time.perf_counter() - start)
-            applied = cmd.tau + (rng.normal(0.0, torque_noise, n) if torque_noise > 0.0 else 0.0)
-        Q[k], QD[k], TAU[k], APPLIED[k], SAT[k] = q, qd, cmd.tau, applied, cmd.saturated
-        if k == steps:
-            break
-        try:
-            with np.errstate(over='raise', invalid='raise'):
-                q, qd = rk4_step(plant, q, qd, applied, dt, **options)
-        except (FloatingPointError, RobotDynamicsError):
-            stable, last = False, k
-            break
-        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
-            stable, last = False, k
-            break
-    end = last + 1
-    return Record(t[:end], Q[:end], QD[:end], TAU[:end], APPLIED[:end], SAT[:end],
-                  np.array(calls), stable)
+    run = integrators.simulate(plant, q0, np.zeros(n) if qd0 is None else qd0, torque,
+                               1.0 / plant_rate, duration, hold=hold, stop_on_divergence=True,
+                               **options)
+    # the controller's output, held like the torque it produced
+    held = np.repeat(np.arange(len(commands)), hold)[:len(run.t)]
+    return Record(run.t, run.q, run.qd, np.array([c.tau for c in commands])[held], run.tau,
+                  np.array([c.saturated for c in commands])[held], np.array(calls), run.stable)
 
 
 def tracking_error(model, record, reference, mask=None):

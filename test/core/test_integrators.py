@@ -248,3 +248,40 @@ def test_batch_initial_state_is_rejected_by_name():
     model = RobotModel.load('planar_2r')
     with pytest.raises(ShapeError, match='q0'):
         simulate(model, np.zeros((2, 2)), np.zeros(2), None, dt=0.01, duration=0.1)
+
+
+def test_hold_calls_the_torque_function_every_hold_steps():
+    model = RobotModel.load('planar_2r')
+    calls = []
+
+    def torque(t, q, qd):
+        calls.append(t)
+        return np.array([10.0 * len(calls), 0.0])
+
+    run = simulate(model, [0.1, 0.2], [0.0, 0.0], torque, 1e-3, 0.05, hold=4)
+    np.testing.assert_allclose(calls, run.t[::4])           # 51 samples: calls at 0, 4, ..., 48
+    assert len(calls) == 13 and run.stable
+    held = run.tau[:, 0].reshape(-1)
+    for k in range(len(run.t)):
+        assert held[k] == 10.0 * (k // 4 + 1)                # the torque of the last call
+
+
+def test_divergence_raises_with_its_time_or_stops_the_run():
+    model = RobotModel.load('planar_2r')
+
+    def runaway(t, q, qd):
+        return 1e8 * np.exp(1e3 * t) * np.ones(2)            # grows until the state overflows
+
+    with pytest.raises(InputError, match=r'diverged.*|the state became invalid at t = '):
+        simulate(model, [0.1, 0.2], [0.0, 0.0], runaway, 1e-2, 5.0)
+    run = simulate(model, [0.1, 0.2], [0.0, 0.0], runaway, 1e-2, 5.0, stop_on_divergence=True)
+    assert not run.stable and 1 < len(run.t) < 501
+    assert np.isfinite(run.q).all() and np.isfinite(run.qdd).all()
+    assert run.q.shape == run.qd.shape == run.qdd.shape == run.tau.shape == (len(run.t), 2)
+
+
+@pytest.mark.parametrize('hold', [0, 1.5, -2])
+def test_bad_hold_is_rejected(hold):
+    model = RobotModel.load('planar_2r')
+    with pytest.raises(InputError, match='hold'):
+        simulate(model, [0.0, 0.0], [0.0, 0.0], None, 1e-3, 0.01, hold=hold)
