@@ -39,7 +39,7 @@ import numpy as np
 from . import kinematics
 from ._jit import kernel_array, njit
 from .errors import as_array, as_joint_array, InputError, ShapeError, SingularMassMatrixError
-from .kinematics import chain, cross3, local_transform, motion_cross6, rotate3
+from .kinematics import chain, cross3, local_transform, matvec6, motion_cross6, rotate3
 from .spatial import motion_cross_matrix, skew
 
 #: Velocity scale [rad/s or m/s] of the smooth Coulomb friction ``friction * tanh(qd / scale)``.
@@ -337,7 +337,6 @@ def _world_bodies(basis, axis, prismatic, mass, com, inertia, q, T, S, Isp):
         rotate3(R, com[i], c, False)
         c += o
         m = mass[i]
-        Sc = np.array(((0.0, -c[2], c[1]), (c[2], 0.0, -c[0]), (-c[1], c[0], 0.0)))
         cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2]
         for k in range(3):
             for j in range(3):
@@ -345,9 +344,11 @@ def _world_bodies(basis, axis, prismatic, mass, com, inertia, q, T, S, Isp):
                 for r in range(3):
                     Ic += R[k, r] * (inertia[i, r, 0] * R[j, 0] + inertia[i, r, 1] * R[j, 1]
                                      + inertia[i, r, 2] * R[j, 2])
+                # S(c)[k, j] = -eps_kjl c_l: zero on the diagonal, (k - j) mod 3 picks the sign
+                Sc = 0.0 if k == j else (c[3 - k - j] if (k - j) % 3 == 1 else -c[3 - k - j])
                 Isp[i, k, j] = m if k == j else 0.0
-                Isp[i, k, 3 + j] = -m * Sc[k, j]
-                Isp[i, 3 + k, j] = m * Sc[k, j]
+                Isp[i, k, 3 + j] = -m * Sc
+                Isp[i, 3 + k, j] = m * Sc
                 Isp[i, 3 + k, 3 + j] = Ic + m * ((cc if k == j else 0.0) - c[k] * c[j])
 
 
@@ -356,13 +357,13 @@ def _crba_kernel(basis, axis, prismatic, mass, com, inertia, Q):
     """Composite-rigid-body algorithm: ``M_ij = S_i . Ic_j S_j`` for ``i <= j``."""
     B, n = Q.shape
     M = np.empty((B, n, n))
-    T, S, Ic = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 6, 6))
+    T, S, Ic, F = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 6, 6)), np.empty(6)
     for b in range(B):
         _world_bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, Ic)
         for j in range(n - 1, -1, -1):
             if j < n - 1:
                 Ic[j] += Ic[j + 1]        # composite inertia of bodies j..n
-            F = Ic[j] @ S[j]
+            matvec6(Ic[j], S[j], F)
             for i in range(j + 1):
                 M[b, i, j] = M[b, j, i] = S[i] @ F
     return M
@@ -437,10 +438,12 @@ def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0,
     for b in range(B):
         _world_bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, IA)
         for i in range(n):
-            Sqd[:] = S[i] * QD[b, i]
-            V[i] = Sqd if i == 0 else V[i - 1] + Sqd
+            for k in range(6):
+                Sqd[k] = S[i, k] * QD[b, i]
+                V[i, k] = Sqd[k] + (V[i - 1, k] if i > 0 else 0.0)
             motion_cross6(V[i], Sqd, c[i])            # dS_i/dt qd_i
-            _force_cross(V[i], IA[i] @ V[i], pA[i])   # V x* I V
+            matvec6(IA[i], V[i], t)
+            _force_cross(V[i], t, pA[i])              # V x* I V
         # the tip wrench on the environment, as a force at the base origin
         rotate3(T[n - 1, :3, :3], tip, pt, False)
         pt += T[n - 1, :3, 3]
@@ -448,21 +451,27 @@ def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0,
         cross3(pt, Fext[b, :3], t[:3])
         pA[n - 1, 3:] += Fext[b, 3:] + t[:3]
         for i in range(n - 1, -1, -1):
-            U[i] = IA[i] @ S[i]
+            matvec6(IA[i], S[i], U[i])
             D[i] = S[i] @ U[i]
             if not D[i] > 1e-12 * (1.0 + np.abs(IA[i]).max()):
                 return qdd, i
             u[i] = TAU[b, i] - S[i] @ pA[i]
             if i > 0:
-                Ia = IA[i] - np.outer(U[i], U[i]) / D[i]
-                IA[i - 1] += Ia
-                pA[i - 1] += pA[i] + Ia @ c[i] + U[i] * (u[i] / D[i])
+                # Ia = IA - U U^T / D is added to the parent, and so is pA + Ia c + U u / D
+                matvec6(IA[i], c[i], t)
+                Uc = U[i] @ c[i]
+                for r in range(6):
+                    pA[i - 1, r] += pA[i, r] + t[r] + U[i, r] * (u[i] - Uc) / D[i]
+                    for k in range(6):
+                        IA[i - 1, r, k] += IA[i, r, k] - U[i, r] * U[i, k] / D[i]
         a[:3] = a0
         a[3:] = 0.0
         for i in range(n):
-            a += c[i]
+            for k in range(6):
+                a[k] += c[i, k]
             qdd[b, i] = (u[i] - U[i] @ a) / D[i]
-            a += S[i] * qdd[b, i]
+            for k in range(6):
+                a[k] += S[i, k] * qdd[b, i]
     return qdd, -1
 
 

@@ -121,6 +121,14 @@ def rotate3(R, v, out, transpose):
 
 
 @njit
+def matvec6(A, x, out):
+    """``out = A x`` for a 6x6 ``A`` (no temporary array)."""
+    for r in range(6):
+        out[r] = A[r, 0] * x[0] + A[r, 1] * x[1] + A[r, 2] * x[2] + A[r, 3] * x[3] \
+            + A[r, 4] * x[4] + A[r, 5] * x[5]
+
+
+@njit
 def motion_cross6(v, m, out):
     """``out = v x m`` for 6-vectors ``[linear; angular]``."""
     t = np.empty(3)
