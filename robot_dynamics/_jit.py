@@ -22,8 +22,9 @@ compiled code is cached next to the module so only the first import of a new ins
 compilation.
 """
 
-import numba
+import math
 
+import numba
 import numpy as np
 
 #: Decorator compiling a function in nopython mode, cached to disk, releasing the GIL.
@@ -38,4 +39,19 @@ def kernel_array(x):
     seconds, e.g. for ``np.broadcast_to`` results or a model's read-only arrays), so every
     kernel argument that comes from a caller goes through here; a copy is made only if needed.
     """
+    if x.dtype == np.float64 and x.flags.c_contiguous and x.flags.writeable:
+        return x
     return np.require(x, dtype=float, requirements=('C', 'W'))
+
+
+@njit
+def _all_finite(flat):
+    for x in flat:
+        if not math.isfinite(x):
+            return False
+    return True
+
+
+def all_finite(arr):
+    """Return True if the float64 array ``arr`` has no nan or inf (one compiled pass)."""
+    return _all_finite(arr.reshape(-1))

@@ -83,7 +83,10 @@ _PARAMETER_BASIS = _parameter_basis()
 
 def constants(model):
     """Per-model constants of the dynamics: body spatial inertias in body frames (n, 6, 6)."""
-    return {'body_inertia': spatial_inertia(model.mass, model.com, model.inertia)}
+    tip = np.array(model.frames[model.tip_link][1][:3, 3])
+    tip.setflags(write=False)
+    return {'body_inertia': spatial_inertia(model.mass, model.com, model.inertia),
+            'tip_origin': tip}
 
 
 # ---- shared passes ------------------------------------------------------------------------------
@@ -246,13 +249,8 @@ def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0
 def _rnea(model, q, qd, qdd, gravity, f_ext):
     """Run the RNEA kernel on checked (B, n) states; return torques (B, n)."""
     return _rnea_kernel(model.derived.local_basis, model.joint_axis, model.is_prismatic,
-                        model.mass, model.com, model.inertia, _tip(model), q, qd, qdd,
-                        -gravity, _tip_wrenches(model, q.shape[0], f_ext))
-
-
-def _tip(model):
-    """Tip origin in the last body's frame (3,)."""
-    return kernel_array(model.frames[model.tip_link][1][:3, 3])
+                        model.mass, model.com, model.inertia, model.derived.tip_origin,
+                        q, qd, qdd, -gravity, _tip_wrenches(model, q.shape[0], f_ext))
 
 
 def _tip_wrenches(model, B, f_ext):
@@ -519,7 +517,8 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
     if method == 'aba':
         F = _tip_wrenches(model, q.shape[0], f_ext)
         qdd, bad = _aba_kernel(model.derived.local_basis, model.joint_axis, model.is_prismatic,
-                               model.mass, model.com, model.inertia, _tip(model), q, qd,
+                               model.mass, model.com, model.inertia,
+                               model.derived.tip_origin, q, qd,
                                kernel_array(tau), -g, F)
         if bad >= 0:
             raise SingularMassMatrixError(

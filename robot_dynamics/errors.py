@@ -21,6 +21,8 @@ catch bad input with one ``except ValueError`` and report its message.
 
 import numpy as np
 
+from ._jit import all_finite
+
 
 class RobotDynamicsError(Exception):
     """Base class of every error raised by robot_dynamics."""
@@ -71,7 +73,7 @@ def as_array(x, shape, name, finite=True):
     if arr.ndim < k or arr.shape[arr.ndim - k:] != tuple(shape):
         want = ', '.join(str(s) for s in shape)
         raise ShapeError(f'{name}: expected shape (..., {want}), got {arr.shape}')
-    if finite and not np.isfinite(arr).all():
+    if finite and not all_finite(arr):
         raise InputError(f'{name}: contains non-finite values (nan or inf)')
     return arr
 
