@@ -47,7 +47,7 @@ import numpy as np
 
 from . import kinematics
 from .dynamics import friction_torques
-from .errors import as_array, as_joint_array, InputError, ShapeError
+from .errors import as_array, as_joint_array, choice, InputError, ShapeError
 from .spatial import matrix_to_rotvec
 
 #: Default damping of the least-squares inverse in task space [m or rad]: a tiny
@@ -85,17 +85,6 @@ class Friction(enum.Enum):
     NONE = 'none'
     REFERENCE = 'reference'
     MEASURED = 'measured'
-
-
-FRICTION_MODES = tuple(f.value for f in Friction)
-
-
-def _friction_mode(value):
-    if isinstance(value, Friction):
-        return value
-    if value not in FRICTION_MODES:
-        raise InputError(f'friction: expected one of {FRICTION_MODES}, got {value!r}')
-    return Friction(value)
 
 
 class Command(NamedTuple):
@@ -460,7 +449,7 @@ class ComputedTorque(_JointLaw):
 
     def __init__(self, model, kp, kd, *, friction='none', effort_limit=None, saturate=True):
         super().__init__(model, kp, kd, effort_limit=effort_limit, saturate=saturate)
-        self.friction = _friction_mode(friction)
+        self.friction = choice(friction, Friction, 'friction')
 
     def compute(self, t, q, qd, reference):
         """Compute the joint torques; arguments and result as in :meth:`PD.compute`."""
@@ -527,7 +516,7 @@ class ResolvedAcceleration:
         self.null_space_damping = float(null_space_damping)
         if self.damping < 0.0 or self.null_space_damping < 0.0:
             raise InputError('damping and null_space_damping must be >= 0')
-        self.friction = _friction_mode(friction)
+        self.friction = choice(friction, Friction, 'friction')
         self.effort_limit = _effort(model, effort_limit)
         self.saturate = bool(saturate)
         self._orientation = bool(self.mask[3:].any())
@@ -646,8 +635,4 @@ def make_controller(law, model, **parameters):
     PD, PDGravity, PID, ComputedTorque or ResolvedAcceleration
 
     """
-    if isinstance(law, Law):
-        law = law.value
-    if law not in LAWS:
-        raise InputError(f'law: expected one of {LAWS}, got {law!r}')
-    return _CLASSES[Law(law)](model, **parameters)
+    return _CLASSES[choice(law, Law, 'law')](model, **parameters)

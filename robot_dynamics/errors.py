@@ -78,6 +78,21 @@ def as_array(x, shape, name, finite=True):
     return arr
 
 
+def choice(value, options, name, allowed=None):
+    """
+    Map a closed choice given as a string (or a member) to its member of the Enum ``options``.
+
+    ``allowed`` restricts the accepted values (default: every member's value). Raises
+    ``InputError`` naming the argument and the choices.
+    """
+    allowed = tuple(m.value for m in options) if allowed is None else tuple(allowed)
+    if isinstance(value, options):
+        value = value.value
+    if value not in allowed:
+        raise InputError(f'{name}: expected one of {allowed}, got {value!r}')
+    return options(value)
+
+
 def as_joint_array(x, n, name, finite=True):
     """Return ``x`` as a float64 array of shape ``(..., n)``; see :func:`as_array`."""
     return as_array(x, (n,), name, finite)

@@ -72,11 +72,10 @@ import numpy as np
 
 from . import kinematics
 from ._jit import njit
-from .errors import as_array, as_joint_array, InputError
+from .errors import as_array, as_joint_array, choice, InputError
 from .kinematics import pose_jacobian_state
 from .spatial import check_transform, pose_error, rotation_log
 
-METHODS = ('auto', 'analytic', 'numeric')
 
 DEFAULT_TOL_POSITION = 1e-6      # m
 DEFAULT_TOL_ORIENTATION = 1e-6   # rad
@@ -245,15 +244,6 @@ def _check_mask(model, mask):
     return m
 
 
-def parse_method(method):
-    """Map a method name to :class:`Method`, or raise ``InputError`` naming the choices."""
-    if isinstance(method, Method):
-        return method
-    if method not in METHODS:
-        raise InputError(f'method: expected one of {METHODS}, got {method!r}')
-    return Method(method)
-
-
 def _options(model, method='auto', tol_position=DEFAULT_TOL_POSITION,
              tol_orientation=DEFAULT_TOL_ORIENTATION, timeout=DEFAULT_TIMEOUT, mask=None,
              weights=None, max_iterations=DEFAULT_MAX_ITERATIONS,
@@ -270,7 +260,7 @@ def _options(model, method='auto', tol_position=DEFAULT_TOL_POSITION,
     if ratio >= 1.0:
         raise InputError(f'stall_ratio: must be in (0, 1), got {stall_ratio!r}')
     return _Options(
-        method=parse_method(method),
+        method=choice(method, Method, 'method'),
         tol_position=_positive(tol_position, 'tol_position'),
         tol_orientation=_positive(tol_orientation, 'tol_orientation'),
         timeout=_positive(timeout, 'timeout'),

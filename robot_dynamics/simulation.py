@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import control, integrators, trajectory
-from .errors import InputError, RobotDynamicsError
+from .errors import choice, InputError, RobotDynamicsError
 from .spatial import pose_error
 
 DEFAULT_DURATION = 4.0            # s
@@ -234,7 +234,7 @@ def default_controller(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_
     the diagonal of the controller's mass matrix at ``q_home`` (N m/rad, N m s/rad), the same
     nominal bandwidth for a decoupled arm, so the three laws compare fairly.
     """
-    law = Controller(law.value if isinstance(law, enum.Enum) else law)
+    law = choice(law, Controller, 'controller')
     kp, kd = control.critically_damped(natural_frequency, damping_ratio)
     if law is Controller.COMPUTED_TORQUE:
         return control.ComputedTorque(model, kp, kd,

@@ -46,7 +46,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import kinematics
-from .errors import as_array, InputError, ShapeError
+from .errors import as_array, choice, InputError, ShapeError
 from .ik import ik_path
 from .spatial import check_transform, matrix_to_rotvec, skew
 
@@ -71,17 +71,6 @@ class Profile(enum.Enum):
     CUBIC = 'cubic'
     QUINTIC = 'quintic'
     MIN_JERK = 'min_jerk'
-
-
-PROFILES = tuple(p.value for p in Profile)
-
-
-def _profile(value, allowed=PROFILES):
-    if isinstance(value, Profile):
-        value = value.value
-    if value not in allowed:
-        raise InputError(f'profile: expected one of {allowed}, got {value!r}')
-    return Profile(value)
 
 
 class TrajectoryPoint(NamedTuple):
@@ -405,7 +394,7 @@ def point_to_point(q_start, q_goal, duration, profile='quintic', *, start_time=0
         One polynomial segment on ``[start_time, start_time + duration]``.
 
     """
-    kind = _profile(profile)
+    kind = choice(profile, Profile, 'profile')
     q0, q1 = _end_points(q_start, q_goal)
     n = q0.shape[0]
     T = _duration(duration)
