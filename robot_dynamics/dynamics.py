@@ -39,7 +39,8 @@ import numpy as np
 from . import kinematics
 from ._jit import kernel_array, njit
 from .errors import as_array, as_joint_array, InputError, ShapeError, SingularMassMatrixError
-from .kinematics import chain, cross3, local_transform, matvec6, motion_cross6, rotate3
+from .kinematics import (chain, cross3, local_transform, matvec6, motion_cross6, rotate3,
+                         states)
 from .spatial import motion_cross_matrix, skew
 
 #: Velocity scale [rad/s or m/s] of the smooth Coulomb friction ``friction * tanh(qd / scale)``.
@@ -90,20 +91,6 @@ def constants(model):
 
 
 # ---- shared passes ------------------------------------------------------------------------------
-
-def _states(model, *arrays):
-    """Check joint arrays of equal shape (..., n); return them as (B, n) and the batch shape."""
-    shape = None
-    out = []
-    for name, x in arrays:
-        x = as_joint_array(x, model.dof, name)
-        if shape is None:
-            shape = x.shape
-        elif x.shape != shape:
-            raise ShapeError(f'{name}: expected shape {shape} like {arrays[0][0]}, got {x.shape}')
-        out.append(kernel_array(x.reshape(-1, model.dof)))
-    return out, shape[:-1]
-
 
 def _gravity(model, gravity):
     if gravity is None:
@@ -288,7 +275,7 @@ def inverse_dynamics(model, q, qd, qdd, *, gravity=None, f_ext=None, friction=Fa
         Joint torques [N m] or forces [N].
 
     """
-    (q, qd, qdd), shape = _states(model, ('q', q), ('qd', qd), ('qdd', qdd))
+    (q, qd, qdd), shape = states(model, ('q', q), ('qd', qd), ('qdd', qdd))
     tau = _rnea(model, q, qd, qdd, _gravity(model, gravity), f_ext)
     if friction:
         tau += friction_torques(model, qd)
@@ -297,7 +284,7 @@ def inverse_dynamics(model, q, qd, qdd, *, gravity=None, f_ext=None, friction=Fa
 
 def gravity_torques(model, q, *, gravity=None):
     """Torques (..., n) holding the arm still against gravity: RNEA with qd = qdd = 0."""
-    (q,), shape = _states(model, ('q', q))
+    (q,), shape = states(model, ('q', q))
     zero = np.zeros_like(q)
     tau = _rnea(model, q, zero, zero, _gravity(model, gravity), None)
     return tau.reshape(shape + (model.dof,))
@@ -305,7 +292,7 @@ def gravity_torques(model, q, *, gravity=None):
 
 def nonlinear_effects(model, q, qd, *, gravity=None):
     """``C(q, qd) qd + g(q)`` (..., n): RNEA with qdd = 0 (seed 001 §8, the bias of strobing)."""
-    (q, qd), shape = _states(model, ('q', q), ('qd', qd))
+    (q, qd), shape = states(model, ('q', q), ('qd', qd))
     tau = _rnea(model, q, qd, np.zeros_like(q), _gravity(model, gravity), None)
     return tau.reshape(shape + (model.dof,))
 
@@ -379,7 +366,7 @@ def mass_matrix(model, q):
     Composite-rigid-body algorithm: ``M_ij = S_i . Ic_j S_j`` for ``i <= j`` with the
     composite inertia ``Ic_j`` of bodies j..n (Featherstone 2008, §6.2).
     """
-    (q,), shape = _states(model, ('q', q))
+    (q,), shape = states(model, ('q', q))
     return _crba(model, q).reshape(shape + (model.dof, model.dof))
 
 
@@ -393,7 +380,7 @@ def coriolis_matrix(model, q, qd):
     Entry ``C_kj = S_k . (Ic_m dS_j/dt + Bc_m S_j)`` with ``m = max(k, j)``, ``Ic`` and
     ``Bc = sum (V x*) I`` summed over bodies m..n.
     """
-    (q, qd), shape = _states(model, ('q', q), ('qd', qd))
+    (q, qd), shape = states(model, ('q', q), ('qd', qd))
     kin = _Kinematics(model, q, qd)
     n = model.dof
     Sd = (kin.crm @ kin.S[..., None])[..., 0]
@@ -510,7 +497,7 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
     if method not in FORWARD_DYNAMICS_METHODS:
         raise InputError(f'forward_dynamics: unknown method {method!r}; expected one of '
                          f'{FORWARD_DYNAMICS_METHODS}')
-    (q, qd, tau), shape = _states(model, ('q', q), ('qd', qd), ('tau', tau))
+    (q, qd, tau), shape = states(model, ('q', q), ('qd', qd), ('tau', tau))
     g = _gravity(model, gravity)
     if friction:
         tau = tau - friction_torques(model, qd)
@@ -543,7 +530,7 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
 
 def kinetic_energy(model, q, qd):
     """Kinetic energy ``sum_i 0.5 V_i . I_i V_i = 0.5 qd^T M qd`` [J] (...)."""
-    (q, qd), shape = _states(model, ('q', q), ('qd', qd))
+    (q, qd), shape = states(model, ('q', q), ('qd', qd))
     kin = _Kinematics(model, q, qd)
     energy = 0.5 * np.einsum('bik,bik->b', kin.V, (kin.inertia @ kin.V[..., None])[..., 0])
     return energy.reshape(shape)
@@ -551,7 +538,7 @@ def kinetic_energy(model, q, qd):
 
 def potential_energy(model, q, *, gravity=None):
     """Gravitational potential energy ``-sum_i m_i g . c_i`` [J] (...); zero at the base origin."""
-    (q,), shape = _states(model, ('q', q))
+    (q,), shape = states(model, ('q', q))
     T = kinematics.body_poses(model, q)
     c = (T[..., :3, :3] @ model.com[..., None])[..., 0] + T[..., :3, 3]
     energy = -np.einsum('bi,bik,k->b', np.broadcast_to(model.mass, q.shape), c,
@@ -584,7 +571,7 @@ def regressor(model, q, qd, qdd, *, gravity=None):
     ``F_i = sum_p pi_p (I_p a_i + v_i x* I_p v_i)`` over the unit-parameter inertias ``I_p``, and
     ``Y[k, 10 i: 10 i + 10] = (X*_i^T S_k) . F_i`` for bodies ``i >= k``.
     """
-    (q, qd, qdd), shape = _states(model, ('q', q), ('qd', qd), ('qdd', qdd))
+    (q, qd, qdd), shape = states(model, ('q', q), ('qd', qd), ('qdd', qdd))
     n = model.dof
     kin = _Kinematics(model, q, qd)
     g = _gravity(model, gravity)

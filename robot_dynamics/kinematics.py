@@ -60,10 +60,22 @@ def constants(model):
             'revolute': rev.astype(float)}
 
 
-def flatten(model, q, name='q'):
-    """Check ``q`` (..., n) and return it as (B, n) with the original batch shape."""
-    q = as_joint_array(q, model.dof, name)
-    return q.reshape(-1, model.dof), q.shape[:-1]
+def states(model, *arrays):
+    """
+    Check joint arrays ``(name, x)`` of one shape (..., n); return them as (B, n) and (...).
+
+    The (B, n) arrays are ready for the compiled kernels (C-contiguous, writeable float64).
+    """
+    shape = None
+    out = []
+    for name, x in arrays:
+        x = as_joint_array(x, model.dof, name)
+        if shape is None:
+            shape = x.shape
+        elif x.shape != shape:
+            raise ShapeError(f'{name}: expected shape {shape} like {arrays[0][0]}, got {x.shape}')
+        out.append(kernel_array(x.reshape(-1, model.dof)))
+    return out, shape[:-1]
 
 
 @njit
@@ -272,7 +284,7 @@ def fk(model, q, link=None):
 
     """
     body, T_body_link = model.link_body(link)
-    q2, shape = flatten(model, q)
+    (q2,), shape = states(model, ('q', q))
     return _link_pose(model, body_poses(model, q2), body, T_body_link).reshape(shape + (4, 4))
 
 
@@ -284,7 +296,7 @@ def jacobian(model, q, link=None):
     ``[z_j x (p - o_j); z_j]`` for a revolute joint, ``[z_j; 0]`` for a prismatic one
     (seed 003 §3.4.2); columns of joints after the link are zero. Shape (..., 6, n).
     """
-    q2, shape = flatten(model, q)
+    (q2,), shape = states(model, ('q', q))
     return pose_and_jacobian(model, q2, link)[1].reshape(shape + (6, model.dof))
 
 
@@ -296,10 +308,7 @@ def jacobian_dot(model, q, qd, link=None):
     ``dS_j/dt = V_j x S_j`` and the link point as ``dp/dt = v0_b + w_b x p``, so that
     ``d(twist)/dt = J qdd + Jdot qd``.
     """
-    q2, shape = flatten(model, q)
-    qd2 = as_joint_array(qd, model.dof, 'qd').reshape(-1, model.dof)
-    if qd2.shape != q2.shape:
-        raise ShapeError(f'qd: expected the shape of q {q2.shape}, got {qd2.shape}')
+    (q2, qd2), shape = states(model, ('q', q), ('qd', qd))
     return pose_and_jacobian(model, q2, link, qd2)[2].reshape(shape + (6, model.dof))
 
 
