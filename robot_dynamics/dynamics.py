@@ -99,9 +99,9 @@ def _gravity(model, gravity):
 
 
 class _Kinematics:
-    """Poses, subspaces, body twists and base-frame inertias of a batch of states."""
+    """Subspaces, body twists and base-frame inertias of a batch of states (numpy algorithms)."""
 
-    def __init__(self, model, q, qd=None):
+    def __init__(self, model, q, qd):
         T = kinematics.body_poses(model, q)
         R, p = T[..., :3, :3], T[..., :3, 3]
         # force transform body -> base, X* = [[R, 0], [S(p) R, R]]; motion transform is X*^-T
@@ -109,21 +109,14 @@ class _Kinematics:
         Xf[..., :3, :3] = R
         Xf[..., 3:, 3:] = R
         Xf[..., 3:, :3] = skew(p) @ R
-        self.T = T
         self.Xf = Xf
         self.S = kinematics.motion_subspaces(model, T)
         self.inertia = Xf @ model.derived.body_inertia @ np.swapaxes(Xf, -1, -2)
-        if qd is not None:
-            self.Sqd = self.S * qd[..., None]
-            self.V = np.cumsum(self.Sqd, axis=1)
-            self.crm = motion_cross_matrix(self.V)
-            # velocity-product acceleration V_i x S_i qd_i (= dS_i/dt qd_i)
-            self.c = (self.crm @ self.Sqd[..., None])[..., 0]
-
-    def bias_forces(self):
-        """``V_i x* I_i V_i`` (B, n, 6): the gyroscopic/centrifugal body forces."""
-        IV = self.inertia @ self.V[..., None]
-        return -(np.swapaxes(self.crm, -1, -2) @ IV)[..., 0]
+        Sqd = self.S * qd[..., None]
+        self.V = np.cumsum(Sqd, axis=1)
+        self.crm = motion_cross_matrix(self.V)
+        # velocity-product acceleration V_i x S_i qd_i (= dS_i/dt qd_i)
+        self.c = (self.crm @ Sqd[..., None])[..., 0]
 
 
 def _suffix_sum(F):
