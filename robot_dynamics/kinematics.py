@@ -56,8 +56,11 @@ def constants(model):
     D = model.joint_placement[:, None] @ D
     S_local = np.concatenate((model.joint_axis * model.is_prismatic[:, None],
                               model.joint_axis * rev[:, None]), axis=1)
+    frames = [model.frames[link] for link in model.link_names]
+    bodies = np.array([body for body, _ in frames], dtype=int)
+    T_body_link = np.array([T for _, T in frames])
     return {'local_basis': D.reshape(n, 4, 16), 'S_local': S_local,
-            'revolute': rev.astype(float)}
+            'revolute': rev.astype(float), 'link_frames': (bodies, T_body_link)}
 
 
 def states(model, *arrays):
@@ -286,6 +289,31 @@ def fk(model, q, link=None):
     body, T_body_link = model.link_body(link)
     (q2,), shape = states(model, ('q', q))
     return _link_pose(model, body_poses(model, q2), body, T_body_link).reshape(shape + (4, 4))
+
+
+def link_poses(model, q):
+    """
+    Poses of every link of ``model.link_names`` in the base frame, from one pass over the chain.
+
+    Parameters
+    ----------
+    model : RobotModel
+        The robot.
+    q : array_like, shape (..., n)
+        Joint positions [rad or m].
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., L, 4, 4)
+        ``T_base_link`` for the ``L`` links, in the order of ``model.link_names``.
+
+    """
+    (q2,), shape = states(model, ('q', q))
+    T = body_poses(model, q2)
+    T = np.concatenate((np.broadcast_to(np.eye(4), (T.shape[0], 1, 4, 4)), T), axis=1)
+    bodies, T_body_link = model.derived.link_frames
+    poses = T[:, bodies] @ T_body_link
+    return poses.reshape(shape + (len(bodies), 4, 4))
 
 
 def jacobian(model, q, link=None):

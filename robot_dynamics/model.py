@@ -32,6 +32,7 @@ methods here only forward to them, so one model can serve any number of callers 
 """
 
 import dataclasses
+import time
 import types
 from types import MappingProxyType
 
@@ -197,6 +198,42 @@ class RobotModel:
         except (KeyError, TypeError):
             raise InputError(f'unknown link {link!r}; known links: {self.link_names}') from None
 
+    def joint_indices(self, names):
+        """
+        Return the model index of each joint in ``names`` (an int array of ``len(names)``).
+
+        ``names`` must list every joint of the model exactly once, in any order (as a
+        ``JointTrajectory`` does), so that ``x_model[idx] = x_named`` reorders values given in the
+        order of ``names`` into model order. Raises ``InputError`` naming the unknown, missing or
+        repeated joints.
+        """
+        names = [str(name) for name in names]
+        index = {name: i for i, name in enumerate(self.joint_names)}
+        unknown = [name for name in names if name not in index]
+        missing = [name for name in self.joint_names if name not in names]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if unknown or missing or repeated:
+            raise InputError(f'joint names do not match the model {list(self.joint_names)}: '
+                             f'unknown {unknown}, missing {missing}, repeated {repeated}')
+        return np.array([index[name] for name in names], dtype=int)
+
+    def indices_in(self, names):
+        """
+        Return where each model joint stands in ``names`` (an int array of ``dof``).
+
+        The reverse of :meth:`joint_indices`, for messages that may carry other joints too (a
+        ``JointState`` of a whole robot): ``x_model = x_named[idx]``; names that are not joints
+        of the model are ignored. Raises ``InputError`` naming the model joints that are missing
+        or repeated in ``names``.
+        """
+        names = [str(name) for name in names]
+        missing = [name for name in self.joint_names if name not in names]
+        repeated = sorted({name for name in self.joint_names if names.count(name) > 1})
+        if missing or repeated:
+            raise InputError(f'joint names {names} do not cover the model joints '
+                             f'{list(self.joint_names)}: missing {missing}, repeated {repeated}')
+        return np.array([names.index(name) for name in self.joint_names], dtype=int)
+
     def __repr__(self):
         types = ''.join('P' if t == 'prismatic' else 'R' for t in self.joint_types)
         return (f'RobotModel({self.name!r}, dof={self.dof} ({types}), '
@@ -207,6 +244,10 @@ class RobotModel:
     def fk(self, q, link=None):
         """Pose (..., 4, 4) of ``link`` (default: tip) in the base frame; see kinematics.fk."""
         return kinematics.fk(self, q, link)
+
+    def link_poses(self, q):
+        """Poses (..., L, 4, 4) of every link in ``link_names`` order, base frame, one pass."""
+        return kinematics.link_poses(self, q)
 
     def jacobian(self, q, link=None):
         """Geometric Jacobian (..., 6, n), rows vx vy vz wx wy wz, base frame, link origin."""
@@ -276,6 +317,29 @@ class RobotModel:
     def regressor(self, q, qd, qdd, *, gravity=None):
         """Regressor Y (..., n, 10 n) with ``Y @ inertial_parameters() == inverse_dynamics``."""
         return dynamics.regressor(self, q, qd, qdd, gravity=gravity)
+
+    def warm_up(self):
+        """
+        Compile every kernel a control or simulation loop calls, for one state and a batch.
+
+        numba compiles a kernel on its first call in a new install (seconds; cached on disk
+        afterwards) and loads it on its first call in a new process (milliseconds): a 1 kHz loop
+        calls this before its first cycle so that no cycle pays for either. Returns the time it
+        took [s].
+        """
+        start = time.perf_counter()
+        middle = ik.default_seed(self)
+        for q in (middle, np.tile(middle, (2, 1))):
+            zero = np.zeros_like(q)
+            self.fk(q)
+            self.link_poses(q)
+            self.jacobian_dot(q, zero)
+            self.inverse_dynamics(q, zero, zero, friction=True)
+            self.forward_dynamics(q, zero, zero, friction=True)
+            self.mass_matrix(q)
+            self.gravity_torques(q)
+        self.ik(self.fk(middle), seed=middle)
+        return time.perf_counter() - start
 
     # ---- inverse kinematics ---------------------------------------------------------------------
 

@@ -706,3 +706,55 @@ def test_replace_keeps_everything_else():
     assert np.allclose(lighter.fk(q), model.fk(q), atol=0)
     moved = model.replace(gravity=[0.0, 0.0, 9.81])
     assert np.allclose(moved.gravity, [0.0, 0.0, 9.81])
+
+
+def test_joint_indices_reorders_by_name(bundled):
+    model = bundled['puma560']
+    names = list(model.joint_names)
+    shuffled = [names[i] for i in (3, 0, 5, 1, 4, 2)]
+    idx = model.joint_indices(shuffled)
+    np.testing.assert_array_equal(idx, [3, 0, 5, 1, 4, 2])
+    values = np.arange(6.0) * 10.0        # given in the order of `shuffled`
+    in_model_order = np.empty(6)
+    in_model_order[idx] = values
+    assert [in_model_order[names.index(j)] for j in shuffled] == values.tolist()
+
+
+@pytest.mark.parametrize('names, words', [
+    (['joint1'], ['missing', 'joint2']),
+    (['joint1', 'joint2', 'elbow'], ['unknown', 'elbow']),
+    (['joint1', 'joint2', 'joint2'], ['repeated', 'joint2']),
+])
+def test_joint_indices_errors_name_the_joints(planar_2r, names, words):
+    with pytest.raises(InputError) as err:
+        planar_2r.joint_indices(names)
+    assert all(w in str(err.value) for w in words)
+
+
+def test_indices_in_ignores_extra_joints_and_names_missing_ones(planar_2r):
+    names = ['gripper', 'joint2', 'head', 'joint1']
+    idx = planar_2r.indices_in(names)
+    np.testing.assert_array_equal(idx, [3, 1])
+    positions = np.array([0.04, 0.2, -1.0, 0.1])
+    np.testing.assert_array_equal(positions[idx], [0.1, 0.2])
+    with pytest.raises(InputError, match=r"missing \['joint1'\]"):
+        planar_2r.indices_in(['joint2', 'gripper'])
+    with pytest.raises(InputError, match='repeated'):
+        planar_2r.indices_in(['joint1', 'joint2', 'joint1'])
+
+
+@pytest.mark.parametrize('shape', [(), (5,), (2, 3)])
+def test_link_poses_equal_fk_of_each_link(bundled_model, rng, shape):
+    q = random_q(rng, bundled_model, shape)
+    poses = bundled_model.link_poses(q)
+    assert poses.shape == shape + (len(bundled_model.link_names), 4, 4)
+    for k, link in enumerate(bundled_model.link_names):
+        np.testing.assert_allclose(poses[..., k, :, :], bundled_model.fk(q, link),
+                                   rtol=0, atol=1e-14)
+
+
+def test_warm_up_leaves_the_model_usable(planar_2r):
+    assert planar_2r.warm_up() >= 0.0
+    # the worked example of seed-vectors A4: M at q2 = pi/3
+    np.testing.assert_allclose(planar_2r.mass_matrix([0.3, np.pi / 3]),
+                               [[13.0, 3.0], [3.0, 2.0]], atol=1e-12)
