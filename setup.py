@@ -64,6 +64,9 @@ setup(
     entry_points={
         'console_scripts': [
             'robot-dynamics = robot_dynamics.cli:main',
+            'model_node = robot_dynamics.ros.model_node:main',
+            'kinematics_node = robot_dynamics.ros.kinematics_node:main',
+            'simulator_node = robot_dynamics.ros.simulator_node:main',
         ],
     },
 )

@@ -249,6 +249,10 @@ class RobotModel:
         """Poses (..., L, 4, 4) of every link in ``link_names`` order, base frame, one pass."""
         return kinematics.link_poses(self, q)
 
+    def joint_frames(self, q):
+        """Poses (..., n, 4, 4) of the joint frames (origin on the axis), base frame."""
+        return kinematics.joint_frames(self, q)
+
     def jacobian(self, q, link=None):
         """Geometric Jacobian (..., 6, n), rows vx vy vz wx wy wz, base frame, link origin."""
         return kinematics.jacobian(self, q, link)

@@ -758,3 +758,21 @@ def test_warm_up_leaves_the_model_usable(planar_2r):
     # the worked example of seed-vectors A4: M at q2 = pi/3
     np.testing.assert_allclose(planar_2r.mass_matrix([0.3, np.pi / 3]),
                                [[13.0, 3.0], [3.0, 2.0]], atol=1e-12)
+
+
+def test_joint_frames_sit_on_the_joint_axes(bundled_model, rng):
+    model = bundled_model
+    q = random_q(rng, model, (4,))
+    frames = model.joint_frames(q)
+    assert frames.shape == (4, model.dof, 4, 4)
+    J = model.jacobian(q)
+    for i in range(model.dof):
+        z = (frames[:, i, :3, :3] @ model.joint_axis[i])
+        if model.joint_types[i] == 'prismatic':
+            np.testing.assert_allclose(J[:, :3, i], z, atol=1e-12)
+        else:
+            # a revolute column is [z x (p_tip - o); z] with o any point on the axis
+            p = model.fk(q)[:, :3, 3]
+            o = frames[:, i, :3, 3]
+            np.testing.assert_allclose(J[:, 3:, i], z, atol=1e-12)
+            np.testing.assert_allclose(J[:, :3, i], np.cross(z, p - o), atol=1e-12)
