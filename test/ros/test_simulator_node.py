@@ -171,11 +171,12 @@ def test_commands_timeout_rejects_and_reset(simulator, probe):
             return condition()
         return check
     probe.wait_for(publishing(good, effort_is(good, 0)), what='the good command')
-    # malformed commands are rejected and the last good one stays in force
+    # malformed commands are rejected and the good one stays in force (the good ones go on,
+    # so that the command timeout does not interfere)
     count = len(states)
     for bad in ([1.0], [1.0, 2.0, 3.0], [float('nan'), 1.0], [1.0, float('inf')]):
         publisher.publish(Float64MultiArray(data=bad))
-    probe.wait_for(lambda: statuses and statuses[-1][0].rejected_commands >= 4,
+    probe.wait_for(publishing(good, lambda: statuses and statuses[-1][0].rejected_commands >= 4),
                    what='four rejected commands')
     assert all(list(m.effort) == good for m, _ in states[count:])
     assert 'rejected command' in probe_output(proc)
