@@ -557,6 +557,13 @@ class ComputedTorque(_JointLaw):
         return self._command(tau, e)
 
 
+def _flat_batch(x, batch, tail):
+    """Return ``x`` (..., ``*tail``) broadcast to the batch shape ``batch``, as (B, ``*tail``)."""
+    if x.shape[:x.ndim - len(tail)] != batch:
+        x = np.broadcast_to(x, batch + tail)
+    return x.reshape((-1,) + tail)
+
+
 class ResolvedAcceleration(_Law):
     """
     Resolved-acceleration control of the tip in task space (seed 001 §10.1).
@@ -574,7 +581,7 @@ class ResolvedAcceleration(_Law):
     model : RobotModel
         The controller's model.
     kp : float, array_like (6,) or mapping
-        Task stiffness [1/s^2] per row ``vx vy vz wx wy wz`` (the keys of a mapping,
+        Task stiffness [1/s^2] per row ``vx vy vz wx wy wz`` (a mapping names all six,
         :data:`TASK_ROWS`).
     kd : float, array_like (6,) or mapping
         Task damping [1/s].
@@ -593,6 +600,7 @@ class ResolvedAcceleration(_Law):
     """
 
     law = Law.RESOLVED_ACCELERATION
+    _gain_keys = TASK_ROWS
 
     def __init__(self, model, kp, kd, *, mask=None, damping=TASK_DAMPING,
                  null_space_damping=NULL_SPACE_DAMPING, friction='none', effort_limit=None,
@@ -623,8 +631,6 @@ class ResolvedAcceleration(_Law):
     def __repr__(self):
         return (f'ResolvedAcceleration({self.model.name!r}, kp={self.kp.tolist()}, '
                 f'kd={self.kd.tolist()}, mask={self.mask.tolist()})')
-
-    _gain_keys = TASK_ROWS
 
     @staticmethod
     def _task_gains(value, name):
@@ -671,17 +677,17 @@ class ResolvedAcceleration(_Law):
         pose_d = as_array(pose_d, (4, 4), 'reference pose')
         twist_d = _ZERO6 if twist_d is None else as_array(twist_d, (6,), 'reference twist')
         acc_d = _ZERO6 if acc_d is None else as_array(acc_d, (6,), 'reference acceleration')
+        shapes = (q.shape[:-1], pose_d.shape[:-2], twist_d.shape[:-1], acc_d.shape[:-1])
         try:
-            batch = np.broadcast_shapes(q.shape[:-1], pose_d.shape[:-2], twist_d.shape[:-1],
-                                        acc_d.shape[:-1])
+            batch = shapes[0] if shapes.count(shapes[0]) == 4 else np.broadcast_shapes(*shapes)
         except ValueError:
-            raise ShapeError(f'reference: the batch shapes of the pose {pose_d.shape[:-2]}, twist '
-                             f'{twist_d.shape[:-1]} and acceleration {acc_d.shape[:-1]} do not '
-                             f'broadcast with q {q.shape[:-1]}') from None
-        B = math.prod(batch)
-        q2, qd2 = (np.broadcast_to(x, batch + (n,)).reshape(B, n) for x in (q, qd))
-        pose_d = np.broadcast_to(pose_d, batch + (4, 4)).reshape(B, 4, 4)
-        twist_d, acc_d = (np.broadcast_to(x, batch + (6,)).reshape(B, 6) for x in (twist_d, acc_d))
+            raise ShapeError(f'reference: the batch shapes of the pose {shapes[1]}, twist '
+                             f'{shapes[2]} and acceleration {shapes[3]} do not broadcast with q '
+                             f'{shapes[0]}') from None
+        q2, qd2 = _flat_batch(q, batch, (n,)), _flat_batch(qd, batch, (n,))
+        pose_d = _flat_batch(pose_d, batch, (4, 4))
+        twist_d, acc_d = _flat_batch(twist_d, batch, (6,)), _flat_batch(acc_d, batch, (6,))
+        B = q2.shape[0]
         # one compiled pass: tip pose, Jacobian and its derivative
         T, J, Jd = kinematics.pose_and_jacobian(model, q2, None, qd2)
         rows = self.rows

@@ -298,7 +298,7 @@ class RobotModel:
 
     def forward_dynamics(self, q, qd, tau, *, gravity=None, f_ext=None, friction=False,
                          method='aba'):
-        """Joint accelerations (..., n); ``method`` 'aba' (O(n)), 'crba' or 'strobe' (M by RNEA)."""
+        """Joint accelerations (..., n); ``method`` 'aba' (O(n)), 'crba' or 'strobe' (RNEA)."""
         return dynamics.forward_dynamics(self, q, qd, tau, gravity=gravity, f_ext=f_ext,
                                          friction=friction, method=method)
 
