@@ -34,11 +34,14 @@ Every function takes one state ``(n,)`` or a batch ``(..., n)`` and returns the 
 shape. Units: N*m for revolute and N for prismatic joints, rad/s^2 or m/s^2 for qdd.
 """
 
+import enum
+
 import numpy as np
 
 from . import kinematics
 from ._jit import kernel_array, njit
-from .errors import as_array, as_joint_array, InputError, ShapeError, SingularMassMatrixError
+from .errors import (as_array, as_joint_array, choice, InputError, ShapeError,
+                     SingularMassMatrixError)
 from .kinematics import (chain, cross3, local_transform, matvec6, motion_cross6, rotate3,
                          states)
 from .spatial import motion_cross_matrix, skew
@@ -49,7 +52,13 @@ COULOMB_VELOCITY_SCALE = 1e-3
 #: Names of the ten inertial parameters of a body, in order (as Pinocchio's dynamic parameters).
 INERTIAL_PARAMETER_NAMES = ('m', 'mcx', 'mcy', 'mcz', 'ixx', 'ixy', 'iyy', 'ixz', 'iyz', 'izz')
 
-FORWARD_DYNAMICS_METHODS = ('aba', 'crba', 'strobe')
+
+class ForwardDynamicsMethod(enum.Enum):
+    """The algorithms of :func:`forward_dynamics`; the strings are what it accepts."""
+
+    ABA = 'aba'
+    CRBA = 'crba'
+    STROBE = 'strobe'
 
 
 def spatial_inertia(mass, com, inertia):
@@ -129,10 +138,15 @@ def friction_torques(model, qd, smoothing=COULOMB_VELOCITY_SCALE):
     Joint friction ``damping * qd + friction * tanh(qd / smoothing)`` (..., n).
 
     Viscous damping [N m s/rad] and Coulomb friction [N m] from the URDF ``<dynamics>``; the
-    smooth sign keeps the model differentiable at rest and never adds energy.
+    smooth sign keeps the model differentiable at rest and never adds energy. ``smoothing``
+    [rad/s or m/s] = 0 gives its limit, the exact Coulomb term ``friction * sign(qd)``, which does
+    not change when every speed is scaled (:func:`robot_dynamics.time_scaling.time_scale`).
     """
+    if not smoothing >= 0.0:
+        raise InputError(f'smoothing: expected a velocity >= 0, got {smoothing!r}')
     qd = as_joint_array(qd, model.dof, 'qd')
-    return model.damping * qd + model.friction * np.tanh(qd / smoothing)
+    sign = np.sign(qd) if smoothing == 0.0 else np.tanh(qd / smoothing)
+    return model.damping * qd + model.friction * sign
 
 
 # ---- inverse dynamics ---------------------------------------------------------------------------
@@ -476,7 +490,8 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
     """
     Joint accelerations ``qdd`` (..., n) under torques ``tau`` (..., n).
 
-    ``qdd = M^-1 (tau - C qd - g - J^T f_ext - friction)`` (seed 001 eq 9.1). Methods:
+    ``qdd = M^-1 (tau - C qd - g - J^T f_ext - friction)`` (seed 001 eq 9.1). Methods
+    (:class:`ForwardDynamicsMethod`):
 
     - ``'aba'``: articulated-body algorithm, O(n) (default);
     - ``'crba'``: M by the composite-rigid-body algorithm, Cholesky solve;
@@ -487,14 +502,12 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
     Raises ``SingularMassMatrixError`` when M is not positive definite. Other arguments as in
     :func:`inverse_dynamics`.
     """
-    if method not in FORWARD_DYNAMICS_METHODS:
-        raise InputError(f'forward_dynamics: unknown method {method!r}; expected one of '
-                         f'{FORWARD_DYNAMICS_METHODS}')
+    method = choice(method, ForwardDynamicsMethod, 'method')
     (q, qd, tau), shape = states(model, ('q', q), ('qd', qd), ('tau', tau))
     g = _gravity(model, gravity)
     if friction:
         tau = tau - friction_torques(model, qd)
-    if method == 'aba':
+    if method is ForwardDynamicsMethod.ABA:
         F = _tip_wrenches(model, q.shape[0], f_ext)
         qdd, bad = _aba_kernel(model.derived.local_basis, model.joint_axis, model.is_prismatic,
                                model.mass, model.com, model.inertia,
@@ -506,7 +519,7 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
                 'is singular; give the links after it mass or inertia')
     else:
         bias = _rnea(model, q, qd, np.zeros_like(q), g, f_ext)
-        if method == 'crba':
+        if method is ForwardDynamicsMethod.CRBA:
             M = _crba(model, q)
         else:
             # strobe: row j of RNEA(q, 0, e_j) without gravity is column j of M (M symmetric)

@@ -331,7 +331,7 @@ class RobotModel:
 
     def forward_dynamics(self, q, qd, tau, *, gravity=None, f_ext=None, friction=False,
                          method='aba'):
-        """Joint accelerations (..., n); ``method`` 'aba' (O(n)) or 'strobe' (seed 001)."""
+        """Joint accelerations (..., n); ``method`` 'aba' (O(n)), 'crba' or 'strobe' (RNEA)."""
         return dynamics.forward_dynamics(self, q, qd, tau, gravity=gravity, f_ext=f_ext,
                                          friction=friction, method=method)
 
