@@ -100,9 +100,8 @@ def from_source(*, robot='', urdf_file='', dh_file='', robot_description='', bas
     if len(given) != 1:
         raise InputError('give exactly one of robot, urdf_file, dh_file, robot_description; got '
                          f'{sorted(given) or "none"}')
-    chain = {'base_link': base_link or None, 'tip_link': tip_link or None}
-    if locked_joints:
-        chain['locked_joints'] = dict(locked_joints)
+    chain = {'base_link': base_link or None, 'tip_link': tip_link or None,
+             'locked_joints': dict(locked_joints) if locked_joints else None}
     if robot:
         source = path(robot)
         if source.suffix != '.urdf':

@@ -85,12 +85,6 @@ def test_simulate_rejects_bad_arguments_clearly(tmp_path):
     assert 'must be a whole multiple of the control rate' in proc.stderr
 
 
-def test_bringup_is_not_in_this_release():
-    proc = run_cli('bringup', '--robot', 'scara')
-    assert proc.returncode == 2
-    assert 'not part of this release' in proc.stderr
-
-
 def test_demo_prints_and_reports_every_robot(tmp_path, bundled):
     out = io.StringIO()
     report = tmp_path / 'demo.json'

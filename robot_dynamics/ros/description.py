@@ -56,14 +56,6 @@ def chain_options(values):
             'locked_joints': dict(zip(names, positions))}
 
 
-def model_from_description(urdf, options):
-    """Build the model of a received description with the chain ``options``."""
-    options = dict(options)
-    if not options.get('locked_joints'):
-        options.pop('locked_joints', None)
-    return RobotModel.from_urdf(urdf, **options)
-
-
 class ModelSubscription:
     """
     Subscribe to the robot description and call ``on_model(model)`` once it builds.
@@ -91,7 +83,7 @@ class ModelSubscription:
                     'this node to change robots)')
             return
         try:
-            model = model_from_description(msg.data, self._options)
+            model = RobotModel.from_urdf(msg.data, **self._options)
         except RobotDynamicsError as exc:
             self._node.get_logger().error(f'cannot build a model from the robot description: '
                                           f'{exc}')

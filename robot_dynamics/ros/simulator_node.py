@@ -25,7 +25,8 @@ The simulator node: the plant of :mod:`robot_dynamics.plant` behind ROS topics.
   ``1 / publish_rate_hz``; ``~/status`` (SimulatorStatus: limit contacts, late steps, rejected
   commands, real-time factor) at ``status_rate_hz`` and whenever a contact changes.
 - ``~/reset`` (std_srvs/Trigger) puts the arm back to ``initial_positions`` and
-  ``initial_velocities`` at the next step.
+  ``initial_velocities`` at the next step, publishes that state at once, and replies with its
+  stamp (the clock runs on: stamps never go back).
 
 Stepping runs in its own thread. With ``realtime`` (default), step k starts at ``t0 + k dt`` on
 the monotonic clock: a late step is counted and run at once (the steps after it catch up), never
@@ -80,6 +81,8 @@ PARAMETERS = (
     Spec('friction', True, "Apply the URDF's joint damping and friction."),
 ) + CHAIN_PARAMETERS
 
+#: Longest wait of ~/reset for the stepping thread [s].
+RESET_TIMEOUT = 5.0
 #: Steps whose start lateness is kept for the jitter percentile of ~/status.
 JITTER_WINDOW = 4096
 
@@ -108,7 +111,7 @@ class SimulatorNode(Node):
         model.warm_up()
         self._command = None          # (command in model order, monotonic time received)
         self._timed_out = True
-        self._reset_requested = False
+        self._reset_requested = None   # an Event while a ~/reset call waits
         self.late_steps = 0
         self.rejected_commands = 0
         self.steps = 0
@@ -153,11 +156,15 @@ class SimulatorNode(Node):
         self._command = (command, time.monotonic())
 
     def reset_callback(self, request, response):
-        """Ask the stepping thread to restore the initial state at the next step."""
-        self._reset_requested = True
-        response.success = True
-        response.message = (f'reset to initial_positions {self.initial[0].tolist()} at the next '
-                            'step')
+        """Have the stepping thread restore the initial state; reply with its stamp."""
+        done = threading.Event()
+        self._reset_requested = done
+        response.success = done.wait(RESET_TIMEOUT)
+        if response.success:
+            response.message = (f'initial state restored; its joint_states stamp is '
+                                f'{done.stamp.sec}.{done.stamp.nanosec:09d} s')
+        else:
+            response.message = f'the stepping thread did not answer within {RESET_TIMEOUT} s'
         return response
 
     def _current_command(self, now):
@@ -205,12 +212,15 @@ class SimulatorNode(Node):
                 self._lateness[self.steps % JITTER_WINDOW] = lateness
                 due += dt
             reset = self._reset_requested
-            if reset:
-                self._reset_requested = False
+            if reset is not None:
+                self._reset_requested = None
                 plant.reset(*self.initial)
             command = self._current_command(now)
             if reset or self.steps % publish_every == 0:
-                self._publish_state(command)
+                stamp = self._publish_state(command)
+            if reset is not None:
+                reset.stamp = stamp
+                reset.set()
             contacts = (plant.at_lower.copy(), plant.at_upper.copy())
             try:
                 plant.step(command)
@@ -248,6 +258,7 @@ class SimulatorNode(Node):
             applied = plant.effort
         msg.effort = applied[self.to_model].tolist()
         self.state_publisher.publish(msg)
+        return msg.header.stamp
 
     def _publish_status(self):
         """Publish ~/status: contacts, counters, real-time factor since the last status."""

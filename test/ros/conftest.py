@@ -40,7 +40,7 @@ import rclpy
 from rclpy.context import Context
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.qos import qos_profile_sensor_data
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 # Discovery stays on loopback for the test process too, however pytest was started.
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
@@ -50,6 +50,7 @@ os.environ.setdefault('ROS_LOG_DIR', tempfile.mkdtemp(prefix='robot_dynamics_ros
 #: start in a new install compiles the library's kernels.
 TIMEOUT = 120.0
 BIN = Path(sys.executable).parent
+COLLECT_QOS = QoSProfile(depth=10000, reliability=ReliabilityPolicy.RELIABLE)
 _DOMAINS = range(1, 102)
 _LOCK_DIR = Path(tempfile.gettempdir()) / 'robot_dynamics_ros_domains'
 
@@ -155,11 +156,16 @@ class TestNode:
             time.sleep(0.01)
 
     def collect(self, msg_type, topic, qos=None):
-        """Subscribe to ``topic``; return the list that receives ``(message, monotonic time)``."""
+        """
+        Subscribe to ``topic``; return the list that receives ``(message, monotonic time)``.
+
+        The default QoS is reliable with a deep history, so that a burst (a simulator running
+        faster than real time) is not thinned out before the test reads it.
+        """
         received = []
         self.node.create_subscription(
             msg_type, topic, lambda msg: received.append((msg, time.monotonic())),
-            qos if qos is not None else qos_profile_sensor_data)
+            qos if qos is not None else COLLECT_QOS)
         return received
 
     def client(self, srv_type, name, timeout=TIMEOUT):

@@ -50,10 +50,6 @@ def simulator(processes, probe):
         assert processes.stop(proc) == 0, processes.output(proc)
 
 
-def _positions(msgs):
-    return np.array([m.position for m, _ in msgs])
-
-
 def _stamp(msg):
     return to_seconds(msg.header.stamp)
 
@@ -64,11 +60,11 @@ def test_zero_effort_planar_2r_falls(simulator, probe):
     simulator('planar_2r', initial_positions='[0.4, 0.8]')
     probe.wait_for(lambda: states, what='joint states')
     # it has been falling since it started; reset, and watch it fall from the initial state
-    first = _reset_and_wait(probe, states, [0.4, 0.8])
-    probe.wait_for(lambda: _stamp(states[-1][0]) > _stamp(states[first][0]) + 0.3,
-                   what='0.3 s of falling')
-    q = _positions(states[first:])
-    assert all(e == 0.0 for m, _ in states[first:] for e in m.effort)
+    t0 = _reset(probe, states)
+    probe.wait_for(lambda: _stamp(states[-1][0]) > t0 + 0.3, what='0.3 s of falling')
+    msgs = _since(states, t0)
+    q = np.array([m.position for m in msgs])
+    assert all(e == 0.0 for m in msgs for e in m.effort)
     # under gravity alone the first link drops and the potential energy falls
     assert q[-1, 0] < 0.4 - 0.1
     assert np.all(np.diff(q[:50, 0]) <= 0.0)
@@ -76,16 +72,18 @@ def test_zero_effort_planar_2r_falls(simulator, probe):
     assert potential[-1] < potential[0] - 1.0
 
 
-def _reset_and_wait(probe, states, q0, qd0=None):
-    """Reset the simulator; return the index in ``states`` of the first state after it."""
+def _reset(probe, states):
+    """Reset the simulator; return the stamp [s] of the reset state, once a state after it came."""
     reset = probe.client(Trigger, '/simulator/reset')
-    count = len(states)
-    assert probe.call(reset, Trigger.Request()).success
-    qd0 = [0.0] * len(q0) if qd0 is None else qd0
-    return probe.wait_for(lambda: [k for k in range(count, len(states))
-                                   if list(states[k][0].position) == list(q0)
-                                   and list(states[k][0].velocity) == list(qd0)],
-                          what='the initial state after reset')[0]
+    response = probe.call(reset, Trigger.Request())
+    assert response.success, response.message
+    t0 = float(response.message.rsplit(' ', 2)[-2])
+    probe.wait_for(lambda: states and _stamp(states[-1][0]) > t0, what='a state after the reset')
+    return t0
+
+
+def _since(states, t0, t1=float('inf')):
+    return [m for m, _ in states if t0 <= _stamp(m) <= t1]
 
 
 def test_energy_is_conserved_without_friction(simulator, probe):
@@ -97,10 +95,9 @@ def test_energy_is_conserved_without_friction(simulator, probe):
     simulator('planar_2r', realtime='false', friction='false', publish_rate_hz='200.0',
               initial_positions=str(q0), initial_velocities=str(qd0))
     probe.wait_for(lambda: states, what='joint states')
-    first = _reset_and_wait(probe, states, q0, qd0)
-    t0 = _stamp(states[first][0])
+    t0 = _reset(probe, states)
     probe.wait_for(lambda: _stamp(states[-1][0]) >= t0 + 5.0, what='5 s of simulated time')
-    msgs = [m for m, _ in states[first:] if _stamp(m) <= t0 + 5.0]
+    msgs = _since(states, t0, t0 + 5.0)
     q = np.array([m.position for m in msgs])
     qd = np.array([m.velocity for m in msgs])
     energy = model.kinetic_energy(q, qd) + model.potential_energy(q)
@@ -124,14 +121,13 @@ def test_constant_effort_follows_the_library_simulation(simulator, probe):
         publisher.publish(Float64MultiArray(data=tau.tolist()))
         return any(list(m.effort) == tau.tolist() for m, _ in states)
     probe.wait_for(applied, what='the command to apply')
-    first = states[_reset_and_wait(probe, states, q0.tolist())][0]
-    t0 = _stamp(first)
+    t0 = _reset(probe, states)
     probe.wait_for(lambda: _stamp(states[-1][0]) > t0 + 2.0, what='2 s after the reset')
     run = simulate(model, q0, np.zeros(2), lambda t, q, qd: tau, 1e-3, 2.0, friction=True)
     compared = 0
-    for m, _ in states:
+    for m in _since(states, t0):
         k = int(round((_stamp(m) - t0) / 1e-3))
-        if 0 <= k < len(run.t) and _stamp(m) >= t0:
+        if k < len(run.t):
             np.testing.assert_allclose(m.position, run.q[k], rtol=0, atol=1e-9)
             np.testing.assert_allclose(m.velocity, run.qd[k], rtol=0, atol=1e-9)
             compared += 1
@@ -189,9 +185,10 @@ def test_commands_timeout_rejects_and_reset(simulator, probe):
     count = len(states)
     probe.wait_for(publishing(good, effort_is(good, count)), what='commands to apply again')
     assert 'commands arrive' in probe_output(proc)
-    # reset: the initial state again, with the command still applied
-    first = _reset_and_wait(probe, states, [0.4, 0.8])
-    assert list(states[first][0].effort) == good
+    # reset: the initial state again
+    t0 = _reset(probe, states)
+    probe.wait_for(lambda: [m for m in _since(states, t0, t0) if list(m.position) == [0.4, 0.8]
+                            and list(m.velocity) == [0.0, 0.0]], what='the initial state')
     probe.node.destroy_publisher(publisher)
 
 
