@@ -263,7 +263,7 @@ def format_table(rows, n_poses=None):
     def ratio(x):
         return '-' if x is None else f'{x:.2f}'
     lines = [f'{head} (success: fk within {TOL:g} m / {TOL:g} rad, in limits, '
-             f'within {BUDGET * 1e3:g} ms; x trac-ik: time over TRAC-IK\'s)',
+             f'within {BUDGET * 1e3:g} ms; x trac-ik: time over that of TRAC-IK)',
              f'{"robot":10s} {"solver":16s} {"success":>9s} {"median ms":>10s} {"p99 ms":>9s} '
              f'{"median x trac-ik":>17s} {"p99 x trac-ik":>14s}']
     for r in rows:

@@ -401,12 +401,12 @@ def _force_cross(v, f, out):
 
 
 @njit
-def _pivot_scales(S, I, work, out):
+def _pivot_scales(S, Isp, work, out):
     """
     Write the scale of each mass-matrix pivot to ``out`` (n,), from one state's bodies.
 
     ``|S_i| . (sum_{j >= i} |I_j|) |S_i|`` (elementwise absolute values; ``S`` (n, 6) and the
-    body inertias ``I`` (n, 6, 6) in the base frame): the magnitude of the terms of
+    body inertias ``Isp`` (n, 6, 6) in the base frame): the magnitude of the terms of
     ``M_ii = S_i . Ic_i S_i``, in its units (kg m^2 or kg). ``work`` is a (6, 6) array.
     """
     work[:] = 0.0
@@ -415,7 +415,7 @@ def _pivot_scales(S, I, work, out):
         for r in range(6):
             t = 0.0
             for k in range(6):
-                work[r, k] += abs(I[i, r, k])
+                work[r, k] += abs(Isp[i, r, k])
                 t += work[r, k] * abs(S[i, k])
             s += abs(S[i, r]) * t
         out[i] = s

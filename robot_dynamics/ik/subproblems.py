@@ -55,7 +55,7 @@ def rotate(w, angle, v):
 
 @njit
 def _normal_products(w, a, b):
-    """``(|a'|^2, |b'|^2, a'.b')`` of the components ``a' = a - (w.a) w``, ``b'`` normal to ``w``."""
+    """Return ``|a'|^2, |b'|^2, a'.b'`` for the parts ``a' = a - (w.a) w``, ``b'`` normal to w."""
     wa, wb = 0.0, 0.0
     for k in range(3):
         wa += w[k] * a[k]
