@@ -78,7 +78,8 @@ import numpy as np
 
 from . import numeric
 from .chain import chain, is_cached, measure
-from .closed_form import branches, closed_form, require_closed_form, SAME_SOLUTION_TOL
+from .closed_form import (branches, closed_form, nearest, require_closed_form,
+                          SAME_SOLUTION_TOL)
 from .numeric import DEFAULT_RNG_SEED
 from .subproblems import STRUCTURE_TOL
 from .. import limits
@@ -311,8 +312,9 @@ def _chain(model):
         numeric.warm_up(ch, model.dof)
         solver = closed_form(model)
         if solver is not None:
-            branches(solver, ch, np.eye(4), np.ones(6), 1.0, 1.0, ch.middle.copy(),
-                     np.ones(model.dof))
+            for kernel in (branches, nearest):
+                kernel(solver, ch, np.eye(4), np.ones(6), 1.0, 1.0, ch.middle.copy(),
+                       np.ones(model.dof))
     return ch, fresh
 
 
@@ -423,12 +425,12 @@ def ik(model, target, seed=None, *, method='auto', tol_position=DEFAULT_TOL_POSI
         q, ok, its, restarts, reason = numeric.solve(model, ch, target, o, seed, t_start)
         return _result(ch, q, target, o, t_start, 'numeric', reason, its, restarts)
 
-    k, solutions, errors, residuals, i, best = branches(
-        solver, ch, target, o.mask, o.tol_position, o.tol_orientation, seed, o.weights)
+    k, best, *measured = nearest(solver, ch, target, o.mask, o.tol_position, o.tol_orientation,
+                                 seed, o.weights)
     if k:
-        return _result(ch, solutions[i], target, o, t_start, 'analytic',
+        return _result(ch, best, target, o, t_start, 'analytic',
                        f'closed form ({solver.name}): {k} solution(s), the nearest to the seed',
-                       solutions=k, measured=(residuals[i], *errors[i]))
+                       solutions=k, measured=measured)
     complete = bool(np.all((o.mask > 0.0) >= solver.rows))
     unreachable = (f'unreachable: no closed-form solution ({solver.name}) within tolerance '
                    'and joint limits')

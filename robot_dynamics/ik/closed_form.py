@@ -91,6 +91,8 @@ class ClosedForm:
     selects at least these rows, every solution of the masked problem is among the candidates.
     ``candidates(target, hint)`` returns an array (K, n) (unverified; out-of-reach targets give
     the nearest configurations); ``hint`` (n,) fills joints a singularity leaves free.
+    ``nearest(ch, target, mask, tol_p2, tol_o2, seed, weights)`` is :func:`nearest` in one
+    compiled call. ``params`` holds the solver's constants for its kernels.
     """
 
     name = ''
@@ -153,13 +155,12 @@ class Planar(ClosedForm):
         if min(lengths) < STRUCTURE_TOL:
             return None
         solver = cls()
-        solver.code, name = cls.PATTERNS[pattern]
-        solver.joints = np.array(joints + [0] * (3 - len(joints)), dtype=np.int64)
-        solver.lift = lift[0] if lift else -1
-        solver.frame, solver.c, solver.p0, solver.slide = frame, c, p0, slide
-        solver.sign = geo.axis @ n               # +-1 for joints along n
-        solver.h0 = float(n @ geo.tip[:3, 3])
-        solver.R0t_u = geo.tip[:3, :3].T @ u
+        code, name = cls.PATTERNS[pattern]
+        # pattern, in-plane joints, lift joint (-1: none), (n, u, v), +-1 for joints along n,
+        # joint points in the plane, tip in the plane and along n, R0^T u, slide direction
+        solver.params = (code, np.array(joints + [0] * (3 - len(joints)), dtype=np.int64),
+                         lift[0] if lift else -1, frame, geo.axis @ n, c, p0,
+                         float(n @ geo.tip[:3, 3]), geo.tip[:3, :3].T @ u, slide)
         rows = np.zeros(6, dtype=bool)
         rows[:3] = True
         if pattern == 'RRR':
@@ -170,12 +171,17 @@ class Planar(ClosedForm):
 
     def candidates(self, target, hint):
         """Return the candidate joint vectors (2, n) for ``target``; see :class:`ClosedForm`."""
-        return _planar_candidates(self.code, self.joints, self.lift, self.frame, self.sign,
-                                  self.c, self.p0, self.h0, self.R0t_u, self.slide, target, hint)
+        return _planar_candidates(self.params, target, hint)
+
+    def nearest(self, ch, target, mask, tol_p2, tol_o2, seed, weights):
+        """Return :func:`nearest` for ``target``; see :class:`ClosedForm`."""
+        return _planar_nearest(self.params, ch.basis, ch.tip, ch.lower, ch.upper, ch.revolute,
+                               ch.wrap, target, seed, mask, tol_p2, tol_o2, weights)
 
 
 @njit
-def _planar_candidates(code, joints, lift, frame, sign, c, p0, h0, R0t_u, slide, target, hint):
+def _planar_candidates(params, target, hint):
+    code, joints, lift, frame, sign, c, p0, h0, R0t_u, slide = params
     n, u, v = frame[0], frame[1], frame[2]
     pt = np.ascontiguousarray(target[:3, 3])
     x = np.array([np.dot(u, pt), np.dot(v, pt)])
@@ -265,20 +271,22 @@ class SphericalWrist(ClosedForm):
                 return None
             shoulder = hit12[0]
         solver = cls()
-        solver.w, solver.p = np.ascontiguousarray(w), np.ascontiguousarray(p)
-        # centre, centre in the tip frame at q = 0, a unit vector normal to axis 6 (for q6),
-        # the plane of the 2-3 linkage, the shoulder point
-        solver.vectors = np.array([centre, R0.T @ (centre - geo.tip[:3, 3]),
-                                   plane_basis(w[5])[0], u, v, shoulder])
-        solver.R0t = np.ascontiguousarray(R0.T)
-        solver.plane, solver.sign3, solver.height = plane, sign3, height
-        solver.parallel23 = parallel23
+        # vectors: centre, centre in the tip frame at q = 0, a unit vector normal to axis 6
+        # (for q6), the plane of the 2-3 linkage, the shoulder point
+        vectors = np.array([centre, R0.T @ (centre - geo.tip[:3, 3]), plane_basis(w[5])[0], u,
+                            v, shoulder])
+        solver.params = (np.ascontiguousarray(w), np.ascontiguousarray(p), vectors,
+                         np.ascontiguousarray(R0.T), plane, sign3, height, parallel23)
         return solver
 
     def candidates(self, target, hint):
         """Return the candidate joint vectors (<= 8, 6) for ``target``; see :class:`ClosedForm`."""
-        return _wrist_candidates(self.w, self.p, self.vectors, self.R0t, self.plane, self.sign3,
-                                 self.height, self.parallel23, target, hint)
+        return _wrist_candidates(self.params, target, hint)
+
+    def nearest(self, ch, target, mask, tol_p2, tol_o2, seed, weights):
+        """Return :func:`nearest` for ``target``; see :class:`ClosedForm`."""
+        return _wrist_nearest(self.params, ch.basis, ch.tip, ch.lower, ch.upper, ch.revolute,
+                              ch.wrap, target, seed, mask, tol_p2, tol_o2, weights)
 
 
 @njit
@@ -319,7 +327,8 @@ def _wrist_arm(w, p, vectors, plane, sign3, height, parallel23, c, hint):
 
 
 @njit
-def _wrist_candidates(w, p, vectors, R0t, plane, sign3, height, parallel23, target, hint):
+def _wrist_candidates(params, target, hint):
+    w, p, vectors, R0t, plane, sign3, height, parallel23 = params
     offset, x6 = vectors[1], vectors[2]
     R = np.ascontiguousarray(target[:3, :3])
     c, a6, ax = np.empty(3), np.empty(3), np.empty(3)
@@ -464,3 +473,42 @@ def branches(solver, ch, target, mask, tol_p, tol_o, seed, weights):
         return 0, C, np.empty((0, 2)), np.empty((0, 6)), -1, seed
     return _branches(C, ch.basis, ch.tip, target, mask, tol_p * tol_p, tol_o * tol_o, ch.lower,
                      ch.upper, ch.revolute, ch.wrap, seed, weights)
+
+
+@njit
+def _nearest(C, basis, tip, lower, upper, revolute, wrap, target, seed, mask, tol_p2, tol_o2,
+             weights):
+    if C.shape[0] == 0:
+        return 0, seed.copy(), np.zeros(6), np.nan, np.nan
+    k, S, errors, E, pick, best = _branches(C, basis, tip, target, mask, tol_p2, tol_o2, lower,
+                                            upper, revolute, wrap, seed, weights)
+    if k == 0:
+        return 0, best, np.zeros(6), np.nan, np.nan
+    return k, S[pick].copy(), E[pick].copy(), errors[pick, 0], errors[pick, 1]
+
+
+@njit
+def _planar_nearest(params, basis, tip, lower, upper, revolute, wrap, target, seed, mask,
+                    tol_p2, tol_o2, weights):
+    return _nearest(_planar_candidates(params, target, seed), basis, tip, lower, upper,
+                    revolute, wrap, target, seed, mask, tol_p2, tol_o2, weights)
+
+
+@njit
+def _wrist_nearest(params, basis, tip, lower, upper, revolute, wrap, target, seed, mask, tol_p2,
+                   tol_o2, weights):
+    return _nearest(_wrist_candidates(params, target, seed), basis, tip, lower, upper, revolute,
+                    wrap, target, seed, mask, tol_p2, tol_o2, weights)
+
+
+def nearest(solver, ch, target, mask, tol_p, tol_o, seed, weights):
+    """
+    Return the verified closed-form solution of ``target`` nearest ``seed`` (one compiled call).
+
+    Returns ``(k, q, residual, position error, orientation error)``: the number of solutions
+    within tolerance and limits, and the one nearest the seed in the weighted distance (its
+    revolute angles on their in-limit turns nearest the seed); when k = 0, ``q`` is the
+    candidate of least weighted error moved into the limits (the seed if there is none) and the
+    errors are nan.
+    """
+    return solver.nearest(ch, target, mask, tol_p * tol_p, tol_o * tol_o, seed, weights)
