@@ -84,7 +84,6 @@ from .numeric import DEFAULT_RNG_SEED
 from .subproblems import STRUCTURE_TOL
 from .. import limits
 from ..errors import as_array, as_joint_array, choice, InputError
-from ..limits import TWO_PI
 from ..spatial import check_transform
 
 DEFAULT_TOL_POSITION = 1e-6      # m
@@ -326,7 +325,7 @@ def _result(ch, q, target, o, t_start, method, reason, iterations=0, restarts=0,
     Check ``q`` through fk and the limits, and report.
 
     ``measured``: the errors ``(residual, position, orientation)`` of a closed-form solution,
-    already checked through fk and placed inside the limits by :func:`closed_form.branches`.
+    already checked through fk and placed inside the limits by :func:`closed_form.nearest`.
     """
     if measured is None:
         e, perr, oerr = measure(ch, q, target, o.mask)
@@ -457,8 +456,11 @@ def _every_turn(ch, q):
     values = []
     for x, lo, hi, wrap in zip(q, ch.lower, ch.upper, ch.wrap):
         if wrap:
-            turns = np.arange(math.ceil((lo - x) / TWO_PI), math.floor((hi - x) / TWO_PI) + 1)
-            values.append(x + TWO_PI * turns)
+            # one turn of margin each side against rounding, then the exact test
+            turns = np.arange(math.ceil((lo - x) / limits.TWO_PI) - 1,
+                              math.floor((hi - x) / limits.TWO_PI) + 2)
+            copies = x + limits.TWO_PI * turns
+            values.append(copies[(copies >= lo) & (copies <= hi)])
         else:
             values.append([x])
     return [np.array(c) for c in itertools.product(*values)]
