@@ -97,6 +97,17 @@ class ClosedForm:
 
     name = ''
     rows = np.ones(6, dtype=bool)
+    #: the compiled ``(candidates, nearest)`` of this structure, taking ``params`` first
+    kernels = ()
+
+    def candidates(self, target, hint):
+        """Return the candidate joint vectors (K, n) for ``target``."""
+        return self.kernels[0](self.params, target, hint)
+
+    def nearest(self, ch, target, mask, tol_p2, tol_o2, seed, weights):
+        """Return :func:`nearest` for ``target`` (squared tolerances)."""
+        return self.kernels[1](self.params, ch.basis, ch.tip, ch.lower, ch.upper, ch.revolute,
+                               ch.wrap, target, seed, mask, tol_p2, tol_o2, weights)
 
 
 # ---- planar arms --------------------------------------------------------------------------------
@@ -168,15 +179,6 @@ class Planar(ClosedForm):
         solver.rows = rows
         solver.name = name + (' with a lift joint' if lift else '')
         return solver
-
-    def candidates(self, target, hint):
-        """Return the candidate joint vectors (2, n) for ``target``; see :class:`ClosedForm`."""
-        return _planar_candidates(self.params, target, hint)
-
-    def nearest(self, ch, target, mask, tol_p2, tol_o2, seed, weights):
-        """Return :func:`nearest` for ``target``; see :class:`ClosedForm`."""
-        return _planar_nearest(self.params, ch.basis, ch.tip, ch.lower, ch.upper, ch.revolute,
-                               ch.wrap, target, seed, mask, tol_p2, tol_o2, weights)
 
 
 @njit
@@ -278,15 +280,6 @@ class SphericalWrist(ClosedForm):
         solver.params = (np.ascontiguousarray(w), np.ascontiguousarray(p), vectors,
                          np.ascontiguousarray(R0.T), plane, sign3, height, parallel23)
         return solver
-
-    def candidates(self, target, hint):
-        """Return the candidate joint vectors (<= 8, 6) for ``target``; see :class:`ClosedForm`."""
-        return _wrist_candidates(self.params, target, hint)
-
-    def nearest(self, ch, target, mask, tol_p2, tol_o2, seed, weights):
-        """Return :func:`nearest` for ``target``; see :class:`ClosedForm`."""
-        return _wrist_nearest(self.params, ch.basis, ch.tip, ch.lower, ch.upper, ch.revolute,
-                              ch.wrap, target, seed, mask, tol_p2, tol_o2, weights)
 
 
 @njit
@@ -499,6 +492,10 @@ def _wrist_nearest(params, basis, tip, lower, upper, revolute, wrap, target, see
                    tol_o2, weights):
     return _nearest(_wrist_candidates(params, target, seed), basis, tip, lower, upper, revolute,
                     wrap, target, seed, mask, tol_p2, tol_o2, weights)
+
+
+Planar.kernels = (_planar_candidates, _planar_nearest)
+SphericalWrist.kernels = (_wrist_candidates, _wrist_nearest)
 
 
 def nearest(solver, ch, target, mask, tol_p, tol_o, seed, weights):
