@@ -51,8 +51,8 @@ setup(
         'urdfdom-py',
     ],
     extras_require={
-        'test': ['pytest', 'pin', 'example-robot-data', 'roboticstoolbox-python',
-                 'matplotlib'] + LINT_REQUIRES,
+        'test': ['pytest', 'pin', 'roboticstoolbox-python', 'matplotlib', 'example-robot-data',
+                 'pytracik'] + LINT_REQUIRES,
         'lint': LINT_REQUIRES,
         'plots': ['matplotlib'],
     },

@@ -52,6 +52,7 @@ import numpy as np
 from . import kinematics
 from .dynamics import friction_torques
 from .errors import as_array, as_joint_array, choice, InputError, ShapeError
+from .linalg import damped_least_squares
 from .spatial import matrix_to_rotvec
 
 #: Default damping of the least-squares inverse in task space [m or rad]: a tiny
@@ -625,7 +626,6 @@ class ResolvedAcceleration(_Law):
         self.effort_limit = _effort(model, effort_limit)
         self.saturate = bool(saturate)
         self._orientation = bool(self.mask[3:].any())
-        self._eye_task = (self.damping ** 2) * np.eye(self.rows.size)
         self._redundant = model.dof > self.rows.size
 
     def __repr__(self):
@@ -700,8 +700,6 @@ class ResolvedAcceleration(_Law):
         e_dot = twist_d - (J @ qd2[..., None])[..., 0]
         rhs = (acc_d[:, rows] + self.kd[rows] * e_dot[:, rows]
                + self.kp[rows] * e[:, rows] - bias)
-        JmT = np.swapaxes(Jm, -1, -2)
-        A = Jm @ JmT + self._eye_task
         columns = [rhs]
         redundant = self._redundant and self.null_space_damping > 0.0
         if redundant:
@@ -710,7 +708,7 @@ class ResolvedAcceleration(_Law):
             columns.append((Jm @ z[..., None])[..., 0])
         if self.friction is Friction.REFERENCE:
             columns.append(np.broadcast_to(twist_d, e_dot.shape)[:, rows])
-        y = JmT @ np.linalg.solve(A, np.stack(columns, axis=-1))  # one solve for all
+        y = damped_least_squares(Jm, np.stack(columns, axis=-1), self.damping)  # all at once
         qdd = y[..., 0]
         if redundant:
             qdd = qdd + z - y[..., 1]

@@ -44,6 +44,7 @@ from .errors import (as_array, as_joint_array, choice, InputError, ShapeError,
                      SingularMassMatrixError)
 from .kinematics import (chain, cross3, local_transform, matvec6, motion_cross6, rotate3,
                          states)
+from .linalg import singular_pivot, spd_solve
 from .spatial import motion_cross_matrix, skew
 
 #: Velocity scale [rad/s or m/s] of the smooth Coulomb friction ``friction * tanh(qd / scale)``.
@@ -414,21 +415,55 @@ def _force_cross(v, f, out):
 
 
 @njit
+def _pivot_scales(S, Isp, work, out):
+    """
+    Write the scale of each mass-matrix pivot to ``out`` (n,), from one state's bodies.
+
+    ``|S_i| . (sum_{j >= i} |I_j|) |S_i|`` (elementwise absolute values; ``S`` (n, 6) and the
+    body inertias ``Isp`` (n, 6, 6) in the base frame): the magnitude of the terms of
+    ``M_ii = S_i . Ic_i S_i``, in its units (kg m^2 or kg). ``work`` is a (6, 6) array.
+    """
+    work[:] = 0.0
+    for i in range(S.shape[0] - 1, -1, -1):
+        s = 0.0
+        for r in range(6):
+            t = 0.0
+            for k in range(6):
+                work[r, k] += abs(Isp[i, r, k])
+                t += work[r, k] * abs(S[i, k])
+            s += abs(S[i, r]) * t
+        out[i] = s
+
+
+@njit
+def _pivot_scale_kernel(basis, axis, prismatic, mass, com, inertia, Q):
+    """Pivot scales (B, n) of the mass matrices at the states ``Q`` (B, n)."""
+    B, n = Q.shape
+    out = np.empty((B, n))
+    T, S, Isp, work = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 6, 6)), np.empty((6, 6))
+    for b in range(B):
+        _world_bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, Isp)
+        _pivot_scales(S, Isp, work, out[b])
+    return out
+
+
+@njit
 def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0, Fext):
     """
     Articulated-body algorithm in base coordinates (Featherstone 2008, §7.3), O(n).
 
     Returns ``(qdd, bad)``: ``bad`` is -1, or the index of a joint whose articulated inertia
-    vanishes (a singular mass matrix).
+    ``D_i`` is a singular pivot (:func:`robot_dynamics.linalg.singular_pivot`).
     """
     B, n = Q.shape
     qdd = np.empty((B, n))
     T, S, IA = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 6, 6))
     V, c, pA, U = np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6))
-    D, u = np.empty(n), np.empty(n)
+    D, u, scale, work = np.empty(n), np.empty(n), np.empty(n), np.empty((6, 6))
     Sqd, a, t, pt = np.empty(6), np.empty(6), np.empty(6), np.empty(3)
     for b in range(B):
         _world_bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, IA)
+        _pivot_scales(S, IA, work, scale)
         for i in range(n):
             for k in range(6):
                 Sqd[k] = S[i, k] * QD[b, i]
@@ -445,7 +480,7 @@ def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0,
         for i in range(n - 1, -1, -1):
             matvec6(IA[i], S[i], U[i])
             D[i] = S[i] @ U[i]
-            if not D[i] > 1e-12 * (1.0 + np.abs(IA[i]).max()):
+            if singular_pivot(D[i], scale[i]):
                 return qdd, i
             u[i] = TAU[b, i] - S[i] @ pA[i]
             if i > 0:
@@ -467,22 +502,17 @@ def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0,
     return qdd, -1
 
 
-def _cholesky_solve(model, M, rhs):
-    try:
-        L = np.linalg.cholesky(M)
-        # a pivot at round-off level is as singular as a failed factorisation (the threshold of
-        # the ABA kernel): solving with it would return accelerations of order 1e15
-        pivots = np.diagonal(L, axis1=-2, axis2=-1) ** 2
-        scale = 1.0 + np.abs(M).max(axis=(-2, -1))
-        if not np.all(pivots > 1e-12 * scale[..., None]):
-            raise np.linalg.LinAlgError('pivot below the relative threshold')
-    except np.linalg.LinAlgError:
-        eig = np.linalg.eigvalsh(M).min()
+def _cholesky_solve(model, q, M, rhs):
+    """Solve ``M qdd = rhs`` at the states ``q`` (B, n) by Cholesky, with ABA's singular test."""
+    scale = _pivot_scale_kernel(model.derived.local_basis, model.joint_axis, model.is_prismatic,
+                                model.mass, model.com, model.inertia, q)
+    qdd, (b, j) = spd_solve(M, rhs, scale)
+    if b >= 0:
         raise SingularMassMatrixError(
-            f'mass matrix is not positive definite (smallest eigenvalue {eig:.3g}): a '
-            'degenerate model, e.g. a joint that moves no mass or inertia') from None
-    y = np.linalg.solve(L, rhs[..., None])
-    return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
+            f'mass matrix is singular: joint {model.joint_names[j]!r} adds no mass or inertia '
+            'that the joints before it do not already move (a degenerate model, e.g. a joint '
+            'that moves no mass or inertia)')
+    return qdd
 
 
 def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=False,
@@ -499,8 +529,11 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
       accelerations (no velocity, no gravity), the bias ``C + G`` from RNEA with qdd = 0,
       Cholesky solve.
 
-    Raises ``SingularMassMatrixError`` when M is not positive definite. Other arguments as in
-    :func:`inverse_dynamics`.
+    Raises ``SingularMassMatrixError`` when M is singular: every route applies the same test,
+    :func:`robot_dynamics.linalg.singular_pivot`, to its pivots (ABA's articulated inertias
+    ``D_i``, or the Cholesky pivots) with the same scales ``|S_i| . (sum_{j >= i} |I_j|) |S_i|``
+    (units of ``M_ii``), so the verdict does not depend on the model's units. Other arguments
+    as in :func:`inverse_dynamics`.
     """
     method = choice(method, ForwardDynamicsMethod, 'method')
     (q, qd, tau), shape = states(model, ('q', q), ('qd', qd), ('tau', tau))
@@ -528,7 +561,7 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
             units = np.tile(np.eye(n), (q.shape[0], 1))
             M = _rnea(model, Qs, np.zeros_like(Qs), units, np.zeros(3), None).reshape(-1, n, n)
             M = np.swapaxes(M, -1, -2)
-        qdd = _cholesky_solve(model, M, tau - bias)
+        qdd = _cholesky_solve(model, q, M, tau - bias)
     return qdd.reshape(shape + (model.dof,))
 
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from . import control, integrators, time_scaling, trajectory
 from .errors import choice, InputError, RobotDynamicsError
+from .limits import middle
 from .spatial import pose_error
 
 DEFAULT_DURATION = 4.0            # s
@@ -146,9 +147,8 @@ def _hold_steps(plant_rate, control_rate):
 # ---- building blocks ----------------------------------------------------------------------------
 
 def home_configuration(model):
-    """Mid-range joint positions (n,): the middle of finite limits, else 0."""
-    finite = np.isfinite(model.lower) & np.isfinite(model.upper)
-    return np.where(finite, 0.5 * (model.lower + model.upper), 0.0)
+    """Mid-range joint positions (n,), inside the limits: :func:`robot_dynamics.limits.middle`."""
+    return middle(model.lower, model.upper)
 
 
 def reference_waypoints(model, duration):

@@ -48,6 +48,7 @@ import numpy as np
 from . import kinematics
 from .errors import as_array, choice, InputError, ShapeError
 from .ik import ik_path
+from .linalg import damped_least_squares
 from .spatial import check_transform, matrix_to_rotvec, skew
 
 #: Relative agreement required between ``JointTrajectory(end=...)`` and the polynomial.
@@ -749,19 +750,11 @@ class CartesianLine:
         rows = np.flatnonzero(model.task_mask if mask is None else np.asarray(mask, dtype=float))
         _, J = kinematics.pose_and_jacobian(model, q)
         Jm = J[:, rows, :]
-        qd = _damped_solve(Jm, point.twist[:, rows], rate_damping)
+        qd = damped_least_squares(Jm, point.twist[:, rows, None], rate_damping)[..., 0]
         Jd = model.jacobian_dot(q, qd)[:, rows, :]
         rhs = point.acceleration[:, rows] - (Jd @ qd[..., None])[..., 0]
-        qdd = _damped_solve(Jm, rhs, rate_damping)
+        qdd = damped_least_squares(Jm, rhs[..., None], rate_damping)[..., 0]
         return from_waypoints(times - times[0], q, qd, qdd, start_time=times[0])
-
-
-def _damped_solve(J, rhs, damping):
-    """Least-squares ``J^+ rhs`` (damped): ``J^T (J J^T + damping^2 I)^-1 rhs``, batched."""
-    m = J.shape[-2]
-    JJt = J @ np.swapaxes(J, -1, -2) + (damping ** 2) * np.eye(m)
-    y = np.linalg.solve(JJt, rhs[..., None])
-    return (np.swapaxes(J, -1, -2) @ y)[..., 0]
 
 
 def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
