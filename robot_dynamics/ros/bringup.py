@@ -34,7 +34,7 @@ import threading
 import time
 
 import rclpy
-from rclpy._rclpy_pybind11 import NodeNameNonExistentError
+from rclpy._rclpy_pybind11 import NodeNameNonExistentError, RCLError
 from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
@@ -147,7 +147,7 @@ class Bringup:
                 offered = probe.get_service_names_and_types_by_node(spec.name, '/')
             else:
                 offered = get_action_server_names_and_types_by_node(probe, spec.name, '/')
-        except NodeNameNonExistentError:   # not discovered yet
+        except (NodeNameNonExistentError, RCLError):   # not discovered yet
             return False
         return any(offered_name == name for offered_name, _ in offered)
 
