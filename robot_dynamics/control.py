@@ -575,7 +575,7 @@ class ResolvedAcceleration:
         qd2 = qd.reshape(-1, n)
         B = q2.shape[0]
         # one compiled pass: tip pose, Jacobian and its derivative
-        T, J, Jd = kinematics.pose_and_jacobian(model, q2, None, qd2)
+        T, J, Jd = kinematics._pose_and_jacobian(model, q2, None, qd2)
         rows = self.rows
         Jm = J[:, rows, :]
         bias = (Jd[:, rows, :] @ qd2[..., None])[..., 0]

@@ -751,7 +751,7 @@ class CartesianLine:
         q = _solve_path(model, point.pose, times, seed, max_joint_step, ik_options)
         mask = np.asarray(ik_options.get('mask', model.task_mask), dtype=float)
         rows = np.flatnonzero(mask)
-        _, J = kinematics.pose_and_jacobian(model, q)
+        _, J = kinematics._pose_and_jacobian(model, q)
         Jm = J[:, rows, :]
         qd = _damped_solve(Jm, point.twist[:, rows], rate_damping)
         Jd = model.jacobian_dot(q, qd)[:, rows, :]
