@@ -494,10 +494,10 @@ def coriolis_matrix(model, q, qd, *, form='christoffel'):
       ``I_i A_i + V_i x* I_i V_i``.
 
     Both have the same ``C qd`` (RNEA's bias without gravity) and ``C + C^T = dM/dt``, so
-    ``dM/dt - 2C`` is skew-symmetric. Both are computed in O(n^2) without derivatives of M,
-    the Christoffel form with the body terms of Echeandia and Wensing, "Numerical methods to
-    compute the Coriolis matrix and Christoffel symbols for rigid-body systems", J. Comput.
-    Nonlinear Dynam., 2021 (see :func:`_coriolis_kernel`).
+    ``dM/dt - 2C`` is skew-symmetric. Both are computed in O(n^2) from the composite inertias
+    of the CRBA, without derivatives of M: the Christoffel form with the body terms of
+    Echeandia and Wensing, "Numerical methods to compute the Coriolis matrix and Christoffel
+    symbols for rigid-body systems", J. Comput. Nonlinear Dynam. 16(9), 2021.
     """
     christoffel = choice(form, CoriolisForm, 'form') is CoriolisForm.CHRISTOFFEL
     (q, qd), shape = states(model, ('q', q), ('qd', qd))
@@ -675,6 +675,7 @@ def _parameter_basis():
     basis = np.empty((10, 6, 6))
     for p, unit in enumerate(np.eye(10)):
         inertia_matrix(unit, basis[p])
+    basis.setflags(write=False)       # shared by every call
     return basis
 
 
