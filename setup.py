@@ -51,7 +51,8 @@ setup(
         'urdfdom-py',
     ],
     extras_require={
-        'test': ['pytest', 'pin', 'roboticstoolbox-python', 'matplotlib'] + LINT_REQUIRES,
+        'test': ['pytest', 'pin', 'roboticstoolbox-python', 'matplotlib', 'example-robot-data',
+                 'pytracik'] + LINT_REQUIRES,
         'lint': LINT_REQUIRES,
         'plots': ['matplotlib'],
     },
@@ -64,6 +65,9 @@ setup(
     entry_points={
         'console_scripts': [
             'robot-dynamics = robot_dynamics.cli:main',
+            'model_node = robot_dynamics.ros.model_node:main',
+            'kinematics_node = robot_dynamics.ros.kinematics_node:main',
+            'simulator_node = robot_dynamics.ros.simulator_node:main',
         ],
     },
 )

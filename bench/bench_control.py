@@ -15,7 +15,7 @@
 """
 Per-call cost of the control laws on one state: what a 1 kHz controller loop pays per cycle.
 
-Robots: the SCARA and the iiwa14. Each law of ``control.LAWS`` tracks a reference near a bent
+Robots: the SCARA and the iiwa14. Each law of ``control.Law`` tracks a reference near a bent
 configuration; the time is one ``compute(t, q, qd, reference)`` call. There is no peer for
 these laws in Pinocchio or Robotics Toolbox: the inverse dynamics inside them is benchmarked
 against the peers in ``bench_dynamics.py``.
@@ -34,10 +34,10 @@ KP, KD = 400.0, 40.0
 
 def _law(model, law, q):
     """Return the controller and a reference for it near ``q``."""
-    if law == 'resolved_acceleration':
+    if law is control.Law.RESOLVED_ACCELERATION:
         return (control.make_controller(law, model, kp=KP, kd=KD),
                 TaskPoint(model.fk(q), np.zeros(6), np.zeros(6)))
-    gains = {'kp': KP, 'kd': KD} if law != 'pid' else {'kp': KP, 'ki': 1.0, 'kd': KD}
+    gains = {'kp': KP, 'kd': KD} if law is not control.Law.PID else {'kp': KP, 'ki': 1.0, 'kd': KD}
     return control.make_controller(law, model, **gains), TrajectoryPoint.at_rest(q + 0.01)
 
 
@@ -50,9 +50,9 @@ def run(quick=False):
         hi = np.where(np.isfinite(model.upper), model.upper, np.pi)
         q = lo + 0.6 * (hi - lo)
         qd = np.full(model.dof, 0.1)
-        for law in control.LAWS:
+        for law in control.Law:
             c, ref = _law(model, law, q)
             c.compute(0.0, q, qd, ref)          # compile or load the kernels first
             us = best_us(lambda: c.compute(0.0, q, qd, ref), budget_s=0.5 if quick else 2.0)
-            rows.append(timing_row(GROUP, name, law, 'single', us))
+            rows.append(timing_row(GROUP, name, law.value, 'single', us))
     return rows

@@ -34,7 +34,7 @@ import json
 import math
 import sys
 
-from .errors import RobotDynamicsError
+from .errors import InputError, RobotDynamicsError
 
 PROG = 'robot-dynamics'
 EXIT_OK = 0
@@ -123,10 +123,21 @@ def build_parser():
     p.add_argument('--report', metavar='FILE', help='write the JSON report to FILE')
     p.set_defaults(handler=demo_command)
 
-    p = sub.add_parser('bringup', help='start the ROS 2 nodes (not in this release)',
-                       description='Start the ROS 2 nodes with the parameter files of launch/. '
-                                   'Not part of this release yet.')
-    p.add_argument('--robot', choices=robots, metavar='NAME', help='bundled robot')
+    p = sub.add_parser(
+        'bringup', help='start the ROS 2 nodes (model, kinematics, simulator)',
+        description='Start the ROS 2 node set of launch/sim.launch.py with the same parameter '
+                    'files and remappings, for installs without ros2 launch. Prints the nodes '
+                    'with their topics and services once they serve; SIGINT (Ctrl-C) or SIGTERM '
+                    'stops them, exit status 0. Discovery stays on loopback unless '
+                    'ROS_AUTOMATIC_DISCOVERY_RANGE is set otherwise.')
+    p.add_argument('--robot', choices=robots, metavar='NAME',
+                   help=f'bundled robot, parameters from config/NAME.yaml: {", ".join(robots)}')
+    p.add_argument('--params-file', action='append', default=[], metavar='FILE',
+                   help="a ROS 2 parameter file, after the robot's (repeatable)")
+    p.add_argument('-p', '--param', action='append', default=[], metavar='NODE.NAME:=VALUE',
+                   type=_node_parameter,
+                   help='set one parameter of one node, after the files, e.g. '
+                        'simulator.realtime:=false (repeatable)')
     p.add_argument('--processes', action='store_true',
                    help='one process per node instead of one process for all')
     p.set_defaults(handler=bringup_command)
@@ -279,11 +290,30 @@ def demo_command(args, out=sys.stdout):
 
 # ---- bringup ------------------------------------------------------------------------------------
 
+def _node_parameter(text):
+    """Parse ``NODE.NAME:=VALUE`` into ``(node, name, value text)``."""
+    target, sep, value = text.partition(':=')
+    node, dot, name = target.partition('.')
+    if not (sep and dot and node and name):
+        raise argparse.ArgumentTypeError(f'expected NODE.NAME:=VALUE, got {text!r}')
+    return node, name, value
+
+
 def bringup_command(args, out=sys.stdout):
-    """Run ``robot-dynamics bringup``: not available in this release; return status 2."""
-    print(f'{PROG} bringup: the ROS 2 nodes are not part of this release yet; use '
-          f'`{PROG} simulate` for the closed loop in the library', file=sys.stderr)
-    return EXIT_USAGE
+    """Run ``robot-dynamics bringup``; return the exit status."""
+    from .ros import bringup, graph
+    if not (args.robot or args.params_file):
+        raise InputError('give --robot NAME or --params-file FILE (or both)')
+    files = ([graph.parameter_file(args.robot)] if args.robot else []) + args.params_file
+    specs = graph.nodes('sim')
+    names = {spec.name for spec in specs}
+    overrides = {}
+    for node, name, value in args.param:
+        if node not in names:
+            raise InputError(f'--param {node}.{name}: no node {node!r}; nodes: {sorted(names)}')
+        overrides.setdefault(node, []).append((name, value))
+    return bringup.run(specs, files, overrides, processes=args.processes, out=out,
+                       title=f'{PROG} bringup {args.robot or ""}'.rstrip())
 
 
 def main(argv=None):

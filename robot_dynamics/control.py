@@ -19,13 +19,16 @@ Each law is a small object built over a :class:`~robot_dynamics.model.RobotModel
 controller's model, which may differ from the plant to study model error) with one method,
 ``compute(t, q, qd, reference) -> Command``. It works on one state (n,) or a batch (..., n).
 Only :class:`PID` keeps state (its integral and the time of its last call), held in one
-explicit, immutable :class:`PIDState` that :meth:`PID.reset` replaces; the others are pure
-functions of their arguments, so a ROS controller node can call them from its timer at any rate.
+explicit, immutable :class:`PIDState` that :meth:`PID.reset` and :meth:`PID.restart` replace;
+the others are pure functions of their arguments, so a ROS controller node can call them from
+its timer at any rate. ``law.with_gains(kp=...)`` returns the law with new gains, validated as
+the constructor does, and its state kept: what a node applies when its gain parameters change.
 
 Conventions: the joint error is ``e = q_d - q`` and ``e_dot = qd_d - qd``; joint gains are per
 joint (n,), a scalar applies to every joint, and a mapping ``{joint_name: gain}`` is accepted (as
-ROS parameters ``gains.<joint>.p``). The commanded torque is clipped to ``effort_limit`` (the
-model's by default) and ``Command.saturated`` flags the clipped joints. Torques are in N m
+ROS parameters ``gains.<joint>.p``); task gains are per row, or ``{row: gain}`` with the rows
+``vx vy vz wx wy wz`` (:data:`TASK_ROWS`). The commanded torque is clipped to ``effort_limit``
+(the model's by default) and ``Command.saturated`` flags the clipped joints. Torques are in N m
 (revolute) or N (prismatic).
 
 The laws (the seed documents give only the inverse-dynamics feed-forward, seed 001 §10; the
@@ -41,6 +44,7 @@ feedback laws are the standard ones, e.g. Siciliano et al. 2009, ch. 8):
 """
 
 import enum
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -48,6 +52,7 @@ import numpy as np
 from . import kinematics
 from .dynamics import friction_torques
 from .errors import as_array, as_joint_array, choice, InputError, ShapeError
+from .linalg import damped_least_squares
 from .spatial import matrix_to_rotvec
 
 #: Default damping of the least-squares inverse in task space [m or rad]: a tiny
@@ -55,6 +60,8 @@ from .spatial import matrix_to_rotvec
 TASK_DAMPING = 1e-6
 #: Default joint damping [1/s] of the null-space motion of redundant arms in task space.
 NULL_SPACE_DAMPING = 10.0
+#: Names of the task rows (twist components, base frame), the keys of task gains by name.
+TASK_ROWS = ('vx', 'vy', 'vz', 'wx', 'wy', 'wz')
 
 _ZERO6 = np.zeros(6)
 _ZERO6.setflags(write=False)
@@ -68,9 +75,6 @@ class Law(enum.Enum):
     PID = 'pid'
     COMPUTED_TORQUE = 'computed_torque'
     RESOLVED_ACCELERATION = 'resolved_acceleration'
-
-
-LAWS = tuple(law.value for law in Law)
 
 
 class Friction(enum.Enum):
@@ -134,13 +138,7 @@ def joint_gains(value, model, name, *, allow_inf=False):
 
     """
     n = model.dof
-    if hasattr(value, 'keys'):
-        unknown = sorted(set(value) - set(model.joint_names))
-        missing = [j for j in model.joint_names if j not in value]
-        if unknown or missing:
-            raise InputError(f'{name}: joint names must match the model; unknown {unknown}, '
-                             f'missing {missing}')
-        value = [value[j] for j in model.joint_names]
+    value = _by_name(value, model.joint_names, name, 'joint')
     if allow_inf:
         arr = as_array(value, (), name, finite=False)
         if np.isnan(arr).any() or np.isneginf(arr).any():
@@ -157,6 +155,18 @@ def joint_gains(value, model, name, *, allow_inf=False):
                          'be >= 0')
     arr.setflags(write=False)
     return arr
+
+
+def _by_name(value, names, name, what):
+    """Return ``value``, or a mapping ``{key: x}`` as a list in the order of ``names``."""
+    if not hasattr(value, 'keys'):
+        return value
+    unknown = sorted(set(value) - set(names))
+    missing = [k for k in names if k not in value]
+    if unknown or missing:
+        raise InputError(f'{name}: {what} names must be {list(names)}; unknown {unknown}, '
+                         f'missing {missing}')
+    return [value[k] for k in names]
 
 
 def critically_damped(natural_frequency, damping_ratio=1.0):
@@ -202,12 +212,50 @@ def _effort(model, effort_limit):
     return lim
 
 
-class _JointLaw:
-    """Common parts of the joint-space laws: gains, limits, reference checks, saturation."""
+class _Law:
+    """
+    What every law shares: its :class:`Law`, and new gains for a law that keeps its settings.
+
+    A subclass keeps the keyword arguments of its constructor in ``_arguments`` and names its
+    gains in ``gain_names``; ``_gain_keys`` are the names the gains are keyed by.
+    """
 
     law = None
+    gain_names = ('kp', 'kd')
+
+    def with_gains(self, **gains):
+        """
+        Return this law with new gains; its other settings (and a PID's state) are kept.
+
+        Parameters
+        ----------
+        **gains
+            Gains named as in the constructor (``gain_names``), each given as the constructor
+            takes it and validated the same way. A mapping may name only the joints (or task
+            rows) that change; the other entries keep their values.
+
+        Returns
+        -------
+        PD, PDGravity, PID, ComputedTorque or ResolvedAcceleration
+            A new law of this one's class. This one is left as it was, also when the gains are
+            rejected (``InputError`` or ``ShapeError`` naming the gain).
+
+        """
+        unknown = sorted(set(gains) - set(self.gain_names))
+        if unknown:
+            raise InputError(f'with_gains: {type(self).__name__} has no gains {unknown}; its '
+                             f'gains are {list(self.gain_names)}')
+        changed = {name: {**dict(zip(self._gain_keys, getattr(self, name).tolist())), **value}
+                   if hasattr(value, 'keys') else value for name, value in gains.items()}
+        return type(self)(self.model, **{**self._arguments, **changed})
+
+
+class _JointLaw(_Law):
+    """Common parts of the joint-space laws: gains, limits, reference checks, saturation."""
 
     def __init__(self, model, kp, kd, *, effort_limit=None, saturate=True):
+        self._arguments = {'kp': kp, 'kd': kd, 'effort_limit': effort_limit,
+                           'saturate': saturate}
         self.model = model
         self.kp = joint_gains(kp, model, 'kp')
         self.kd = joint_gains(kd, model, 'kd')
@@ -217,6 +265,10 @@ class _JointLaw:
     def __repr__(self):
         return (f'{type(self).__name__}({self.model.name!r}, kp={self.kp.tolist()}, '
                 f'kd={self.kd.tolist()}, saturate={self.saturate})')
+
+    @property
+    def _gain_keys(self):
+        return self.model.joint_names
 
     def _state(self, q, qd, reference):
         """Check the state and reference shapes; return q, qd, q_d, qd_d, qdd_d."""
@@ -316,6 +368,19 @@ class PDGravity(_JointLaw):
         return self._command(tau, e)
 
 
+def _time(t, name='t'):
+    """Return the time ``t`` [s] as a finite float (None stays None)."""
+    if t is None:
+        return None
+    try:
+        t = float(t)
+    except (TypeError, ValueError):
+        raise InputError(f'{name}: expected a time in seconds, got {t!r}') from None
+    if not math.isfinite(t):
+        raise InputError(f'{name}: expected a finite time in seconds, got {t}')
+    return t
+
+
 class PIDState(NamedTuple):
     """
     The state of a :class:`PID` law.
@@ -352,10 +417,13 @@ class PID(_JointLaw):
     """
 
     law = Law.PID
+    gain_names = ('kp', 'ki', 'kd')
 
     def __init__(self, model, kp, ki, kd, *, integral_limit=None, gravity_compensation=False,
                  effort_limit=None, saturate=True):
         super().__init__(model, kp, kd, effort_limit=effort_limit, saturate=saturate)
+        self._arguments.update(ki=ki, integral_limit=integral_limit,
+                               gravity_compensation=gravity_compensation)
         self.ki = joint_gains(ki, model, 'ki')
         self.integral_limit = (self.effort_limit if integral_limit is None
                                else joint_gains(integral_limit, model, 'integral_limit',
@@ -370,12 +438,36 @@ class PID(_JointLaw):
         """
         Replace the state: zero integral (or ``integral``, (..., n)) and no previous call time.
 
-        Call it when the controller (re)starts, e.g. on ROS controller activation.
+        Call it when the controller (re)starts, e.g. on ROS controller activation. ``time`` [s],
+        if given, is taken as the previous call: the next one integrates from it.
         """
         if integral is None:
             integral = np.zeros(self.model.dof)
         integral = as_joint_array(integral, self.model.dof, 'integral').copy()
-        self.state = PIDState(integral, None if time is None else float(time))
+        self.state = PIDState(integral, _time(time))
+
+    def restart(self, time=None):
+        """
+        Keep the integral but forget the previous call time: for a clock that jumped back.
+
+        :meth:`compute` rejects a time before its previous call, since a clock going backwards
+        is usually a bug. When it is not (simulated time restarted, a log replayed from its
+        start), call ``restart``: the integral, the torque that holds a steady load, is kept, and
+        the next call integrates from ``time`` [s] if given, else not at all (as a first call).
+        Use :meth:`reset` to clear the integral as well.
+        """
+        self.state = PIDState(self.state.integral, _time(time))
+
+    def with_gains(self, **gains):
+        """
+        Return this PID with new gains and the same state (see :meth:`_Law.with_gains`).
+
+        The integral of the error is kept, so the integral torque becomes ``ki_new int(e) dt``,
+        clamped to ``integral_limit`` at the next call.
+        """
+        law = super().with_gains(**gains)
+        law.state = self.state
+        return law
 
     @property
     def gains(self):
@@ -386,15 +478,16 @@ class PID(_JointLaw):
         """
         Compute the joint torques and advance the integral to time ``t``.
 
-        Arguments and result as in :meth:`PD.compute`; ``t`` [s] must not decrease between calls.
-        The state's integral must have the batch shape of ``q`` (:meth:`reset` sets it).
+        Arguments and result as in :meth:`PD.compute`; ``t`` [s] must not decrease between calls
+        (``InputError``; after a clock jump, :meth:`restart` or :meth:`reset` first). The state's
+        integral must have the batch shape of ``q`` (:meth:`reset` sets it).
         """
         q, qd, q_d, qd_d, _ = self._state(q, qd, reference)
-        t = float(t)
+        t = _time(t)
         last = self.state.time
         if last is not None and not t >= last:
-            raise InputError(f't: {t} s is before the previous call at {last} s; call reset() '
-                             'when restarting')
+            raise InputError(f't: {t} s is before the previous call at {last} s; call restart() '
+                             '(keeps the integral) or reset() when the clock jumped back')
         integral = self.state.integral
         if integral.shape != q.shape:
             if np.any(integral != 0.0):
@@ -449,6 +542,7 @@ class ComputedTorque(_JointLaw):
 
     def __init__(self, model, kp, kd, *, friction='none', effort_limit=None, saturate=True):
         super().__init__(model, kp, kd, effort_limit=effort_limit, saturate=saturate)
+        self._arguments['friction'] = friction
         self.friction = choice(friction, Friction, 'friction')
 
     def compute(self, t, q, qd, reference):
@@ -464,7 +558,14 @@ class ComputedTorque(_JointLaw):
         return self._command(tau, e)
 
 
-class ResolvedAcceleration:
+def _flat_batch(x, batch, tail):
+    """Return ``x`` (..., ``*tail``) broadcast to the batch shape ``batch``, as (B, ``*tail``)."""
+    if x.shape[:x.ndim - len(tail)] != batch:
+        x = np.broadcast_to(x, batch + tail)
+    return x.reshape((-1,) + tail)
+
+
+class ResolvedAcceleration(_Law):
     """
     Resolved-acceleration control of the tip in task space (seed 001 §10.1).
 
@@ -480,9 +581,10 @@ class ResolvedAcceleration:
     ----------
     model : RobotModel
         The controller's model.
-    kp : float or array_like (6,)
-        Task stiffness [1/s^2] per row ``vx vy vz wx wy wz``.
-    kd : float or array_like (6,)
+    kp : float, array_like (6,) or mapping
+        Task stiffness [1/s^2] per row ``vx vy vz wx wy wz`` (a mapping names all six,
+        :data:`TASK_ROWS`).
+    kd : float, array_like (6,) or mapping
         Task damping [1/s].
     mask : array_like (6,), optional
         0/1 weights of the task rows; default ``model.task_mask``.
@@ -499,10 +601,14 @@ class ResolvedAcceleration:
     """
 
     law = Law.RESOLVED_ACCELERATION
+    _gain_keys = TASK_ROWS
 
     def __init__(self, model, kp, kd, *, mask=None, damping=TASK_DAMPING,
                  null_space_damping=NULL_SPACE_DAMPING, friction='none', effort_limit=None,
                  saturate=True):
+        self._arguments = {'kp': kp, 'kd': kd, 'mask': mask, 'damping': damping,
+                           'null_space_damping': null_space_damping, 'friction': friction,
+                           'effort_limit': effort_limit, 'saturate': saturate}
         self.model = model
         self.kp = self._task_gains(kp, 'kp')
         self.kd = self._task_gains(kd, 'kd')
@@ -520,7 +626,6 @@ class ResolvedAcceleration:
         self.effort_limit = _effort(model, effort_limit)
         self.saturate = bool(saturate)
         self._orientation = bool(self.mask[3:].any())
-        self._eye_task = (self.damping ** 2) * np.eye(self.rows.size)
         self._redundant = model.dof > self.rows.size
 
     def __repr__(self):
@@ -529,7 +634,7 @@ class ResolvedAcceleration:
 
     @staticmethod
     def _task_gains(value, name):
-        arr = as_array(value, (), name)
+        arr = as_array(_by_name(value, TASK_ROWS, name, 'task row'), (), name)
         if arr.ndim > 1 or arr.size not in (1, 6):
             raise ShapeError(f'{name}: expected a scalar or 6 values (vx vy vz wx wy wz), got '
                              f'shape {arr.shape}')
@@ -556,7 +661,8 @@ class ResolvedAcceleration:
             Measured joint positions and velocities.
         reference : TaskPoint or tuple
             ``(pose, twist, acceleration)``: (..., 4, 4), (..., 6), (..., 6) in the base frame;
-            ``None`` twist or acceleration means zero.
+            ``None`` twist or acceleration means zero. The batch shapes of the state and of the
+            reference broadcast (e.g. one state against a batch of references).
 
         Returns
         -------
@@ -568,26 +674,32 @@ class ResolvedAcceleration:
         n = model.dof
         q, qd, (pose_d, twist_d, acc_d) = _check_inputs(
             n, q, qd, reference, '(pose, twist, acceleration), e.g. a TaskPoint')
-        pose_d = as_array(pose_d, (4, 4), 'reference pose').reshape(-1, 4, 4)
+        pose_d = as_array(pose_d, (4, 4), 'reference pose')
         twist_d = _ZERO6 if twist_d is None else as_array(twist_d, (6,), 'reference twist')
         acc_d = _ZERO6 if acc_d is None else as_array(acc_d, (6,), 'reference acceleration')
-        q2 = q.reshape(-1, n)
-        qd2 = qd.reshape(-1, n)
+        shapes = (q.shape[:-1], pose_d.shape[:-2], twist_d.shape[:-1], acc_d.shape[:-1])
+        try:
+            batch = shapes[0] if shapes.count(shapes[0]) == 4 else np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise ShapeError(f'reference: the batch shapes of the pose {shapes[1]}, twist '
+                             f'{shapes[2]} and acceleration {shapes[3]} do not broadcast with q '
+                             f'{shapes[0]}') from None
+        q2, qd2 = _flat_batch(q, batch, (n,)), _flat_batch(qd, batch, (n,))
+        pose_d = _flat_batch(pose_d, batch, (4, 4))
+        twist_d, acc_d = _flat_batch(twist_d, batch, (6,)), _flat_batch(acc_d, batch, (6,))
         B = q2.shape[0]
         # one compiled pass: tip pose, Jacobian and its derivative
         T, J, Jd = kinematics._pose_and_jacobian(model, q2, None, qd2)
         rows = self.rows
         Jm = J[:, rows, :]
         bias = (Jd[:, rows, :] @ qd2[..., None])[..., 0]
-        e = np.zeros((max(B, pose_d.shape[0]), 6))
+        e = np.zeros((B, 6))
         e[:, :3] = pose_d[:, :3, 3] - T[:, :3, 3]
         if self._orientation:
             e[:, 3:] = matrix_to_rotvec(pose_d[:, :3, :3] @ np.swapaxes(T[:, :3, :3], -1, -2))
-        e_dot = (twist_d - (J @ qd2[..., None])[..., 0]).reshape(-1, 6)
-        rhs = (acc_d.reshape(-1, 6)[:, rows] + self.kd[rows] * e_dot[:, rows]
+        e_dot = twist_d - (J @ qd2[..., None])[..., 0]
+        rhs = (acc_d[:, rows] + self.kd[rows] * e_dot[:, rows]
                + self.kp[rows] * e[:, rows] - bias)
-        JmT = np.swapaxes(Jm, -1, -2)
-        A = Jm @ JmT + self._eye_task
         columns = [rhs]
         redundant = self._redundant and self.null_space_damping > 0.0
         if redundant:
@@ -596,7 +708,7 @@ class ResolvedAcceleration:
             columns.append((Jm @ z[..., None])[..., 0])
         if self.friction is Friction.REFERENCE:
             columns.append(np.broadcast_to(twist_d, e_dot.shape)[:, rows])
-        y = JmT @ np.linalg.solve(A, np.stack(columns, axis=-1))  # one solve for all
+        y = damped_least_squares(Jm, np.stack(columns, axis=-1), self.damping)  # all at once
         qdd = y[..., 0]
         if redundant:
             qdd = qdd + z - y[..., 1]
@@ -604,8 +716,8 @@ class ResolvedAcceleration:
         tau = model.inverse_dynamics(q2, qd2, qdd, friction=self.friction is Friction.MEASURED)
         if self.friction is Friction.REFERENCE:
             tau = tau + friction_torques(model, y[..., -1])
-        tau = tau.reshape(q.shape)
-        e = (e * self.mask).reshape(q.shape[:-1] + (6,))
+        tau = tau.reshape(batch + (n,))
+        e = (e * self.mask).reshape(batch + (6,))
         if not self.saturate:
             return Command(tau, np.zeros(tau.shape, dtype=bool), tau, e)
         lim = self.effort_limit
@@ -622,9 +734,9 @@ def make_controller(law, model, **parameters):
 
     Parameters
     ----------
-    law : str
-        One of ``LAWS`` (``'pd'``, ``'pd_gravity'``, ``'pid'``, ``'computed_torque'``,
-        ``'resolved_acceleration'``).
+    law : str or Law
+        ``'pd'``, ``'pd_gravity'``, ``'pid'``, ``'computed_torque'`` or
+        ``'resolved_acceleration'``.
     model : RobotModel
         The controller's model.
     **parameters

@@ -33,16 +33,24 @@ A YAML file holds ``joints:`` (the rows) and optionally ``name``, ``convention``
 in frame n); a pose is a 4x4 matrix or ``{xyz: [..], rpy: [..]}``.
 """
 
+import enum
 from pathlib import Path
 
 import numpy as np
 import yaml
 
-from .errors import ModelError
+from .errors import choice, ModelError
 from .model import DEFAULT_GRAVITY, RobotModel
 from .spatial import rot_x, rot_z, transform, xyz_rpy_to_transform
 
-CONVENTIONS = ('standard', 'modified')
+
+class Convention(enum.Enum):
+    """The DH conventions; the strings are what a table (or ``convention=``) gives."""
+
+    STANDARD = 'standard'
+    MODIFIED = 'modified'
+
+
 _ROW_KEYS = {'a', 'alpha', 'd', 'theta', 'type', 'name', 'link', 'mass', 'com', 'inertia',
              'lower', 'upper', 'effort', 'velocity', 'damping', 'friction'}
 
@@ -53,15 +61,12 @@ def dh_transform(a, alpha, d, theta, convention='standard'):
 
     Standard: ``Rz(theta) Tz(d) Tx(a) Rx(alpha)``; modified: ``Rx(alpha) Tx(a) Rz(theta) Tz(d)``.
     """
+    convention = choice(convention, Convention, 'DH convention', error=ModelError)
     a, alpha, d, theta = np.broadcast_arrays(*(np.asarray(v, dtype=float)
                                                for v in (a, alpha, d, theta)))
     Tz = transform(rot_z(theta), np.stack((0 * d, 0 * d, d), -1))
     Tx = transform(rot_x(alpha), np.stack((a, 0 * a, 0 * a), -1))
-    if convention == 'standard':
-        return Tz @ Tx
-    if convention == 'modified':
-        return Tx @ Tz
-    raise ModelError(f'unknown DH convention {convention!r}; expected one of {CONVENTIONS}')
+    return Tz @ Tx if convention is Convention.STANDARD else Tx @ Tz
 
 
 def _number(value, what, finite=True):
@@ -143,9 +148,8 @@ def model_from_dh(source, convention=None):
     ``convention`` given here overrides the YAML file's ``convention`` (default standard).
     """
     doc, default_name = _read(source)
-    convention = convention or doc.get('convention', 'standard')
-    if convention not in CONVENTIONS:
-        raise ModelError(f'unknown DH convention {convention!r}; expected one of {CONVENTIONS}')
+    convention = choice(convention or doc.get('convention', 'standard'), Convention,
+                        'DH convention', error=ModelError)
     rows = doc['joints']
     if not rows:
         raise ModelError('DH table has no rows')
@@ -175,12 +179,12 @@ def model_from_dh(source, convention=None):
             raise ModelError(f'{where}: type must be "revolute" or "prismatic", got {kind!r}')
         a, alpha, d, theta = (_number(row[k], f'{where}: {k}')
                               for k in ('a', 'alpha', 'd', 'theta'))
-        if convention == 'standard':
+        if convention is Convention.STANDARD:
             # joint frame = frame i-1 offset by Rz(theta) Tz(d); frame i = body * Tx(a) Rx(alpha)
-            placement.append(T_prev @ dh_transform(0.0, 0.0, d, theta, 'standard'))
-            T_link = dh_transform(a, alpha, 0.0, 0.0, 'standard')
+            placement.append(T_prev @ dh_transform(0.0, 0.0, d, theta, convention))
+            T_link = dh_transform(a, alpha, 0.0, 0.0, convention)
         else:
-            placement.append(T_prev @ dh_transform(a, alpha, d, theta, 'modified'))
+            placement.append(T_prev @ dh_transform(a, alpha, d, theta, convention))
             T_link = np.eye(4)
         T_prev = T_link
         names.append(str(row.get('name', f'joint{i + 1}')))
@@ -197,7 +201,7 @@ def model_from_dh(source, convention=None):
         com[i] = R @ _array(row.get('com', (0, 0, 0)), (3,), f'{where}: com') + T_link[:3, 3]
         inertia[i] = R @ _inertia(row.get('inertia'), where) @ R.T
         new = {link: (i + 1, T_link)}
-        if convention == 'standard':
+        if convention is Convention.STANDARD:
             new[f'{link}_proximal'] = (i + 1, np.eye(4))
         for name in new:
             if name in frames or name == 'tool0':

@@ -47,6 +47,7 @@ from .errors import (as_array, as_joint_array, choice, InputError, ShapeError,
                      SingularMassMatrixError)
 from .kinematics import (chain, cross3, local_transform, matvec6, motion_cross6, motion_subspace,
                          rotate3, states)
+from .linalg import singular_pivot, spd_solve
 from .spatial import motion_cross, motion_cross_matrix, skew
 
 #: Velocity scale [rad/s or m/s] of the smooth Coulomb friction ``friction * tanh(qd / scale)``.
@@ -55,7 +56,13 @@ COULOMB_VELOCITY_SCALE = 1e-3
 #: Names of the ten inertial parameters of a body, in order (as Pinocchio's dynamic parameters).
 INERTIAL_PARAMETER_NAMES = ('m', 'mcx', 'mcy', 'mcz', 'ixx', 'ixy', 'iyy', 'ixz', 'iyz', 'izz')
 
-FORWARD_DYNAMICS_METHODS = ('aba', 'crba', 'strobe')
+
+class ForwardDynamicsMethod(enum.Enum):
+    """The algorithms of :func:`forward_dynamics`; the strings are what it accepts."""
+
+    ABA = 'aba'
+    CRBA = 'crba'
+    STROBE = 'strobe'
 
 
 class CoriolisForm(enum.Enum):
@@ -211,10 +218,15 @@ def friction_torques(model, qd, smoothing=COULOMB_VELOCITY_SCALE):
     Joint friction ``damping * qd + friction * tanh(qd / smoothing)`` (..., n).
 
     Viscous damping [N m s/rad] and Coulomb friction [N m] from the URDF ``<dynamics>``; the
-    smooth sign keeps the model differentiable at rest and never adds energy.
+    smooth sign keeps the model differentiable at rest and never adds energy. ``smoothing``
+    [rad/s or m/s] = 0 gives its limit, the exact Coulomb term ``friction * sign(qd)``, which does
+    not change when every speed is scaled (:func:`robot_dynamics.time_scaling.time_scale`).
     """
+    if not smoothing >= 0.0:
+        raise InputError(f'smoothing: expected a velocity >= 0, got {smoothing!r}')
     qd = as_joint_array(qd, model.dof, 'qd')
-    return model.damping * qd + model.friction * np.tanh(qd / smoothing)
+    sign = np.sign(qd) if smoothing == 0.0 else np.tanh(qd / smoothing)
+    return model.damping * qd + model.friction * sign
 
 
 # ---- inverse dynamics ---------------------------------------------------------------------------
@@ -509,18 +521,54 @@ def coriolis_matrix(model, q, qd, *, form='christoffel'):
 # ---- forward dynamics ---------------------------------------------------------------------------
 
 @njit
+def _pivot_scales(S, Isp, work, out):
+    """
+    Write the scale of each mass-matrix pivot to ``out`` (n,), from one state's bodies.
+
+    ``|S_i| . (sum_{j >= i} |I_j|) |S_i|`` (elementwise absolute values; ``S`` (n, 6) and the
+    body inertias ``Isp`` (n, 6, 6) in the base frame): the magnitude of the terms of
+    ``M_ii = S_i . Ic_i S_i``, in its units (kg m^2 or kg). ``work`` is a (6, 6) array.
+    """
+    work[:] = 0.0
+    for i in range(S.shape[0] - 1, -1, -1):
+        s = 0.0
+        for r in range(6):
+            t = 0.0
+            for k in range(6):
+                work[r, k] += abs(Isp[i, r, k])
+                t += work[r, k] * abs(S[i, k])
+            s += abs(S[i, r]) * t
+        out[i] = s
+
+
+@njit
+def _pivot_scale_kernel(basis, axis, prismatic, mass, com, inertia, Q):
+    """Pivot scales (B, n) of the mass matrices at the states ``Q`` (B, n)."""
+    B, n = Q.shape
+    out = np.empty((B, n))
+    T, S, Y, Isp = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 10)), np.empty((n, 6, 6))
+    work = np.empty((6, 6))
+    for b in range(B):
+        _bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, Y)
+        for i in range(n):
+            inertia_matrix(Y[i], Isp[i])
+        _pivot_scales(S, Isp, work, out[b])
+    return out
+
+
+@njit
 def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0, Fext):
     """
     Articulated-body algorithm in base coordinates (Featherstone 2008, §7.3), O(n).
 
     Returns ``(qdd, bad)``: ``bad`` is -1, or the index of a joint whose articulated inertia
-    vanishes (a singular mass matrix).
+    ``D_i`` is a singular pivot (:func:`robot_dynamics.linalg.singular_pivot`).
     """
     B, n = Q.shape
     qdd = np.empty((B, n))
     T, S, Ib, IA = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 10)), np.empty((n, 6, 6))
     V, c, pA, U = np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6))
-    D, u = np.empty(n), np.empty(n)
+    D, u, scale, work = np.empty(n), np.empty(n), np.empty(n), np.empty((6, 6))
     Sqd, a, t, pt = np.empty(6), np.empty(6), np.empty(6), np.empty(3)
     for b in range(B):
         _bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, Ib)
@@ -532,6 +580,7 @@ def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0,
             inertia_times(Ib[i], V[i], t)
             _force_cross(V[i], t, pA[i])              # V x* I V
             inertia_matrix(Ib[i], IA[i])
+        _pivot_scales(S, IA, work, scale)
         # the tip wrench on the environment, as a force at the base origin
         rotate3(T[n - 1], tip, pt, False)
         for k in range(3):
@@ -543,7 +592,7 @@ def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0,
         for i in range(n - 1, -1, -1):
             matvec6(IA[i], S[i], U[i])
             D[i] = _dot6(S[i], U[i])
-            if not D[i] > 1e-12 * (1.0 + np.abs(IA[i]).max()):
+            if singular_pivot(D[i], scale[i]):
                 return qdd, i
             u[i] = TAU[b, i] - _dot6(S[i], pA[i])
             if i > 0:
@@ -570,22 +619,17 @@ def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0,
     return qdd, -1
 
 
-def _cholesky_solve(model, M, rhs):
-    try:
-        L = np.linalg.cholesky(M)
-        # a pivot at round-off level is as singular as a failed factorisation (the threshold of
-        # the ABA kernel): solving with it would return accelerations of order 1e15
-        pivots = np.diagonal(L, axis1=-2, axis2=-1) ** 2
-        scale = 1.0 + np.abs(M).max(axis=(-2, -1))
-        if not np.all(pivots > 1e-12 * scale[..., None]):
-            raise np.linalg.LinAlgError('pivot below the relative threshold')
-    except np.linalg.LinAlgError:
-        eig = np.linalg.eigvalsh(M).min()
+def _cholesky_solve(model, q, M, rhs):
+    """Solve ``M qdd = rhs`` at the states ``q`` (B, n) by Cholesky, with ABA's singular test."""
+    scale = _pivot_scale_kernel(model.derived.local_basis, model.joint_axis, model.is_prismatic,
+                                model.mass, model.com, model.inertia, q)
+    qdd, (b, j) = spd_solve(M, rhs, scale)
+    if b >= 0:
         raise SingularMassMatrixError(
-            f'mass matrix is not positive definite (smallest eigenvalue {eig:.3g}): a '
-            'degenerate model, e.g. a joint that moves no mass or inertia') from None
-    y = np.linalg.solve(L, rhs[..., None])
-    return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
+            f'mass matrix is singular: joint {model.joint_names[j]!r} adds no mass or inertia '
+            'that the joints before it do not already move (a degenerate model, e.g. a joint '
+            'that moves no mass or inertia)')
+    return qdd
 
 
 def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=False,
@@ -595,7 +639,7 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
 
     ``qdd = M^-1 (tau - C qd - g - J^T f_ext - friction)`` (Turney, Mudge and Lee, Connection
     between formulations of robot arm dynamics with applications to simulation and control,
-    University of Michigan RSD-TR-4-82, 1981, eq 9.1). Methods:
+    University of Michigan RSD-TR-4-82, 1981, eq 9.1). Methods (:class:`ForwardDynamicsMethod`):
 
     - ``'aba'``: articulated-body algorithm, O(n) (default);
     - ``'crba'``: M by the composite-rigid-body algorithm, Cholesky solve;
@@ -603,17 +647,18 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
       RNEA with unit accelerations (no velocity, no gravity), the bias ``C + G`` from RNEA with
       qdd = 0, Cholesky solve.
 
-    Raises ``SingularMassMatrixError`` when M is not positive definite. Other arguments as in
-    :func:`inverse_dynamics`.
+    Raises ``SingularMassMatrixError`` when M is singular: every route applies the same test,
+    :func:`robot_dynamics.linalg.singular_pivot`, to its pivots (ABA's articulated inertias
+    ``D_i``, or the Cholesky pivots) with the same scales ``|S_i| . (sum_{j >= i} |I_j|) |S_i|``
+    (units of ``M_ii``), so the verdict does not depend on the model's units. Other arguments
+    as in :func:`inverse_dynamics`.
     """
-    if method not in FORWARD_DYNAMICS_METHODS:
-        raise InputError(f'forward_dynamics: unknown method {method!r}; expected one of '
-                         f'{FORWARD_DYNAMICS_METHODS}')
+    method = choice(method, ForwardDynamicsMethod, 'method')
     (q, qd, tau), shape = states(model, ('q', q), ('qd', qd), ('tau', tau))
     g = _gravity(model, gravity)
     if friction:
         tau = tau - friction_torques(model, qd)
-    if method == 'aba':
+    if method is ForwardDynamicsMethod.ABA:
         F = _tip_wrenches(model, q.shape[0], f_ext)
         qdd, bad = _aba_kernel(model.derived.local_basis, model.joint_axis, model.is_prismatic,
                                model.mass, model.com, model.inertia,
@@ -625,7 +670,7 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
                 'is singular; give the links after it mass or inertia')
     else:
         bias = _rnea(model, q, qd, np.zeros_like(q), g, f_ext)
-        if method == 'crba':
+        if method is ForwardDynamicsMethod.CRBA:
             M = _crba(model, q)
         else:
             # strobe: row j of RNEA(q, 0, e_j) without gravity is column j of M (M symmetric)
@@ -634,7 +679,7 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
             units = np.tile(np.eye(n), (q.shape[0], 1))
             M = _rnea(model, Qs, np.zeros_like(Qs), units, np.zeros(3), None).reshape(-1, n, n)
             M = np.swapaxes(M, -1, -2)
-        qdd = _cholesky_solve(model, M, tau - bias)
+        qdd = _cholesky_solve(model, q, M, tau - bias)
     return qdd.reshape(shape + (model.dof,))
 
 

@@ -15,8 +15,12 @@
 """
 Errors raised by robot_dynamics, and the input checks that raise them.
 
-Every error is a ``ValueError`` subclass so that callers (and ROS nodes) can
-catch bad input with one ``except ValueError`` and report its message.
+Every error derives from :class:`RobotDynamicsError`. Errors about bad input (a robot
+description, an argument, a model that cannot be simulated) are also ``ValueError`` subclasses,
+so that callers (and ROS nodes) can catch bad input with one ``except ValueError`` and report its
+message. The one error about the environment instead, a missing optional dependency
+(:class:`robot_dynamics.simulation.PlotDependencyError`: no matplotlib for the plots), is an
+``ImportError``; the command line exits with 2 for the former and 1 for it.
 """
 
 import numpy as np
@@ -78,19 +82,21 @@ def as_array(x, shape, name, finite=True):
     return arr
 
 
-def choice(value, options, name, allowed=None):
+def choice(value, options, name, allowed=None, error=InputError):
     """
     Map a closed choice given as a string (or a member) to its member of the Enum ``options``.
 
-    ``allowed`` restricts the accepted values (default: every member's value). Raises
-    ``InputError`` naming the argument and the choices.
+    ``allowed`` restricts the accepted values (default: every member's value). Raises ``error``
+    (``InputError``; ``ModelError`` for a robot description) naming the argument and the choices.
     """
-    allowed = tuple(m.value for m in options) if allowed is None else tuple(allowed)
-    if isinstance(value, options):
-        value = value.value
-    if value not in allowed:
-        raise InputError(f'{name}: expected one of {allowed}, got {value!r}')
-    return options(value)
+    try:
+        member = options(value)
+    except (TypeError, ValueError):
+        member = None
+    if member is None or (allowed is not None and member.value not in allowed):
+        expected = tuple(m.value for m in options) if allowed is None else tuple(allowed)
+        raise error(f'{name}: expected one of {expected}, got {value!r}')
+    return member
 
 
 def as_joint_array(x, n, name, finite=True):

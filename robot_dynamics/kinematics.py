@@ -328,6 +328,34 @@ def link_poses(model, q):
     return poses.reshape(shape + (len(bodies), 4, 4))
 
 
+def joint_frames(model, q):
+    """
+    Poses of the joint frames in the base frame: where each joint sits and how it is oriented.
+
+    Joint i's frame is fixed to body i-1 (``T_base_body(i-1) @ joint_placement[i]``): its origin
+    lies on the joint axis, which is ``model.joint_axis[i]`` in that frame. For drawing the arm
+    (markers), and for tools that need the axes in the base frame.
+
+    Parameters
+    ----------
+    model : RobotModel
+        The robot.
+    q : array_like, shape (..., n)
+        Joint positions [rad or m].
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n, 4, 4)
+        ``T_base_joint`` for joints 1..n.
+
+    """
+    (q2,), shape = states(model, ('q', q))
+    # joint i is placed on body i-1 as a link frame would be: the link-pose pass serves both
+    T = _link_poses_kernel(model.derived.local_basis, np.arange(model.dof), model.joint_placement,
+                           q2)
+    return T.reshape(shape + (model.dof, 4, 4))
+
+
 def jacobian(model, q, link=None):
     """
     Geometric Jacobian of ``link`` (default: tip) at its origin, in the base frame.

@@ -82,6 +82,13 @@ class RobotModel:
     base_link: str
     tip_link: str
     gravity: np.ndarray = DEFAULT_GRAVITY
+    # joints off the chain that from_urdf locked, name -> value [rad or m]; read-only, for
+    # information: their links are already part of the bodies and frames
+    locked_joints: MappingProxyType = dataclasses.field(default_factory=dict, repr=False)
+    # set by __post_init__ from the fields above
+    is_prismatic: np.ndarray = dataclasses.field(init=False, repr=False)
+    derived: types.SimpleNamespace = dataclasses.field(init=False, repr=False)
+    task_mask: np.ndarray = dataclasses.field(init=False, repr=False)
 
     def __post_init__(self):
         n = len(self.joint_names)
@@ -115,6 +122,19 @@ class RobotModel:
         if np.any(self.lower > self.upper):
             bad = [j for j, a, b in zip(self.joint_names, self.lower, self.upper) if a > b]
             raise ModelError(f'joint lower limit above upper limit for joint(s) {bad}')
+        for field, bad, rule in (
+                ('velocity_limit', self.velocity_limit <= 0, '> 0 (inf: no limit)'),
+                ('effort_limit', self.effort_limit <= 0, '> 0 (inf: no limit)'),
+                ('damping', self.damping < 0, '>= 0'), ('friction', self.friction < 0, '>= 0')):
+            if np.any(bad):
+                values = {j: float(v) for j, v, b in zip(self.joint_names, getattr(self, field),
+                                                         bad) if b}
+                raise ModelError(f'{field} must be {rule}; got {values}')
+        locked = {str(j): float(v) for j, v in dict(self.locked_joints).items()}
+        if set(locked) & set(self.joint_names) or not np.all(np.isfinite(list(locked.values()))):
+            raise ModelError(f'locked_joints {locked}: values must be finite, and names must not '
+                             f'be joints of the model {list(self.joint_names)}')
+        set_(self, 'locked_joints', MappingProxyType(locked))
         frames = {}
         for link, (body, T) in dict(self.frames).items():
             if not 0 <= int(body) <= n:
@@ -137,10 +157,19 @@ class RobotModel:
     # ---- construction -------------------------------------------------------------------------
 
     @classmethod
-    def from_urdf(cls, source, base_link=None, tip_link=None):
-        """Build from URDF (a file path or an XML string); see :mod:`robot_dynamics.urdf`."""
+    def from_urdf(cls, source, base_link=None, tip_link=None, locked_joints=None):
+        """
+        Build from URDF (a file path or an XML string); see :mod:`robot_dynamics.urdf`.
+
+        The chain runs from ``base_link`` (default: the root) to ``tip_link`` (default: found by
+        the rule of :mod:`robot_dynamics.urdf`); every body riding on it counts in the dynamics.
+        Moving joints off the chain are locked at ``locked_joints[name]`` [rad or m], else at 0
+        clipped to their limits (a mimic joint: at its master's locked value), and listed in
+        ``model.locked_joints``.
+        """
         from .urdf import model_from_urdf
-        return model_from_urdf(source, base_link=base_link, tip_link=tip_link)
+        return model_from_urdf(source, base_link=base_link, tip_link=tip_link,
+                               locked_joints=locked_joints)
 
     @classmethod
     def from_dh(cls, source, convention=None):
@@ -249,6 +278,10 @@ class RobotModel:
         """Poses (..., L, 4, 4) of every link in ``link_names`` order, base frame, one pass."""
         return kinematics.link_poses(self, q)
 
+    def joint_frames(self, q):
+        """Poses (..., n, 4, 4) of the joint frames (origin on the axis), base frame."""
+        return kinematics.joint_frames(self, q)
+
     def jacobian(self, q, link=None):
         """Geometric Jacobian (..., 6, n), rows vx vy vz wx wy wz, base frame, link origin."""
         return kinematics.jacobian(self, q, link)
@@ -303,7 +336,7 @@ class RobotModel:
 
     def forward_dynamics(self, q, qd, tau, *, gravity=None, f_ext=None, friction=False,
                          method='aba'):
-        """Joint accelerations (..., n); ``method`` 'aba' (O(n)) or 'strobe' (seed 001)."""
+        """Joint accelerations (..., n); ``method`` 'aba' (O(n)), 'crba' or 'strobe' (RNEA)."""
         return dynamics.forward_dynamics(self, q, qd, tau, gravity=gravity, f_ext=f_ext,
                                          friction=friction, method=method)
 

@@ -28,14 +28,14 @@ when called.
 """
 
 import dataclasses
-import enum
 import time
 from typing import NamedTuple
 
 import numpy as np
 
-from . import control, integrators, trajectory
+from . import control, integrators, time_scaling, trajectory
 from .errors import choice, InputError, RobotDynamicsError
+from .limits import middle
 from .spatial import pose_error
 
 DEFAULT_DURATION = 4.0            # s
@@ -61,15 +61,10 @@ REFERENCE_VELOCITY_FRACTION = 0.8
 RATE_RATIO_TOLERANCE = 1e-9
 
 
-class Controller(enum.Enum):
-    """The laws ``robot-dynamics simulate --controller`` offers."""
-
-    PD = 'pd'
-    PD_GRAVITY = 'pd_gravity'
-    COMPUTED_TORQUE = 'computed_torque'
-
-
-CONTROLLERS = tuple(c.value for c in Controller)
+#: The laws of :class:`~robot_dynamics.control.Law` that ``robot-dynamics simulate
+#: --controller`` offers (the joint laws whose gains follow from a natural frequency).
+CONTROLLERS = tuple(law.value for law in (control.Law.PD, control.Law.PD_GRAVITY,
+                                          control.Law.COMPUTED_TORQUE))
 
 
 class PlotDependencyError(RobotDynamicsError, ImportError):
@@ -122,9 +117,7 @@ class Settings:
     friction: bool = True
 
     def __post_init__(self):
-        if self.controller not in CONTROLLERS:
-            raise InputError(f'controller: expected one of {CONTROLLERS}, got '
-                             f'{self.controller!r}')
+        choice(self.controller, control.Law, 'controller', allowed=CONTROLLERS)
         for name in ('duration', 'plant_rate', 'control_rate', 'natural_frequency'):
             value = getattr(self, name)
             if not (np.isfinite(value) and value > 0.0):
@@ -154,9 +147,8 @@ def _hold_steps(plant_rate, control_rate):
 # ---- building blocks ----------------------------------------------------------------------------
 
 def home_configuration(model):
-    """Mid-range joint positions (n,): the middle of finite limits, else 0."""
-    finite = np.isfinite(model.lower) & np.isfinite(model.upper)
-    return np.where(finite, 0.5 * (model.lower + model.upper), 0.0)
+    """Mid-range joint positions (n,), inside the limits: :func:`robot_dynamics.limits.middle`."""
+    return middle(model.lower, model.upper)
 
 
 def reference_waypoints(model, duration):
@@ -191,7 +183,7 @@ def reference_trajectory(model, duration, *, effort_fraction=REFERENCE_EFFORT_FR
     the reference is C2 and starts and ends at rest. If following it would need more than
     ``effort_fraction`` of an effort limit (with friction if ``friction``) or
     ``velocity_fraction`` of a velocity limit, it is slowed down uniformly
-    (:func:`~robot_dynamics.trajectory.time_scale`) until it does not, leaving the controller
+    (:func:`~robot_dynamics.time_scaling.time_scale`) until it does not, leaving the controller
     the rest of the torque for feedback; the hold at the end is then shorter (or gone).
 
     Returns
@@ -206,9 +198,9 @@ def reference_trajectory(model, duration, *, effort_fraction=REFERENCE_EFFORT_FR
     zeros = np.zeros_like(positions)
     nominal = trajectory.from_waypoints(times, positions, zeros, zeros)
     try:
-        scaled, report = trajectory.time_scale(nominal, model, margin=1.0 - effort_fraction,
-                                               velocity_margin=1.0 - velocity_fraction,
-                                               friction=friction)
+        scaled, report = time_scaling.time_scale(nominal, model, margin=1.0 - effort_fraction,
+                                                 velocity_margin=1.0 - velocity_fraction,
+                                                 friction=friction)
     except InputError:  # gravity alone needs more than the fraction: keep the nominal timing
         return nominal, 1.0
     if report.factor > 1.0:
@@ -234,14 +226,13 @@ def default_controller(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_
     the diagonal of the controller's mass matrix at ``q_home`` (N m/rad, N m s/rad), the same
     nominal bandwidth for a decoupled arm, so the three laws compare fairly.
     """
-    law = choice(law, Controller, 'controller')
+    law = choice(law, control.Law, 'controller', allowed=CONTROLLERS)
     kp, kd = control.critically_damped(natural_frequency, damping_ratio)
-    if law is Controller.COMPUTED_TORQUE:
-        return control.ComputedTorque(model, kp, kd,
-                                      friction='reference' if friction else 'none')
+    if law is control.Law.COMPUTED_TORQUE:
+        return control.make_controller(law, model, kp=kp, kd=kd,
+                                       friction='reference' if friction else 'none')
     inertia = np.diag(model.mass_matrix(q_home))
-    cls = control.PD if law is Controller.PD else control.PDGravity
-    return cls(model, kp * inertia, kd * inertia)
+    return control.make_controller(law, model, kp=kp * inertia, kd=kd * inertia)
 
 
 # ---- the loop -----------------------------------------------------------------------------------

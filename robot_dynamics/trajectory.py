@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Joint and Cartesian trajectories, and their time scaling under actuator limits.
+Joint and Cartesian trajectories: reference motions sampled in batch.
 
 Every joint trajectory is a :class:`JointTrajectory`: a piecewise polynomial in time, one
 polynomial per joint and segment, sampled in batch by :meth:`JointTrajectory.sample` (no Python
@@ -30,8 +30,8 @@ loop over samples). It is built by
 - :meth:`CartesianLine.to_joint_trajectory`: a straight tip line with slerped orientation,
   converted through inverse kinematics.
 
-:func:`time_scale` finds the fastest uniform time scaling ``t -> k t`` of a joint path whose
-inverse dynamics stays within the effort and velocity limits of a model (seed 001 §10.2).
+:meth:`JointTrajectory.time_scaled` replays a trajectory slower or faster; the scaling that
+fits a model's actuator limits is :func:`robot_dynamics.time_scaling.time_scale`.
 
 Times are in seconds, joint values in rad (revolute) or m (prismatic). Samples before the start
 hold the first point and samples after the end hold the last point, with zero velocity and
@@ -48,14 +48,11 @@ import numpy as np
 from . import kinematics
 from .errors import as_array, choice, InputError, ShapeError
 from .ik import ik_path
+from .linalg import damped_least_squares
 from .spatial import check_transform, matrix_to_rotvec, skew
 
 #: Relative agreement required between ``JointTrajectory(end=...)`` and the polynomial.
 END_TOLERANCE = 1e-9
-#: Default number of samples along a path for :func:`time_scale`.
-TIME_SCALE_SAMPLES = 1001
-#: Default relative margin kept below the limits by :func:`time_scale`.
-TIME_SCALE_MARGIN = 1e-3
 #: Default number of IK samples per second of a Cartesian line, and the least number.
 CARTESIAN_SAMPLES_PER_SECOND = 50.0
 CARTESIAN_MIN_SAMPLES = 11
@@ -749,23 +746,15 @@ class CartesianLine:
         times = np.linspace(self.start_time, self.end_time, samples)
         point = self.sample(times)
         q = _solve_path(model, point.pose, times, seed, max_joint_step, ik_options)
-        mask = np.asarray(ik_options.get('mask', model.task_mask), dtype=float)
-        rows = np.flatnonzero(mask)
+        mask = ik_options.get('mask')  # checked by the IK; None (given or not) is its default
+        rows = np.flatnonzero(model.task_mask if mask is None else np.asarray(mask, dtype=float))
         _, J = kinematics._pose_and_jacobian(model, q)
         Jm = J[:, rows, :]
-        qd = _damped_solve(Jm, point.twist[:, rows], rate_damping)
+        qd = damped_least_squares(Jm, point.twist[:, rows, None], rate_damping)[..., 0]
         Jd = model.jacobian_dot(q, qd)[:, rows, :]
         rhs = point.acceleration[:, rows] - (Jd @ qd[..., None])[..., 0]
-        qdd = _damped_solve(Jm, rhs, rate_damping)
+        qdd = damped_least_squares(Jm, rhs[..., None], rate_damping)[..., 0]
         return from_waypoints(times - times[0], q, qd, qdd, start_time=times[0])
-
-
-def _damped_solve(J, rhs, damping):
-    """Least-squares ``J^+ rhs`` (damped): ``J^T (J J^T + damping^2 I)^-1 rhs``, batched."""
-    m = J.shape[-2]
-    JJt = J @ np.swapaxes(J, -1, -2) + (damping ** 2) * np.eye(m)
-    y = np.linalg.solve(JJt, rhs[..., None])
-    return (np.swapaxes(J, -1, -2) @ y)[..., 0]
 
 
 def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
@@ -787,200 +776,3 @@ def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
                          f'sample {k} (t = {times[k]:.4g} s), more than max_joint_step = '
                          f'{max_joint_step}: a branch flip or a singularity on the path')
     return path.q
-
-
-# ---- time scaling under actuator limits ---------------------------------------------------------
-
-class TimeScalingReport(NamedTuple):
-    """
-    Result of :func:`time_scale`, besides the scaled trajectory.
-
-    Attributes
-    ----------
-    factor : float
-        ``k``: the scaled trajectory takes ``k`` times as long (< 1 means it was sped up).
-    duration : float
-        Duration [s] of the scaled trajectory.
-    binding_joint : str or None
-        Name of the joint whose limit sets ``k`` (None when nothing moves).
-    binding_index : int
-        Its index (-1 when nothing moves).
-    binding_limit : str
-        ``'effort'`` or ``'velocity'`` (``''`` when nothing moves).
-    binding_time : float
-        Time [s] on the scaled trajectory where that limit is reached.
-    effort_ratio : numpy.ndarray, shape (n,)
-        Peak ``|tau_i| / effort_limit_i`` over the samples, after scaling.
-    velocity_ratio : numpy.ndarray, shape (n,)
-        Peak ``|qd_i| / velocity_limit_i`` over the samples, after scaling.
-
-    """
-
-    factor: float
-    duration: float
-    binding_joint: object
-    binding_index: int
-    binding_limit: str
-    binding_time: float
-    effort_ratio: np.ndarray
-    velocity_ratio: np.ndarray
-
-
-def _first_positive_root(p, r, s):
-    """
-    Return the smallest ``x > 0`` with ``p x^2 + r x + s = 0`` (inf if none), elementwise.
-
-    Uses the cancellation-free forms ``2 s / (-r -+ sqrt(r^2 - 4 p s))``.
-    """
-    with np.errstate(divide='ignore', invalid='ignore'):
-        disc = r * r - 4.0 * p * s
-        root = np.sqrt(np.where(disc >= 0.0, disc, np.nan))
-        x1 = 2.0 * s / (-r - root)
-        x2 = 2.0 * s / (-r + root)
-    x1 = np.where(np.isfinite(x1) & (x1 > 0.0), x1, np.inf)
-    x2 = np.where(np.isfinite(x2) & (x2 > 0.0), x2, np.inf)
-    return np.minimum(x1, x2)
-
-
-class TimeScaledTrajectory:
-    """
-    Any trajectory (an object with ``sample``, ``start_time``, ``end_time``) slowed by ``factor``.
-
-    ``sample(t)`` returns the base trajectory at ``t0 + (t - t0) / k`` with velocities divided by
-    ``k`` and accelerations by ``k^2``. :func:`time_scale` uses
-    :meth:`JointTrajectory.time_scaled` instead when it can (an exact piecewise polynomial).
-    """
-
-    def __init__(self, base, factor):
-        k = float(factor)
-        if not (np.isfinite(k) and k > 0.0):
-            raise InputError(f'factor: expected a positive number, got {factor!r}')
-        self.base = base
-        self.factor = k
-
-    @property
-    def start_time(self):
-        """Time of the first point [s]."""
-        return float(self.base.start_time)
-
-    @property
-    def end_time(self):
-        """Time of the last point [s]."""
-        return self.start_time + (float(self.base.end_time) - self.start_time) * self.factor
-
-    @property
-    def duration(self):
-        """``end_time - start_time`` [s]."""
-        return self.end_time - self.start_time
-
-    def sample(self, t):
-        """Evaluate ``q, qd, qdd`` at ``t`` (see :meth:`JointTrajectory.sample`)."""
-        t = _times(t)
-        k = self.factor
-        q, qd, qdd = self.base.sample(self.start_time + (t - self.start_time) / k)
-        return TrajectoryPoint(q, qd / k, qdd / (k * k))
-
-
-def time_scale(trajectory, model, *, samples=TIME_SCALE_SAMPLES, margin=TIME_SCALE_MARGIN,
-               velocity_margin=None, friction=False, gravity=None):
-    """
-    Fastest uniform time scaling of a joint path within the model's effort and velocity limits.
-
-    Load-adjusted planning (seed 001 §10.2) along a fixed path: the scaled motion
-    ``q_k(t) = q(t0 + (t - t0) / k)`` has ``qd / k`` and ``qdd / k^2``, so its inverse dynamics
-    is ``tau = a / k^2 + b / k + c`` with ``a = M qdd + C(q, qd) qd`` (RNEA without gravity),
-    ``b = damping * qd`` and ``c = g(q) + coulomb * sign(qd)`` (``b = 0`` and ``c = g`` without
-    friction). For each sample and joint, the largest ``x = 1 / k`` keeping
-    ``|tau| <= (1 - margin) effort`` on all of ``[0, x]`` is the first positive root of a
-    quadratic; with ``|qd| x <= (1 - margin) vmax`` too, ``k = 1 / min x``. Two batch RNEA calls
-    over the whole path, no iteration.
-
-    Parameters
-    ----------
-    trajectory : JointTrajectory or object with ``sample``, ``start_time`` and ``end_time``
-        The path and its nominal timing.
-    model : RobotModel
-        Gives ``effort_limit`` [N m or N], ``velocity_limit`` [rad/s or m/s] and the dynamics.
-    samples : int
-        Uniform samples along the path (segment boundaries are added).
-    margin : float
-        Relative margin in [0, 1) kept below every effort limit (the binding ratio becomes
-        ``1 - margin``), to cover the behaviour between samples.
-    velocity_margin : float, optional
-        The same for the velocity limits; default ``margin``.
-    friction : bool
-        Include the model's viscous and Coulomb friction in the torques.
-    gravity : array_like, shape (3,), optional
-        Gravity [m/s^2] in the base frame; default ``model.gravity``.
-
-    Returns
-    -------
-    scaled : JointTrajectory or TimeScaledTrajectory
-        The path with its timing stretched (or compressed) by ``report.factor``.
-    report : TimeScalingReport
-        The factor, the binding joint and limit, and the peak limit ratios after scaling.
-
-    Raises
-    ------
-    InputError
-        If gravity (and friction) alone exceed a joint's effort limit somewhere on the path:
-        no time scaling can help then.
-
-    """
-    n = model.dof
-    if getattr(trajectory, 'dof', n) != n:
-        raise ShapeError(f'trajectory: has {trajectory.dof} joints, the model {n}')
-    samples = int(samples)
-    if samples < 2:
-        raise InputError(f'samples: expected >= 2, got {samples}')
-    if velocity_margin is None:
-        velocity_margin = margin
-    for name, value in (('margin', margin), ('velocity_margin', velocity_margin)):
-        if not 0.0 <= value < 1.0:
-            raise InputError(f'{name}: expected a value in [0, 1), got {value}')
-    t0, t1 = float(trajectory.start_time), float(trajectory.end_time)
-    t = np.linspace(t0, t1, samples)
-    if isinstance(trajectory, JointTrajectory):
-        t = np.unique(np.concatenate((t, trajectory.breaks)))
-    q, qd, qdd = trajectory.sample(t)
-    g = model.gravity if gravity is None else as_array(gravity, (3,), 'gravity')
-    a = model.inverse_dynamics(q, qd, qdd, gravity=np.zeros(3))
-    c = model.gravity_torques(q, gravity=g)
-    b = np.zeros_like(a)
-    if friction:
-        b = model.damping * qd
-        c = c + model.friction * np.sign(qd)
-    effort = model.effort_limit * (1.0 - margin)
-    vmax = model.velocity_limit * (1.0 - velocity_margin)
-    over = np.abs(c) > effort
-    if over.any():
-        k, j = np.argwhere(over)[0]
-        raise InputError(f'time_scale: holding the path needs {c[k, j]:.4g} at joint '
-                         f'{model.joint_names[j]!r} (t = {t[k]:.4g} s) against an effort limit '
-                         f'of {model.effort_limit[j]:.4g} (margin {margin}): gravity alone '
-                         'exceeds it, no time scaling can help')
-    # largest x = 1/k per sample and joint: upper bound tau <= L, lower bound tau >= -L
-    x_upper = _first_positive_root(a, b, c - effort)
-    x_lower = _first_positive_root(-a, -b, -c - effort)
-    with np.errstate(divide='ignore'):
-        x_vel = np.where(qd != 0.0, vmax / np.abs(qd), np.inf)
-    x_all = np.stack((np.minimum(x_upper, x_lower), x_vel))  # (2, K, n)
-    x_min = x_all.min()
-    if not np.isfinite(x_min):
-        zero = np.zeros(n)
-        return trajectory, TimeScalingReport(1.0, t1 - t0, None, -1, '', t0, zero, zero)
-    which, ks, j = np.unravel_index(int(np.argmin(x_all)), x_all.shape)
-    factor = 1.0 / x_min
-    if isinstance(trajectory, JointTrajectory):
-        scaled = trajectory.time_scaled(factor)
-    else:
-        scaled = TimeScaledTrajectory(trajectory, factor)
-    tau = a * x_min ** 2 + b * x_min + c
-    effort_ratio = np.max(np.abs(tau), axis=0) / model.effort_limit
-    velocity_ratio = np.max(np.abs(qd), axis=0) * x_min / model.velocity_limit
-    report = TimeScalingReport(factor=float(factor), duration=float((t1 - t0) * factor),
-                               binding_joint=model.joint_names[j], binding_index=int(j),
-                               binding_limit=('effort', 'velocity')[which],
-                               binding_time=float(t0 + (t[ks] - t0) * factor),
-                               effort_ratio=effort_ratio, velocity_ratio=velocity_ratio)
-    return scaled, report

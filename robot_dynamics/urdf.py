@@ -16,28 +16,65 @@
 Robot models from URDF (parsed with urdfdom-py's ``urdf_parser_py``) and back to URDF.
 
 Supported: revolute, continuous, prismatic and fixed joints; joint origin xyz/rpy; any axis;
-inertial origin and full inertia tensor; limits; dynamics damping/friction. Links fixed to a
-moving body (and everything fixed before the first moving joint) are merged into that body,
-inertia included. Mimic, floating and planar joints, loops, moving branches off the chain and
-moving links with no inertial anywhere in their rigid group are rejected with a ``ModelError``.
+inertial origin and full inertia tensor; limits; dynamics damping/friction.
+
+The model is the chain of moving joints from ``base_link`` to ``tip_link``, and everything below
+``base_link`` rides on it exactly as in Pinocchio's model of the whole robot with every other
+joint locked (``pinocchio.buildReducedModel``):
+
+- every link is merged (inertia included) into the body it is rigidly attached to, through fixed
+  joints at any depth, below the tip or branching off a chain link alike: the tip only says where
+  ``fk``, the Jacobians and IK refer to;
+- moving joints off the chain (gripper fingers, a head, a second arm) are locked at the value given
+  in ``locked_joints``, else a ``<mimic>`` joint at ``multiplier * value + offset`` of its locked
+  master, else at 0; default values are clipped to the joint's limits. ``model.locked_joints``
+  lists them. Links above ``base_link`` are not part of the model.
+
+Without ``base_link`` the base is the unique root. Without ``tip_link`` the chain is the run of
+moving joints shared by the leaves with the most moving joints below the base, provided each leaf
+adds fewer moving joints after it than the run has (a hand's fingers, not a second arm; else a
+``ModelError`` lists those leaves), and the tip is the first by name of the links fixed to the
+chain's last body that have no fixed child (a UR5's ``ee_link`` before ``tool0``). One INFO log
+line per load reports the chain, the locked joints and the limits read as "no limit".
+
+Zero limits: the URDF specification makes ``effort`` and ``velocity`` required in ``<limit>``
+(urdfdom and urdf_parser_py refuse a ``<limit>`` without them), so "no limit" cannot be written
+but by leaving ``<limit>`` out of a continuous joint, and exporters write 0 when they know no
+value. ros2_control's joint_limits takes the numbers as they are (a zero limit stops the joint);
+MoveIt reads velocity 0 as unbounded. Here a zero limit would make the controllers clip every
+torque to 0 and time scaling divide by zero, so ``effort="0"`` and ``velocity="0"`` are read as
+no limit (inf) and reported in the log line. Negative values are rejected: :class:`RobotModel`
+requires effort and velocity limits > 0 and damping and friction >= 0.
+
+A ``<mimic>`` on a fixed joint means nothing and is ignored; on a moving joint of the chain it is a
+``ModelError``. Floating and planar joints, loops and moving links with no inertial anywhere in
+their rigid group are rejected with a ``ModelError``. urdf_parser_py's messages about unknown tags
+and attributes are logged once per load at DEBUG level instead of printed to stderr.
 """
 
+import logging
 from pathlib import Path
+import threading
 import xml.etree.ElementTree as ET
 
 import numpy as np
 
 from .errors import ModelError
 from .model import RobotModel
-from .spatial import matrix_to_rpy, transform, xyz_rpy_to_transform
+from .spatial import axis_angle_to_matrix, matrix_to_rpy, transform, xyz_rpy_to_transform
 
 MOVING = ('revolute', 'continuous', 'prismatic')
 # urdfdom (Pinocchio, robot_state_publisher) rejects "inf": unbounded limits are written as this
 _FLOAT_MAX = np.finfo(float).max
 
+_log = logging.getLogger(__name__)
+# urdf_parser_py reports through a module-level hook: one parse at a time may swap it
+_HOOK_LOCK = threading.Lock()
+
 
 def _parse(source):
     try:
+        from urdf_parser_py import xml_reflection
         from urdf_parser_py.urdf import URDF
     except ImportError:  # pragma: no cover - declared dependency
         raise ModelError('reading URDF needs urdfdom-py (pip install urdfdom-py)') from None
@@ -47,12 +84,23 @@ def _parse(source):
         if not path.is_file():
             raise ModelError(f'URDF file not found: {text!r} (pass a path or an XML string)')
         text = path.read_text()
-    try:
-        # bytes, because lxml refuses a str that carries an encoding declaration
-        robot = URDF.from_xml_string(text.encode())
-    except Exception as exc:  # noqa: B902 - lxml and urdf_parser_py raise unrelated types
-        first = str(exc).strip().splitlines()
-        raise ModelError(f'malformed URDF: {" ".join(first)}') from None
+    # urdf_parser_py prints unknown tags and attributes to stderr through ``on_error``, looked
+    # up at call time in two modules; collect them for the duration of this parse instead
+    messages = []
+    with _HOOK_LOCK:
+        saved = xml_reflection.on_error, xml_reflection.core.on_error
+        xml_reflection.on_error = xml_reflection.core.on_error = messages.append
+        try:
+            # bytes, because lxml refuses a str that carries an encoding declaration
+            robot = URDF.from_xml_string(text.encode())
+        except Exception as exc:  # noqa: B902 - lxml and urdf_parser_py raise unrelated types
+            first = str(exc).strip().splitlines()
+            raise ModelError(f'malformed URDF: {" ".join(first)}') from None
+        finally:
+            xml_reflection.on_error, xml_reflection.core.on_error = saved
+            if messages:
+                _log.debug('urdf_parser_py ignored %d item(s):\n%s', len(messages),
+                           '\n'.join(messages))
     if not robot.links:
         raise ModelError('malformed URDF: no <link> elements')
     return robot
@@ -92,7 +140,8 @@ def combine_inertia(parts):
     return m, c, inertia
 
 
-def _find_chain(robot, base_link, tip_link):
+def _tree(robot):
+    """Return ``(parent joint of each link, child joints of each link)``; check the links."""
     links = {link.name for link in robot.links}
     parent_of, children = {}, {}
     for j in robot.joints:
@@ -104,6 +153,144 @@ def _find_chain(robot, base_link, tip_link):
                              f'{parent_of[j.child].name!r} and {j.name!r}')
         parent_of[j.child] = j
         children.setdefault(j.parent, []).append(j)
+    return links, parent_of, children
+
+
+def _below(children, base_link):
+    """Every joint below ``base_link``, each after the joint of its parent link."""
+    order, stack, seen = [], [base_link], {base_link}
+    while stack:
+        for j in children.get(stack.pop(), []):
+            if j.child in seen:
+                raise ModelError(f'kinematic loop through link {j.child!r}')
+            seen.add(j.child)
+            order.append(j)
+            stack.append(j.child)
+    return order
+
+
+def _default_tip(children, joints, base_link):
+    """Apply the tip rule of the module docstring: return the tip link."""
+    moving = {base_link: ()}
+    for j in joints:
+        moving[j.child] = moving[j.parent] + (() if j.type == 'fixed' else (j.name,))
+    leaves = [link for link in moving if link not in children]
+    most = max(len(moving[link]) for link in leaves)
+    longest = sorted(link for link in leaves if len(moving[link]) == most)
+    shared = 0
+    while shared < most and len({moving[link][shared] for link in longest}) == 1:
+        shared += 1
+    if most - shared >= max(shared, 1):
+        raise ModelError(f'branching tree: no unique moving chain below {base_link!r} (the '
+                         f'longest ones share {shared} of {most} moving joints); give tip_link, '
+                         f'candidates: {longest}')
+    end = base_link
+    if shared:
+        last = moving[longest[0]][shared - 1]
+        end = next(j.child for j in joints if j.name == last)
+    group, stack = [], [end]
+    while stack:
+        link = stack.pop()
+        fixed = [j.child for j in children.get(link, []) if j.type == 'fixed']
+        stack += fixed
+        if not fixed:
+            group.append(link)
+    return min(group)
+
+
+def _position_limits(j):
+    """Return ``(lower, upper)`` of a moving joint [rad or m]."""
+    if j.type == 'continuous':
+        return -np.inf, np.inf
+    if j.limit is None:
+        raise ModelError(f'joint {j.name!r} ({j.type}) needs a <limit> element')
+    return _limit_value(j.limit.lower, 0.0), _limit_value(j.limit.upper, 0.0)
+
+
+def _limit_value(value, default):
+    if value is None:
+        return default
+    # to_urdf writes an unbounded limit as +-float max (urdfdom rejects "inf")
+    return float(value) if abs(float(value)) < _FLOAT_MAX else np.copysign(np.inf, value)
+
+
+def _lock(joints, chain, given, known, base_link, tip_link):
+    """
+    Return the value [rad or m] of every moving joint off the chain: ``{name: value}``.
+
+    ``joints`` are the joints below the base, ``given`` the user's ``locked_joints``, ``known``
+    every joint name of the URDF; a given value wins, else a mimic joint follows its locked
+    master, else 0; defaults are clipped to the limits, given values must lie within them.
+    """
+    in_chain = {j.name for j in chain}
+    lockable = {j.name: j for j in joints if j.type != 'fixed' and j.name not in in_chain}
+    problems = [f'{kind} {names}' for kind, names in (
+        ('unknown joints', [k for k in given if k not in known]),
+        (f'joints of the chain {base_link!r} -> {tip_link!r}',
+         [k for k in given if k in in_chain]),
+        (f'fixed joints or joints not below {base_link!r}',
+         [k for k in given if k in known and k not in in_chain and k not in lockable]),
+    ) if names]
+    if problems:
+        raise ModelError(f'locked_joints: cannot lock {"; ".join(problems)}; the joints off the '
+                         f'chain that can be locked are {sorted(lockable)}')
+    values = {}
+
+    def value(j, seen=()):
+        if j.name in values:
+            return values[j.name]
+        lower, upper = _position_limits(j)
+        if j.name in given:
+            try:
+                v = float(given[j.name])
+            except (TypeError, ValueError):
+                v = np.nan
+            if not (np.isfinite(v) and lower <= v <= upper):
+                raise ModelError(f'locked_joints: {j.name!r} = {given[j.name]!r} is not a '
+                                 f'number within its limits [{lower}, {upper}]')
+        else:
+            v, mimic = 0.0, j.mimic
+            if mimic is not None and mimic.joint in lockable:
+                if mimic.joint in seen:
+                    raise ModelError(f'mimic loop through joint {j.name!r}')
+                master = value(lockable[mimic.joint], seen + (j.name,))
+                multiplier = 1.0 if mimic.multiplier is None else mimic.multiplier
+                v = multiplier * master + (mimic.offset or 0.0)
+            v = float(np.clip(v, lower, upper))
+        values[j.name] = v
+        return v
+
+    for j in lockable.values():
+        value(j)
+    return values
+
+
+def _axis(j):
+    """Return the joint axis as written (URDF's default: x)."""
+    return np.array(j.axis if j.axis is not None else (1.0, 0.0, 0.0), dtype=float)
+
+
+def _motion(j, value):
+    """Transform of a locked joint at ``value`` (identity for a fixed joint)."""
+    if j.type == 'fixed':
+        return np.eye(4)
+    axis = _axis(j)
+    norm = np.linalg.norm(axis)
+    if norm < 1e-9:
+        raise ModelError(f'joint axis of zero length for joint {j.name!r}')
+    if j.type == 'prismatic':
+        return transform(None, value * axis / norm)
+    return transform(axis_angle_to_matrix(axis, value))
+
+
+def _chain(robot, base_link, tip_link):
+    """
+    Find base, tip and chain by the rules of the module docstring.
+
+    Returns ``(base_link, tip_link, tip chosen by rule, joints below the base in parent-first
+    order, moving joints of the chain)``.
+    """
+    links, parent_of, children = _tree(robot)
     for name in (base_link, tip_link):
         if name is not None and name not in links:
             raise ModelError(f'unknown link {name!r}; links are {sorted(links)}')
@@ -112,97 +299,67 @@ def _find_chain(robot, base_link, tip_link):
         if len(roots) != 1:
             raise ModelError(f'no unique root link (candidates: {roots}); give base_link')
         base_link = roots[0]
-
-    def depth(link, seen=()):
-        """Leaves below ``link`` as ((moving joints, all joints), leaf)."""
-        if link in seen:
-            raise ModelError(f'kinematic loop through link {link!r}')
-        kids = children.get(link, [])
-        return [((n + (j.type != 'fixed'), k + 1), leaf) for j in kids
-                for (n, k), leaf in depth(j.child, seen + (link,))] or [((0, 0), link)]
-
-    if tip_link is None:
-        # the deepest leaf: most moving joints, then most joints (a tool frame after a flange)
-        leaves = depth(base_link)
-        best = max(d for d, _ in leaves)
-        candidates = sorted(leaf for d, leaf in leaves if d == best)
-        if len(candidates) != 1:
-            raise ModelError(f'branching tree: no unique tip below {base_link!r}; '
-                             f'give tip_link, candidates: {candidates}')
-        tip_link = candidates[0]
-    chain, link = [], tip_link
+    joints = _below(children, base_link)
+    chosen = tip_link is None
+    if chosen:
+        tip_link = _default_tip(children, joints, base_link)
+    path, link = [], tip_link
     while link != base_link:
         if link not in parent_of:
             raise ModelError(f'tip link {tip_link!r} is not below base link {base_link!r}')
-        chain.append(parent_of[link])
+        path.append(parent_of[link])
         link = parent_of[link].parent
-    return base_link, tip_link, chain[::-1], children
-
-
-def model_from_urdf(source, base_link=None, tip_link=None):
-    """
-    Build a :class:`RobotModel` for the chain ``base_link`` -> ``tip_link`` of a URDF.
-
-    ``source`` is a file path or the XML text. Without base/tip the unique root and the unique
-    deepest leaf are used; otherwise a ``ModelError`` names the candidates.
-    """
-    robot = _parse(source)
-    base_link, tip_link, chain, children = _find_chain(robot, base_link, tip_link)
-    link_by_name = {link.name: link for link in robot.links}
-    for j in chain:
+    chain = [j for j in path[::-1] if j.type != 'fixed']
+    if not chain:
+        raise ModelError(f'no moving joint between {base_link!r} and {tip_link!r}')
+    for j in joints:
         if j.type not in MOVING + ('fixed',):
             raise ModelError(f'joint {j.name!r} has unsupported type {j.type!r} '
                              '(supported: revolute, continuous, prismatic, fixed)')
+    for j in chain:
         if j.mimic is not None:
-            raise ModelError(f'joint {j.name!r} is a mimic joint, which is not supported')
+            raise ModelError(f'joint {j.name!r} of the chain is a mimic joint, which is not '
+                             'supported (a mimic joint off the chain is locked)')
+    return base_link, tip_link, chosen, joints, chain
 
-    frames, groups = {}, {}
-    body, T_body = 0, np.eye(4)   # current body and pose of the current link in it
-    placement, moving = [], []
 
-    def add_link(link_name, body_index, T):
-        """Record a link's frame and its inertia, moved into the body frame."""
-        frames[link_name] = (body_index, T)
-        part = _body_inertia(link_by_name[link_name])
+def model_from_urdf(source, base_link=None, tip_link=None, locked_joints=None):
+    """
+    Build a :class:`RobotModel` for the chain ``base_link`` -> ``tip_link`` of a URDF.
+
+    ``source`` is a file path or the XML text; ``locked_joints`` maps joints off the chain to
+    the value [rad or m] they are locked at. Base, tip and locking follow the rules of the module
+    docstring; a ``ModelError`` names whatever does not fit them.
+    """
+    robot = _parse(source)
+    base_link, tip_link, chosen, joints, chain = _chain(robot, base_link, tip_link)
+    locked = _lock(joints, chain, dict(locked_joints or {}), {j.name for j in robot.joints},
+                   base_link, tip_link)
+
+    # every link below the base: its body and its pose in that body, locked joints included
+    index = {j.name: i for i, j in enumerate(chain)}
+    frames = {base_link: (0, np.eye(4))}
+    placement = [None] * len(chain)
+    for j in joints:
+        body, T_body_parent = frames[j.parent]
+        T_body_joint = T_body_parent @ _origin(j.origin)
+        if j.name in index:
+            placement[index[j.name]] = T_body_joint
+            frames[j.child] = (index[j.name] + 1, np.eye(4))
+        else:
+            frames[j.child] = (body, T_body_joint @ _motion(j, locked.get(j.name)))
+    groups = {}
+    link_by_name = {link.name: link for link in robot.links}
+    for name, (body, T) in frames.items():
+        part = _body_inertia(link_by_name[name])
         if part is not None:
             m, c, inertia = part
             R = T[:3, :3]
-            groups.setdefault(body_index, []).append((m, R @ c + T[:3, 3], R @ inertia @ R.T))
+            groups.setdefault(body, []).append((m, R @ c + T[:3, 3], R @ inertia @ R.T))
 
-    def attach(link_name, body_index, T, on_chain_child=None):
-        """Record a link and the fixed subtree hanging from it (off the chain)."""
-        add_link(link_name, body_index, T)
-        for j in children.get(link_name, []):
-            if j.child == on_chain_child:
-                continue
-            if j.type != 'fixed' and body_index == 0:
-                continue   # a branch moving on the fixed base cannot affect this chain
-            if j.type != 'fixed':
-                raise ModelError(f'joint {j.name!r} ({j.type}) branches off the chain '
-                                 f'{base_link!r} -> {tip_link!r}; only serial chains are '
-                                 'supported: choose base_link/tip_link or remove the branch')
-            attach(j.child, body_index, T @ _origin(j.origin))
-
-    next_child = {j.parent: j.child for j in chain}
-    attach(base_link, 0, np.eye(4), next_child.get(base_link))
-    for j in chain:
-        T_joint = T_body @ _origin(j.origin)
-        if j.type == 'fixed':
-            T_body = T_joint
-        else:
-            placement.append(T_joint)
-            moving.append(j)
-            body, T_body = body + 1, np.eye(4)
-        if j.child == tip_link:  # what hangs below the chosen tip is not part of this chain
-            add_link(tip_link, body, T_body)
-        else:
-            attach(j.child, body, T_body, next_child.get(j.child))
-
-    if not moving:
-        raise ModelError(f'no moving joint between {base_link!r} and {tip_link!r}')
-    n = len(moving)
+    n = len(chain)
     mass, com, inertia = np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3, 3))
-    for i, j in enumerate(moving):
+    for i, j in enumerate(chain):
         parts = groups.get(i + 1)
         if not parts:
             raise ModelError(
@@ -211,41 +368,37 @@ def model_from_urdf(source, base_link=None, tip_link=None):
                 'fixed to a link that has one')
         mass[i], com[i], inertia[i] = combine_inertia(parts)
 
-    def limit(j, attr, default):
-        value = getattr(j.limit, attr, None) if j.limit is not None else None
-        if value is None:
-            return default
-        # to_urdf writes an unbounded limit as +-float max (urdfdom rejects "inf")
-        return float(value) if abs(float(value)) < _FLOAT_MAX else np.copysign(np.inf, value)
+    unlimited = []
+
+    def limit(j, attr):
+        value = _limit_value(getattr(j.limit, attr, None) if j.limit is not None else None,
+                             np.inf)
+        if value == 0.0:   # "not given": see the module docstring
+            unlimited.append(f'{j.name}.{attr}')
+            return np.inf
+        return value
 
     def dyn(j, attr):
         value = getattr(j.dynamics, attr, None) if j.dynamics is not None else None
         return 0.0 if value is None else float(value)
 
-    lower, upper = [], []
-    for j in moving:
-        if j.type == 'continuous':
-            lower.append(-np.inf)
-            upper.append(np.inf)
-        else:
-            if j.limit is None:
-                raise ModelError(f'joint {j.name!r} ({j.type}) needs a <limit> element')
-            lower.append(limit(j, 'lower', 0.0))
-            upper.append(limit(j, 'upper', 0.0))
-    return RobotModel(
+    lower, upper = np.array([_position_limits(j) for j in chain]).T
+    model = RobotModel(
         name=robot.name or 'robot',
-        joint_names=tuple(j.name for j in moving),
-        joint_types=tuple(j.type for j in moving),
+        joint_names=tuple(j.name for j in chain),
+        joint_types=tuple(j.type for j in chain),
         joint_placement=np.array(placement),
-        joint_axis=np.array([j.axis if j.axis is not None else (1.0, 0.0, 0.0)
-                             for j in moving], dtype=float),
-        mass=mass, com=com, inertia=inertia,
-        lower=np.array(lower), upper=np.array(upper),
-        velocity_limit=np.array([limit(j, 'velocity', np.inf) for j in moving]),
-        effort_limit=np.array([limit(j, 'effort', np.inf) for j in moving]),
-        damping=np.array([dyn(j, 'damping') for j in moving]),
-        friction=np.array([dyn(j, 'friction') for j in moving]),
-        frames=frames, base_link=base_link, tip_link=tip_link)
+        joint_axis=np.array([_axis(j) for j in chain]),
+        mass=mass, com=com, inertia=inertia, lower=lower, upper=upper,
+        velocity_limit=np.array([limit(j, 'velocity') for j in chain]),
+        effort_limit=np.array([limit(j, 'effort') for j in chain]),
+        damping=np.array([dyn(j, 'damping') for j in chain]),
+        friction=np.array([dyn(j, 'friction') for j in chain]),
+        frames=frames, base_link=base_link, tip_link=tip_link, locked_joints=locked)
+    _log.info('URDF %r: chain %r -> %r (%s), %d joints; locked joints %s%s', model.name,
+              base_link, tip_link, 'tip chosen by rule' if chosen else 'tip given', n,
+              locked or 'none', f'; 0 read as no limit: {unlimited}' if unlimited else '')
+    return model
 
 
 def _limit(value):
@@ -267,7 +420,8 @@ def model_to_urdf(model):
 
     Each body becomes a link carrying the merged inertia (origin at the COM, inertia about it);
     every other named frame becomes a massless link on a fixed joint. ``model.gravity`` has no
-    place in URDF and is not written.
+    place in URDF and is not written, nor is ``model.locked_joints``: the locked joints are
+    already merged into the bodies and frames.
     """
     root = ET.Element('robot', name=model.name)
     root.append(ET.Comment(f' written by robot_dynamics RobotModel.to_urdf() from model '
@@ -278,7 +432,9 @@ def model_to_urdf(model):
         by_body.setdefault(body, []).append((link, T))
     body_link = [model.base_link]
     for i in range(1, model.dof + 1):
-        exact = [k for k, T in by_body.get(i, []) if np.array_equal(T, np.eye(4))]
+        # the tip is the body link only if nothing else can be (see below)
+        exact = sorted((k for k, T in by_body.get(i, []) if np.array_equal(T, np.eye(4))),
+                       key=lambda k: k == model.tip_link)
         body_link.append(exact[0] if exact else f'{model.joint_names[i - 1]}_body')
 
     for i, name in enumerate(body_link):
@@ -307,17 +463,17 @@ def model_to_urdf(model):
                       friction=repr(float(model.friction[i])))
     for body, links in sorted(by_body.items()):
         extra = [(k, T) for k, T in links if k not in body_link]
-        # the tip hangs below another frame of its body, so that from_urdf finds it as the
-        # unique deepest leaf without being told
-        others = [(k, T) for k, T in extra if k != model.tip_link]
+        # the other frames of the tip's body hang in a line above the tip, so that the tip is
+        # the one link of its body without a fixed child: from_urdf's tip rule finds it
+        extra.sort(key=lambda item: item[0] == model.tip_link)
+        parent, T_parent = body_link[body], np.eye(4)
         for link, T in extra:
-            parent, T_parent = body_link[body], np.eye(4)
-            if link == model.tip_link and others:
-                parent, T_parent = others[0]
             ET.SubElement(root, 'link', name=link)
             joint = ET.SubElement(root, 'joint', name=f'{link}_fixed_joint', type='fixed')
             ET.SubElement(joint, 'parent', link=parent)
             ET.SubElement(joint, 'child', link=link)
             _origin_elem(joint, np.linalg.solve(T_parent, T))
+            if body == model.dof:
+                parent, T_parent = link, T
     ET.indent(root)
     return ET.tostring(root, encoding='unicode', xml_declaration=True) + '\n'

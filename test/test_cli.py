@@ -85,12 +85,6 @@ def test_simulate_rejects_bad_arguments_clearly(tmp_path):
     assert 'must be a whole multiple of the control rate' in proc.stderr
 
 
-def test_bringup_is_not_in_this_release():
-    proc = run_cli('bringup', '--robot', 'scara')
-    assert proc.returncode == 2
-    assert 'not part of this release' in proc.stderr
-
-
 def test_demo_prints_and_reports_every_robot(tmp_path, bundled):
     out = io.StringIO()
     report = tmp_path / 'demo.json'
@@ -112,3 +106,16 @@ def test_demo_one_robot_in_a_subprocess():
     proc = run_cli('demo', '--robot', 'planar_2r')
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith('planar_2r: 2 joints')
+
+
+def test_a_missing_plot_dependency_is_a_failure_not_bad_input(monkeypatch, tmp_path, capsys):
+    """The one RobotDynamicsError that is not a ValueError (errors.py): exit status 1, not 2."""
+    from robot_dynamics import RobotDynamicsError, simulation
+    assert issubclass(simulation.PlotDependencyError, (RobotDynamicsError, ImportError))
+    assert not issubclass(simulation.PlotDependencyError, ValueError)
+    monkeypatch.setitem(sys.modules, 'matplotlib.backends.backend_agg', None)   # import fails
+    status = cli.main(['simulate', '--robot', 'planar_2r', '--controller', 'pd', '--plot',
+                       str(tmp_path / 'run.png')])
+    assert status == cli.EXIT_FAILURE
+    assert 'matplotlib' in capsys.readouterr().err
+    assert not (tmp_path / 'run.png').exists()

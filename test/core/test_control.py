@@ -153,6 +153,153 @@ def test_pid_integrates_resets_and_does_not_wind_up(planar_2r):
     assert cmd.tau[0] == pytest.approx(20.0)                  # |Ki int e| clamped
 
 
+def test_pid_restart_keeps_the_integral_for_a_clock_that_jumps_back(planar_2r):
+    law = control.PID(planar_2r, kp=0.0, ki=[10.0, 20.0], kd=0.0)
+    ref = TrajectoryPoint.at_rest([0.1, -0.2])
+    e = np.array([0.1, -0.2])
+    law.compute(4.0, np.zeros(2), np.zeros(2), ref)
+    law.compute(4.5, np.zeros(2), np.zeros(2), ref)
+    np.testing.assert_allclose(law.state.integral, 0.5 * e)
+    # simulated time restarts at 0: a plain call is rejected and names the way out
+    with pytest.raises(InputError, match=r'before the previous call at 4.5 s; call restart\(\)'):
+        law.compute(0.0, np.zeros(2), np.zeros(2), ref)
+    np.testing.assert_allclose(law.state.integral, 0.5 * e)          # untouched by the error
+    law.restart()
+    assert law.state.time is None
+    cmd = law.compute(0.1, np.zeros(2), np.zeros(2), ref)             # like a first call
+    np.testing.assert_allclose(law.state.integral, 0.5 * e)
+    np.testing.assert_allclose(cmd.tau, np.array([10.0, 20.0]) * 0.5 * e)   # the held integral
+    law.compute(0.3, np.zeros(2), np.zeros(2), ref)
+    np.testing.assert_allclose(law.state.integral, 0.7 * e)
+    # restart at a given time: the next call integrates from it
+    law.restart(time=0.0)
+    law.compute(0.1, np.zeros(2), np.zeros(2), ref)
+    np.testing.assert_allclose(law.state.integral, 0.8 * e)
+    # reset clears the integral too
+    law.reset(time=1.0)
+    law.compute(1.5, np.zeros(2), np.zeros(2), ref)
+    np.testing.assert_allclose(law.state.integral, 0.5 * e)
+    for bad in (np.nan, np.inf, 'soon'):
+        with pytest.raises(InputError, match='time'):
+            law.restart(time=bad)
+        with pytest.raises(InputError, match='t: expected'):
+            law.compute(bad, np.zeros(2), np.zeros(2), ref)
+
+
+def joint_law_arguments(model):
+    """Return ``{law: keyword arguments}`` for every joint law, some settings off default."""
+    n = model.dof
+    kp, kd = np.linspace(50.0, 80.0, n), np.linspace(5.0, 9.0, n)
+    return {
+        control.Law.PD: {'kp': kp, 'kd': kd, 'effort_limit': np.full(n, 30.0)},
+        control.Law.PD_GRAVITY: {'kp': kp, 'kd': kd, 'saturate': False},
+        control.Law.PID: {'kp': kp, 'ki': np.linspace(1.0, 3.0, n), 'kd': kd,
+                          'integral_limit': np.full(n, 5.0), 'gravity_compensation': True},
+        control.Law.COMPUTED_TORQUE: {'kp': kp, 'kd': kd, 'friction': 'reference'},
+    }
+
+
+def by_joint(model, values):
+    return dict(zip(model.joint_names, np.asarray(values).tolist()))
+
+
+def test_every_law_takes_gains_keyed_by_joint_or_task_row(scara):
+    q, qd = np.array([0.3, 1.0, 0.1]), np.array([0.2, -0.1, 0.05])
+    ref = TrajectoryPoint(q + 0.05, np.full(3, 0.1), np.full(3, -0.2))
+    for law, arguments in joint_law_arguments(scara).items():
+        named = {k: by_joint(scara, v) if isinstance(v, np.ndarray) else v
+                 for k, v in arguments.items()}
+        a = control.make_controller(law, scara, **arguments)
+        b = control.make_controller(law, scara, **named)
+        np.testing.assert_array_equal(b.compute(0.0, q, qd, ref).tau,
+                                      a.compute(0.0, q, qd, ref).tau, err_msg=law.value)
+    kp = dict(zip(control.TASK_ROWS, [100.0, 200.0, 300.0, 0.0, 0.0, 50.0]))
+    kd = dict(zip(control.TASK_ROWS, [20.0, 28.0, 35.0, 0.0, 0.0, 14.0]))
+    named = control.ResolvedAcceleration(scara, kp, kd)
+    np.testing.assert_array_equal(named.kp, [100.0, 200.0, 300.0, 0.0, 0.0, 50.0])
+    np.testing.assert_array_equal(named.kd, list(kd.values()))
+    wrong = {**dict.fromkeys(control.TASK_ROWS[1:], 1.0), 'x': 1.0}
+    with pytest.raises(InputError, match=r"kp: task row names .*unknown \['x'\], "
+                                         r"missing \['vx'\]"):
+        control.ResolvedAcceleration(scara, wrong, kd)
+
+
+def test_with_gains_is_the_law_built_with_those_gains(scara, rng):
+    q, qd = rng.uniform(-1.0, 1.0, (2, 4, 3)) * [1.0, 1.0, 0.1]
+    ref = TrajectoryPoint(*rng.uniform(-1.0, 1.0, (3, 4, 3)))
+    for law, arguments in joint_law_arguments(scara).items():
+        old = control.make_controller(law, scara, **arguments)
+        new_kd = np.array([1.0, 2.0, 3.0])
+        changed = old.with_gains(kp=40.0, kd=by_joint(scara, new_kd))
+        expected = control.make_controller(law, scara, **{**arguments, 'kp': 40.0, 'kd': new_kd})
+        assert type(changed) is type(old)
+        np.testing.assert_array_equal(changed.kp, [40.0] * 3)
+        np.testing.assert_array_equal(changed.compute(0.0, q, qd, ref).tau,
+                                      expected.compute(0.0, q, qd, ref).tau, err_msg=law.value)
+        np.testing.assert_array_equal(old.kp, arguments['kp'])       # the old law is unchanged
+        # a mapping may name only the joints that change
+        one = old.with_gains(kp={'elbow': 7.0})
+        np.testing.assert_array_equal(one.kp, [arguments['kp'][0], 7.0, arguments['kp'][2]])
+        for bad, message in (({'kp': -1.0}, r'kp\[0\].*must be >= 0'),
+                             ({'kd': {'knee': 1.0}}, r"unknown \['knee'\]"),
+                             ({'kp': [1.0, 2.0]}, 'kp: expected a scalar or 3 values'),
+                             ({'gain': 1.0}, r"has no gains \['gain'\]")):
+            with pytest.raises((InputError, ShapeError), match=message):
+                old.with_gains(**bad)
+    ra = control.ResolvedAcceleration(scara, KP, KD, friction='reference', damping=1e-4)
+    stiffer = ra.with_gains(kp={'vz': 900.0})
+    np.testing.assert_array_equal(stiffer.kp, [KP, KP, 900.0, KP, KP, KP])
+    assert stiffer.friction is control.Friction.REFERENCE and stiffer.damping == 1e-4
+    with pytest.raises(InputError, match=r"has no gains \['mask'\]"):
+        ra.with_gains(mask=np.ones(6))
+
+
+def test_pid_with_gains_keeps_its_state(planar_2r):
+    ref = TrajectoryPoint.at_rest([0.1, -0.2])
+    pid = control.PID(planar_2r, kp=5.0, ki=[10.0, 20.0], kd=1.0)
+    pid.compute(0.0, np.zeros(2), np.zeros(2), ref)
+    pid.compute(0.5, np.zeros(2), np.zeros(2), ref)
+    tuned = pid.with_gains(ki={'joint2': 40.0})
+    assert tuned.state == pid.state
+    # the same as a new PID with those gains, started from the state the old one reached
+    fresh = control.PID(planar_2r, kp=5.0, ki=[10.0, 40.0], kd=1.0)
+    fresh.reset(integral=pid.state.integral, time=0.5)
+    a = tuned.compute(0.75, np.zeros(2), np.zeros(2), ref)
+    b = fresh.compute(0.75, np.zeros(2), np.zeros(2), ref)
+    np.testing.assert_array_equal(a.tau, b.tau)
+    np.testing.assert_allclose(tuned.state.integral, [0.075, -0.15])
+    np.testing.assert_allclose(a.tau, 5.0 * np.array([0.1, -0.2]) + [10.0, 40.0] * np.array(
+        [0.075, -0.15]))
+    np.testing.assert_allclose(pid.state.integral, [0.05, -0.1])    # the old one did not move
+
+
+@pytest.mark.parametrize('name', ['scara', 'iiwa14'])
+def test_resolved_acceleration_broadcasts_like_the_joint_laws(bundled, name, rng):
+    """One state against a batch of references (and the reverse) equals a loop of single calls."""
+    model = bundled[name]
+    n = model.dof
+    q = 0.5 * (np.clip(model.lower, -2.0, 2.0) + np.clip(model.upper, -2.0, 2.0)) + 0.3
+    qd = rng.normal(scale=0.2, size=n)
+    law = control.ResolvedAcceleration(model, KP, KD, friction='reference')
+    poses = model.fk(q + rng.normal(scale=0.05, size=(2, 3, n)))
+    twists, accelerations = rng.normal(size=(2, 2, 3, 6))
+    batch = law.compute(0.0, q, qd, tr.TaskPoint(poses, twists, accelerations))
+    assert batch.tau.shape == (2, 3, n) and batch.error.shape == (2, 3, 6)
+    for i in np.ndindex(2, 3):
+        one = law.compute(0.0, q, qd, tr.TaskPoint(poses[i], twists[i], accelerations[i]))
+        np.testing.assert_allclose(batch.tau[i], one.tau, rtol=1e-12, atol=1e-9)
+        np.testing.assert_allclose(batch.error[i], one.error, rtol=1e-12, atol=1e-15)
+    # a batch of states against one reference, twist given once for all
+    Q = q + rng.normal(scale=0.05, size=(4, n))
+    batch = law.compute(0.0, Q, np.broadcast_to(qd, Q.shape),
+                        tr.TaskPoint(poses[0, 0], twists[0, 0], None))
+    for k in range(4):
+        one = law.compute(0.0, Q[k], qd, tr.TaskPoint(poses[0, 0], twists[0, 0], np.zeros(6)))
+        np.testing.assert_allclose(batch.tau[k], one.tau, rtol=1e-12, atol=1e-9)
+    with pytest.raises(ShapeError, match='do not broadcast with q'):
+        law.compute(0.0, Q, np.broadcast_to(qd, Q.shape), tr.TaskPoint(poses[0], None, None))
+
+
 # ---- closed loops ------------------------------------------------------------------------------
 
 def reference(model, effort_fraction=sim.REFERENCE_EFFORT_FRACTION):

@@ -14,6 +14,7 @@
 
 """Inverse kinematics: closed forms (seed vectors B1, B12), numeric solver, paths, bad input."""
 
+import importlib.metadata
 import math
 
 import numpy as np
@@ -25,6 +26,15 @@ from robot_dynamics.spatial import pose_error, rot_x, rot_z, transform
 
 CLOSED_FORM_ROBOTS = ('planar_2r', 'planar_3r', 'puma560', 'rp_arm', 'scara')
 EXACT = 1e-9          # closed forms reproduce the target to this [m, rad] (seed-vectors.md)
+#: Arms with a spherical wrist from real URDFs (example-robot-data): file, base and tip link.
+#: Jaco 2 has three continuous joints; the Talos arm from its second joint on is a 6R whose
+#: first two axes intersect (the other case of the wrist-centre solution than the PUMA's).
+REAL_ARMS = {
+    'jaco2': ('kinova_description/robots/kinova.urdf', 'j2s6s200_link_base',
+              'j2s6s200_end_effector'),
+    'talos_arm': ('talos_data/robots/talos_left_arm.urdf', 'arm_left_1_link',
+                  'arm_left_7_link'),
+}
 
 
 def masked_errors(model, q, target, mask=None):
@@ -42,6 +52,21 @@ def same_angles(a, b, atol):
     """Compare joint vectors, revolute angles modulo 2 pi."""
     d = (np.asarray(a) - np.asarray(b) + np.pi) % (2 * np.pi) - np.pi
     return bool(np.all(np.abs(d) <= atol))
+
+
+def real_arm(name):
+    """Load an arm of ``REAL_ARMS`` from the example-robot-data package."""
+    path, base, tip = REAL_ARMS[name]
+    urdf = importlib.metadata.distribution('example-robot-data').locate_file(
+        f'cmeel.prefix/share/example-robot-data/robots/{path}')
+    return RobotModel.from_urdf(urdf.read_text(), base_link=base, tip_link=tip)
+
+
+def random_in_limits(model, rng, count):
+    """Joint positions uniform in the limits (continuous joints in [-pi, pi])."""
+    lo = np.where(np.isfinite(model.lower), model.lower, -np.pi)
+    hi = np.where(np.isfinite(model.upper), model.upper, np.pi)
+    return rng.uniform(lo, hi, (count, model.dof))
 
 
 def planar_rr(a1, a2, **limits):
@@ -176,23 +201,91 @@ def test_planar_2r_target_off_the_plane_is_unreachable(bundled):
     assert result.position_error == pytest.approx(0.05, abs=1e-9)
 
 
+def verified_branches(model, q):
+    """Return fk(q) and ik_all of it, checking each branch: limits, fk, distinct, q among them."""
+    target = model.fk(q)
+    solutions = model.ik_all(target)
+    assert any(same_angles(s, q, 1e-7) for s in solutions)
+    for s in solutions:
+        assert within_limits(model, s)
+        perr, oerr = masked_errors(model, s, target)
+        assert perr < EXACT and oerr < EXACT
+    for i, a in enumerate(solutions):               # distinct branches
+        for b in solutions[i + 1:]:
+            assert not same_angles(a, b, 1e-6)
+    return target, solutions
+
+
 @pytest.mark.parametrize('name', CLOSED_FORM_ROBOTS)
 def test_every_closed_form_solution_reproduces_the_target(bundled, name):
     model = bundled[name]
-    rng = np.random.default_rng(7)
-    lo = np.where(np.isfinite(model.lower), model.lower, -np.pi)
-    hi = np.where(np.isfinite(model.upper), model.upper, np.pi)
-    for q in rng.uniform(lo, hi, (20, model.dof)):
+    for q in random_in_limits(model, np.random.default_rng(7), 20):
+        verified_branches(model, q)
+
+
+@pytest.mark.parametrize('name', REAL_ARMS)
+def test_real_arms_every_closed_form_branch_is_verified(name):
+    """Every branch of ik_all on the Jaco 2 and the Talos arm: fk, limits, distinct, complete."""
+    model = real_arm(name)
+    assert ik_module.closed_form(model).name == '6R spherical wrist (Pieper)'
+    # with the limits opened to a full turn every target has its eight branches
+    wide = model.replace(lower=np.full(6, -np.pi), upper=np.full(6, np.pi))
+    rng = np.random.default_rng(11)
+    counts = []
+    for q in random_in_limits(model, rng, 30):
+        target, solutions = verified_branches(model, q)
+        every = wide.ik_all(target)
+        counts.append(len(every))
+        assert all(any(same_angles(s, e, 1e-9) for e in every) for s in solutions)
+        for e in every:
+            np.testing.assert_allclose(wide.fk(e), target, atol=EXACT)
+    assert max(counts) == 8
+
+
+@pytest.mark.parametrize('name', CLOSED_FORM_ROBOTS + tuple(REAL_ARMS))
+def test_single_solution_is_the_nearest_of_ik_all(bundled, name):
+    """
+    ``ik`` (closed form) returns the element of ``ik_all(all_turns=True)`` nearest the seed.
+
+    Independent of the solver's own selection: the nearest is searched here over every listed
+    solution, with angles of joints without two limits (continuous) moved to their turn
+    nearest the seed, in the weighted joint distance.
+    """
+    model = bundled[name] if name in bundled else real_arm(name)
+    rng = np.random.default_rng(5)
+    free = ~np.asarray(model.is_prismatic) & ~(np.isfinite(model.lower)
+                                               & np.isfinite(model.upper))
+    weights = rng.uniform(0.5, 2.0, model.dof)
+    checked = 0
+    for q, seed in zip(random_in_limits(model, rng, 25), random_in_limits(model, rng, 25)):
         target = model.fk(q)
-        solutions = model.ik_all(target)
-        assert any(same_angles(s, q, 1e-7) for s in solutions)
-        for s in solutions:
-            assert within_limits(model, s)
-            perr, oerr = masked_errors(model, s, target)
-            assert perr < EXACT and oerr < EXACT
-        for i, a in enumerate(solutions):               # distinct branches
-            for b in solutions[i + 1:]:
-                assert not same_angles(a, b, 1e-6)
+        every = np.array(ik_module.ik_all(model, target, all_turns=True))
+        result = model.ik(target, seed=seed, weights=weights)
+        assert result.success and result.method == 'analytic'
+        assert result.solutions == len(model.ik_all(target))
+        turns = np.where(free, np.round((seed - every) / (2 * np.pi)), 0.0)
+        every = every + 2 * np.pi * turns
+        distance = ((every - seed) ** 2 * weights).sum(axis=1)
+        order = np.argsort(distance)
+        if len(order) > 1 and distance[order[1]] - distance[order[0]] < 1e-9:
+            continue                                      # a tie: either answer is right
+        np.testing.assert_allclose(result.q, every[order[0]], atol=1e-9)
+        checked += 1
+    assert checked >= 20
+
+
+@pytest.mark.parametrize('name', REAL_ARMS)
+def test_real_arms_closed_form_and_numeric_solve_random_targets(name):
+    model = real_arm(name)
+    rng = np.random.default_rng(3)
+    for q in random_in_limits(model, rng, 50):
+        target = model.fk(q)
+        for method in ('auto', 'numeric'):
+            r = model.ik(target, method=method)
+            assert r.success, (method, r.reason)
+            perr, oerr = masked_errors(model, r.q, target)
+            assert perr <= 1e-6 and oerr <= 1e-6 and within_limits(model, r.q)
+            assert r.method == ('analytic' if method == 'auto' else 'numeric')
 
 
 def test_puma560_eight_solutions(bundled):

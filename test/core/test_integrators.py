@@ -24,8 +24,8 @@ from functools import lru_cache
 
 import numpy as np
 import pytest
-from robot_dynamics import InputError, RobotModel, ShapeError
-from robot_dynamics.integrators import (METHODS, rk4_step, semi_implicit_euler_step, simulate,
+from robot_dynamics import InputError, RobotModel, ShapeError, SingularMassMatrixError
+from robot_dynamics.integrators import (Method, rk4_step, semi_implicit_euler_step, simulate,
                                         Trajectory)
 from scipy.integrate import solve_ivp
 
@@ -124,7 +124,7 @@ def test_steps_on_a_batch_equal_a_loop(step, rng):
 
 # ---- simulate -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize('method', METHODS)
+@pytest.mark.parametrize('method', [m.value for m in Method] + [Method.RK4])
 def test_simulate_output_shapes_and_times(method):
     model = RobotModel.load('scara')
     traj = simulate(model, [0.1, 0.2, 0.05], np.zeros(3), None, dt=0.01, duration=0.25,
@@ -224,7 +224,8 @@ def test_non_numeric_dt_or_duration(kwargs):
 
 
 def test_unknown_method():
-    with pytest.raises(InputError, match=r"unknown method 'euler'.*'rk4'"):
+    with pytest.raises(InputError, match=r'method: expected one of '
+                                         r"\('rk4', 'semi_implicit_euler'\), got 'euler'"):
         simulate(pendulum(), [0.0], [0.0], None, dt=0.01, duration=1.0, method='euler')
 
 
@@ -285,3 +286,70 @@ def test_bad_hold_is_rejected(hold):
     model = RobotModel.load('planar_2r')
     with pytest.raises(InputError, match='hold'):
         simulate(model, [0.0, 0.0], [0.0, 0.0], None, 1e-3, 0.01, hold=hold)
+
+
+# ---- cost and failure reports -------------------------------------------------------------------
+
+@pytest.fixture
+def forward_dynamics_calls(monkeypatch):
+    """Count the calls of ``dynamics.forward_dynamics`` (every model method goes through it)."""
+    from robot_dynamics import dynamics
+    calls = []
+    original = dynamics.forward_dynamics
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(dynamics, 'forward_dynamics', counting)
+    return calls
+
+
+@pytest.mark.parametrize('method, per_step', [('rk4', 4), ('semi_implicit_euler', 1)])
+def test_simulate_evaluates_the_dynamics_once_per_stage(forward_dynamics_calls, method,
+                                                        per_step):
+    """RK4 reuses the acceleration at ``(q_k, qd_k)`` (recorded as ``qdd[k]``) as its k1."""
+    model = RobotModel.load('puma560')
+    steps = 40
+    traj = simulate(model, [0.1, -0.4, 0.3, 0.0, 0.5, 0.0], np.zeros(6),
+                    lambda t, q, qd: np.full(6, 0.5), dt=1e-3, duration=steps * 1e-3,
+                    method=method, friction=True)
+    assert len(traj.t) == steps + 1
+    # one evaluation per stage of every step, and one for the acceleration of the last sample
+    assert len(forward_dynamics_calls) == per_step * steps + 1
+
+
+@pytest.mark.parametrize('step', [rk4_step, semi_implicit_euler_step])
+def test_steps_reuse_a_given_acceleration(step, rng):
+    model = RobotModel.load('scara')
+    q = rng.uniform(-0.2, 0.2, 3) + np.array([0.0, 0.0, 0.15])
+    qd, tau = rng.normal(size=(2, 3))
+    qdd = model.forward_dynamics(q, qd, tau, friction=True)
+    plain = step(model, q, qd, tau, 1e-3, friction=True)
+    reused = step(model, q, qd, tau, 1e-3, qdd=qdd, friction=True)
+    for a, b in zip(plain, reused):
+        np.testing.assert_array_equal(a, b)
+
+
+def massless_pendulum():
+    """Return a one-joint arm that moves no mass: its mass matrix is singular everywhere."""
+    row = {'a': 0.5, 'alpha': 0.0, 'd': 0.0, 'theta': 0.0, 'type': 'revolute'}
+    return RobotModel.from_dh({'joints': [row]})
+
+
+@pytest.mark.parametrize('stop_on_divergence', [False, True])
+def test_singular_mass_matrix_at_the_start_is_a_model_error(stop_on_divergence):
+    """Not a divergence (no step was taken) and no empty run: the model cannot be simulated."""
+    with pytest.raises(SingularMassMatrixError, match='initial state') as info:
+        simulate(massless_pendulum(), [0.3], [0.0], None, dt=1e-3, duration=0.1,
+                 stop_on_divergence=stop_on_divergence)
+    assert 'diverged' not in str(info.value) and 'smaller dt' not in str(info.value)
+    assert 'moves no mass' in str(info.value)               # the dynamics' own explanation
+
+
+def test_bad_dynamics_options_raise_even_when_stopping_on_divergence():
+    """Nothing was integrated: not an empty (or uninitialised) run marked stable."""
+    model = RobotModel.load('planar_2r')
+    with pytest.raises(ShapeError, match='f_ext'):
+        simulate(model, [0.1, 0.2], [0.0, 0.0], None, 1e-3, 0.01, stop_on_divergence=True,
+                 f_ext=np.zeros(5))

@@ -267,22 +267,31 @@ def test_base_and_tip_chosen_or_found():
     assert (model.base_link, model.tip_link, model.dof) == ('a', 'tool', 3)
     short = RobotModel.from_urdf(xml, tip_link='c')
     assert (short.base_link, short.tip_link, short.dof) == ('a', 'c', 2)
-    assert 'd' not in short.link_names and 'tool' not in short.link_names
     upper = RobotModel.from_urdf(xml, base_link='b')
     assert (upper.base_link, upper.tip_link, upper.dof) == ('b', 'tool', 2)
     q = np.array([0.3, -0.4, 0.1])
     T_a_b = model.fk(q, 'b')
     assert np.allclose(upper.fk(q[1:]), np.linalg.inv(T_a_b) @ model.fk(q), atol=1e-14)
     assert np.allclose(short.fk(q[:2]), model.fk(q, 'c'), atol=1e-15)
-    # the deepest leaf wins: the tool frame after the last moving joint
+    # below the tip c, d rides on it with j3 locked at 0 (inside its limits [-1, 1])
+    assert dict(short.locked_joints) == {'j3': 0.0} and dict(model.locked_joints) == {}
+    assert short.frames['d'][0] == short.frames['tool'][0] == 2
+    assert np.allclose(short.fk(q[:2], 'tool'), model.fk([q[0], q[1], 0.0], 'tool'), atol=1e-15)
+    assert short.mass[1] == pytest.approx(2.0)
     assert RobotModel.from_urdf(xml, base_link='a', tip_link='tool').tip_link == 'tool'
 
 
-def test_what_hangs_below_the_tip_is_ignored():
+def test_what_hangs_below_the_tip_rides_on_it():
+    # a finger (0.1 kg, prismatic along y) below the tool frame of d (1 kg at d's origin)
     xml = simple_chain(finger=link('finger', 0.1),
                        jf=joint('jf', 'tool', 'finger', 'prismatic', axis=(0, 1, 0)))
-    model = RobotModel.from_urdf(xml, tip_link='tool')
-    assert model.dof == 3 and 'finger' not in model.link_names
+    for value in (0.0, 0.5):
+        model = RobotModel.from_urdf(xml, tip_link='tool', locked_joints={'jf': value})
+        assert model.dof == 3 and model.frames['finger'][0] == 3
+        assert dict(model.locked_joints) == {'jf': value}
+        assert model.mass[2] == pytest.approx(1.1, abs=1e-15)
+        assert np.allclose(model.com[2], np.array([0.1, value, 0.0]) * 0.1 / 1.1, atol=1e-15)
+    # without a tip the longest moving chain wins: it now runs to the finger
     assert RobotModel.from_urdf(xml).tip_link == 'finger'
 
 
@@ -299,16 +308,18 @@ ERROR_CASES = {
                               ["'j'", "'zz'"]),
     'tip not below base': (simple_chain(), {'base_link': 'c', 'tip_link': 'b'},
                            ["'b'", "'c'", 'not below']),
-    'branching without tip': (
-        simple_chain(e=link('e', 1.0), etool=link('etool'),
-                     je=joint('je', 'c', 'e', 'prismatic', xyz=(0, 0.2, 0)),
-                     fe=joint('fe', 'e', 'etool', 'fixed')), {},
-        ['branching', "'etool'", "'tool'", 'tip_link']),
+    'branching without tip': (   # a second arm as long as the first from b on: which one?
+        simple_chain(e=link('e', 1.0), f=link('f', 1.0), etool=link('etool'),
+                     je=joint('je', 'b', 'e', 'prismatic', xyz=(0, 0.2, 0)),
+                     jf=joint('jf', 'e', 'f', xyz=(0, 0.2, 0)),
+                     fe=joint('fe', 'f', 'etool', 'fixed')), {},
+        ['branching', 'share 1 of 3', "'etool'", "'tool'", 'tip_link']),
     'floating joint': (simple_chain(j2=joint('j2', 'b', 'c', 'floating')), {},
                        ["'j2'", 'floating']),
     'planar joint': (simple_chain(j2=joint('j2', 'b', 'c', 'planar')), {}, ["'j2'", 'planar']),
-    'mimic joint': (simple_chain(j2=joint('j2', 'b', 'c', extra='<mimic joint="j1"/>')), {},
-                    ["'j2'", 'mimic']),
+    'mimic joint in the chain': (
+        simple_chain(j2=joint('j2', 'b', 'c', extra='<mimic joint="j1"/>')), {},
+        ["'j2'", 'of the chain', 'mimic']),
     'loop': (simple_chain(loop=joint('loop', 'a', 'd', 'fixed')), {}, ['loop', "'d'"]),
     'cycle': (simple_chain(loop=joint('loop', 'd', 'b', 'fixed')), {}, ['loop', "'b'"]),
     'moving link without inertial': (simple_chain(c=link('c')), {},
@@ -320,9 +331,27 @@ ERROR_CASES = {
                         ['no moving joint']),
     'revolute without limit': (simple_chain(j2=joint('j2', 'b', 'c', limit=None)), {},
                                ["'j2'", 'limit']),
-    'moving branch off the chain': (
-        simple_chain(e=link('e', 1.0), je=joint('je', 'c', 'e')), {'tip_link': 'tool'},
-        ["'je'", 'branch']),
+    'floating joint off the chain': (
+        simple_chain(e=link('e', 1.0), je=joint('je', 'c', 'e', 'floating')), {},
+        ["'je'", 'floating']),
+    'negative effort': (simple_chain(j2=joint('j2', 'b', 'c', limit=(-1.0, 1.0, -5.0, 2.0))),
+                        {}, ['effort_limit', "'j2': -5.0"]),
+    'negative velocity': (simple_chain(j2=joint('j2', 'b', 'c', limit=(-1.0, 1.0, 5.0, -2.0))),
+                          {}, ['velocity_limit', "'j2': -2.0"]),
+    'negative damping': (simple_chain(j2=joint('j2', 'b', 'c', dynamics=(-0.5, 0.0))), {},
+                         ['damping', "'j2': -0.5"]),
+    'negative friction': (simple_chain(j2=joint('j2', 'b', 'c', dynamics=(0.5, -0.1))), {},
+                          ['friction', "'j2': -0.1"]),
+}
+
+LOCKED_ERRORS = {
+    'unknown name': ({'jx': 0.0}, ['unknown', "'jx'", "['je']"]),
+    'chain joint': ({'j2': 0.0}, ['chain', "'j2'", "['je']"]),
+    'fixed joint': ({'ft': 0.0}, ['fixed', "'ft'"]),
+    'above the base': ({'j1': 0.0, 'je': 0.1}, ["'j1'", "not below 'b'"]),
+    'outside the limits': ({'je': 1.5}, ["'je'", '1.5', 'limits [-1.0, 1.0]']),
+    'not a number': ({'je': 'open'}, ["'je'", "'open'"]),
+    'nan': ({'je': np.nan}, ["'je'", 'nan']),
 }
 
 
@@ -336,13 +365,24 @@ def test_urdf_errors_name_the_problem(case):
         assert word in str(info.value), (word, str(info.value))
 
 
+@pytest.mark.parametrize('case', sorted(LOCKED_ERRORS))
+def test_locked_joints_errors_name_the_joints(case):
+    locked, words = LOCKED_ERRORS[case]
+    xml = simple_chain(e=link('e', 1.0), je=joint('je', 'c', 'e', xyz=(0, 0.2, 0)))
+    base = 'b' if case == 'above the base' else None
+    with pytest.raises(ModelError) as info:
+        RobotModel.from_urdf(xml, base_link=base, tip_link='tool', locked_joints=locked)
+    for word in words:
+        assert word in str(info.value), (word, str(info.value))
+
+
 def test_massless_moving_link_is_fine_when_a_fixed_link_carries_mass():
     model = RobotModel.from_urdf(simple_chain(d=link('d'), tool=link('tool', 0.4)))
     assert model.mass[2] == pytest.approx(0.4)
     assert np.allclose(model.com[2], [0.1, 0.0, 0.0])
 
 
-def test_moving_branch_at_the_fixed_base_is_ignored_when_base_and_tip_are_given():
+def test_moving_branch_at_the_fixed_base_is_locked_when_base_and_tip_are_given():
     # e.g. two arms on one fixed torso: the chain torso -> right hand must load on its own
     xml = robot(link('torso', 10.0), link('l1', 1.0), link('l2', 1.0), link('r1', 1.0),
                 link('r2', 1.0), joint('lj1', 'torso', 'l1', xyz=(0, 0.2, 0)),
@@ -351,6 +391,80 @@ def test_moving_branch_at_the_fixed_base_is_ignored_when_base_and_tip_are_given(
                 joint('rj2', 'r1', 'r2', xyz=(0.3, 0, 0)))
     model = RobotModel.from_urdf(xml, base_link='torso', tip_link='r2')
     assert list(model.joint_names) == ['rj1', 'rj2']
+    assert dict(model.locked_joints) == {'lj1': 0.0, 'lj2': 0.0}
+    assert model.frames['l2'][0] == 0
+    with pytest.raises(ModelError, match='branching'):     # which arm? both have two joints
+        RobotModel.from_urdf(xml)
+
+
+def test_moving_branch_off_a_chain_link_is_locked_and_merged():
+    # e (1 kg, COM 0.1 m along its x) turns about z on c, 0.2 m along c's y; c is 1 kg at its
+    # origin: their common COM in c's frame is half of e's COM
+    xml = simple_chain(e=link('e', 1.0, com=(0.1, 0, 0)),
+                       je=joint('je', 'c', 'e', xyz=(0, 0.2, 0), limit=(0.2, 1.0, 1.0, 1.0)))
+    for given, value in ((None, 0.2), ({'je': 0.7}, 0.7)):     # default: 0 clipped to [0.2, 1]
+        model = RobotModel.from_urdf(xml, tip_link='tool', locked_joints=given)
+        assert dict(model.locked_joints) == {'je': value}
+        e_com = np.array([0.1 * np.cos(value), 0.2 + 0.1 * np.sin(value), 0.0])
+        assert model.mass[1] == pytest.approx(2.0)
+        assert np.allclose(model.com[1], e_com / 2, atol=1e-15)
+        assert np.allclose(model.frames['e'][1], origin((0, 0.2, 0), (0, 0, value)), atol=1e-15)
+
+
+def test_tip_rule_fingers_are_locked_and_ties_go_by_name():
+    fingers = {'f1': link('f1', 0.1), 'f2': link('f2', 0.1), 'flange': link('flange'),
+               'jf1': joint('jf1', 'tool', 'f1', 'prismatic', axis=(0, 1, 0)),
+               'jf2': joint('jf2', 'tool', 'f2', 'prismatic', axis=(0, -1, 0)),
+               'ff': joint('ff', 'd', 'flange', 'fixed', xyz=(0.05, 0, 0))}
+    # the two longest moving chains share j1 j2 j3 and add one finger joint each: a hand
+    model = RobotModel.from_urdf(simple_chain(**fingers))
+    assert list(model.joint_names) == ['j1', 'j2', 'j3']
+    assert dict(model.locked_joints) == {'jf1': 0.0, 'jf2': 0.0}
+    # links of d's body without a fixed child: tool (its children move) and flange; by name
+    assert model.tip_link == 'flange'
+    assert model.mass[2] == pytest.approx(1.2)
+
+
+def test_mimic_on_a_fixed_joint_is_ignored_and_off_the_chain_follows_its_master():
+    xml = simple_chain(
+        f1=link('f1', 0.1), f2=link('f2', 0.1), pad=link('pad', 0.05),
+        jf1=joint('jf1', 'c', 'f1', 'prismatic', axis=(0, 1, 0)),
+        jf2=joint('jf2', 'c', 'f2', 'prismatic', axis=(0, 1, 0),
+                  extra='<mimic joint="jf1" multiplier="-1" offset="0.01"/>'),
+        fpad=joint('fpad', 'f2', 'pad', 'fixed', extra='<mimic joint="jf1"/>'))
+    model = RobotModel.from_urdf(xml, tip_link='tool')
+    assert dict(model.locked_joints) == {'jf1': 0.0, 'jf2': 0.01}
+    model = RobotModel.from_urdf(xml, tip_link='tool', locked_joints={'jf1': 0.3})
+    assert model.locked_joints['jf2'] == pytest.approx(-0.29, abs=1e-15)
+    assert np.allclose(model.frames['pad'][1][:3, 3], [0.0, -0.29, 0.0], atol=1e-15)
+    # a value given for the mimic joint itself wins
+    model = RobotModel.from_urdf(xml, tip_link='tool', locked_joints={'jf1': 0.3, 'jf2': 0.5})
+    assert dict(model.locked_joints) == {'jf1': 0.3, 'jf2': 0.5}
+
+
+def test_one_log_line_per_load_and_parser_messages_at_debug(caplog, capsys):
+    from urdf_parser_py import xml_reflection
+    hooks = xml_reflection.on_error, xml_reflection.core.on_error
+    xml = simple_chain(e=link('e', 1.0), je=joint('je', 'c', 'e', extra='<foo/>'),
+                       j2=joint('j2', 'b', 'c', limit=(-1.0, 1.0, 0.0, 0.0)))
+    xml = xml.replace('<robot name="test_robot">', '<robot name="test_robot" D="1">')
+    with caplog.at_level('DEBUG', logger='robot_dynamics.urdf'):
+        model = RobotModel.from_urdf(xml, tip_link='tool')
+    assert capsys.readouterr().err == ''                    # nothing printed by the parser
+    infos = [r for r in caplog.records if r.levelname == 'INFO']
+    debugs = [r for r in caplog.records if r.levelname == 'DEBUG']
+    assert len(infos) == 1 and len(debugs) == 1
+    assert "'je': 0.0" in infos[0].getMessage() and "'a' -> 'tool'" in infos[0].getMessage()
+    assert "['j2.velocity', 'j2.effort']" in infos[0].getMessage()
+    assert 'Unknown attribute "D"' in debugs[0].getMessage()
+    assert 'Unknown tag "foo"' in debugs[0].getMessage()
+    assert (xml_reflection.on_error, xml_reflection.core.on_error) == hooks   # restored
+    with pytest.raises(ModelError):
+        RobotModel.from_urdf('<robot name="r"><link name="a"></robot>')
+    assert (xml_reflection.on_error, xml_reflection.core.on_error) == hooks
+    # URDF has no way to leave effort and velocity out: 0 means "not given", i.e. no limit
+    assert model.effort_limit[1] == model.velocity_limit[1] == np.inf
+    assert model.effort_limit[0] == 10.0 and model.velocity_limit[0] == 2.0
 
 
 def test_argument_errors_are_value_errors():
@@ -688,6 +802,13 @@ def test_model_does_not_share_the_callers_arrays():
     ({'joint_types': ('revolute', 'ball')}, ['ball']),
     ({'tip_link': 'nope'}, ['nope']),
     ({'gravity': [0.0, -9.81]}, ['gravity']),
+    ({'effort_limit': [-1.0, 5.0]}, ['effort_limit', '> 0', "'joint1': -1.0"]),
+    ({'effort_limit': [5.0, 0.0]}, ['effort_limit', 'inf: no limit', "'joint2': 0.0"]),
+    ({'velocity_limit': [0.0, -2.0]}, ['velocity_limit', "'joint1': 0.0", "'joint2': -2.0"]),
+    ({'damping': [0.0, -0.1]}, ['damping', '>= 0', "'joint2': -0.1"]),
+    ({'friction': [-0.3, 0.0]}, ['friction', "'joint1': -0.3"]),
+    ({'locked_joints': {'joint1': 0.0}}, ['locked_joints', 'joint1']),
+    ({'locked_joints': {'finger': np.inf}}, ['locked_joints', 'finite']),
 ])
 def test_replace_validates(changes, words):
     model = RobotModel.load('planar_2r')
@@ -706,6 +827,26 @@ def test_replace_keeps_everything_else():
     assert np.allclose(lighter.fk(q), model.fk(q), atol=0)
     moved = model.replace(gravity=[0.0, 0.0, 9.81])
     assert np.allclose(moved.gravity, [0.0, 0.0, 9.81])
+    # the derived constants follow the change
+    half = model.replace(mass=model.mass * 0.5, inertia=model.inertia * 0.5)
+    assert np.allclose(half.mass_matrix(q), 0.5 * model.mass_matrix(q), atol=1e-14)
+
+
+def test_every_attribute_is_a_declared_field():
+    fields = {f.name: f for f in dataclasses.fields(RobotModel)}
+    for name in ('derived', 'is_prismatic', 'task_mask'):
+        assert not fields[name].init and not fields[name].repr, name
+    assert fields['locked_joints'].init
+    model = RobotModel.from_urdf(simple_chain(e=link('e', 1.0), je=joint('je', 'c', 'e')),
+                                 tip_link='tool', locked_joints={'je': 0.5})
+    assert set(vars(model)) == set(fields)
+    with pytest.raises(TypeError):
+        model.locked_joints['je'] = 0.0
+    copy = model.replace(mass=model.mass * 2)
+    assert dict(copy.locked_joints) == {'je': 0.5}
+    assert np.array_equal(copy.is_prismatic, [False, False, True])
+    with pytest.raises(ValueError):
+        model.replace(derived=None)
 
 
 def test_joint_indices_reorders_by_name(bundled):
@@ -758,3 +899,21 @@ def test_warm_up_leaves_the_model_usable(planar_2r):
     # the worked example of seed-vectors A4: M at q2 = pi/3
     np.testing.assert_allclose(planar_2r.mass_matrix([0.3, np.pi / 3]),
                                [[13.0, 3.0], [3.0, 2.0]], atol=1e-12)
+
+
+def test_joint_frames_sit_on_the_joint_axes(bundled_model, rng):
+    model = bundled_model
+    q = random_q(rng, model, (4,))
+    frames = model.joint_frames(q)
+    assert frames.shape == (4, model.dof, 4, 4)
+    J = model.jacobian(q)
+    for i in range(model.dof):
+        z = (frames[:, i, :3, :3] @ model.joint_axis[i])
+        if model.joint_types[i] == 'prismatic':
+            np.testing.assert_allclose(J[:, :3, i], z, atol=1e-12)
+        else:
+            # a revolute column is [z x (p_tip - o); z] with o any point on the axis
+            p = model.fk(q)[:, :3, 3]
+            o = frames[:, i, :3, 3]
+            np.testing.assert_allclose(J[:, 3:, i], z, atol=1e-12)
+            np.testing.assert_allclose(J[:, :3, i], np.cross(z, p - o), atol=1e-12)

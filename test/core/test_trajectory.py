@@ -272,8 +272,6 @@ def test_time_scaled_follows_the_same_path():
     np.testing.assert_allclose(b.q, a.q, atol=1e-12)
     np.testing.assert_allclose(b.qd, a.qd / 2.5, atol=1e-12)
     np.testing.assert_allclose(b.qdd, a.qdd / 2.5 ** 2, atol=1e-11)
-    wrapped = tr.TimeScaledTrajectory(traj, 2.5).sample(1.0 + 2.5 * u)
-    np.testing.assert_allclose(wrapped.qdd, b.qdd, atol=1e-11)
 
 
 # ---- Cartesian line ----------------------------------------------------------------------------
@@ -322,56 +320,24 @@ def test_cartesian_line_to_joint_trajectory_on_scara(scara):
     np.testing.assert_allclose(joint.sample(0.0).q, q0, atol=1e-6)   # same branch as the seed
 
 
+def test_cartesian_line_explicit_mask_none_means_the_task_mask(scara):
+    """``mask=None`` passed on to the IK is its default: every task row, not just vx."""
+    q0 = np.array([0.3, 1.0, 0.1])
+    T0, T1 = line_poses(scara, q0, [-0.2, 0.15, 0.05])
+    line = tr.CartesianLine(T0, T1, 1.5)
+    joint = line.to_joint_trajectory(scara, q0, mask=None)
+    t = np.linspace(0.0, 1.5, 301)
+    p, ref = joint.sample(t), line.sample(t)
+    rows = np.flatnonzero(scara.task_mask)
+    np.testing.assert_array_equal(rows, [0, 1, 2])          # the tip position
+    v = (scara.jacobian(p.q) @ p.qd[..., None])[..., 0]
+    np.testing.assert_allclose(v[:, rows], ref.twist[:, rows], atol=1e-6)
+    np.testing.assert_array_equal(joint.coefficients,
+                                  line.to_joint_trajectory(scara, q0).coefficients)
+
+
 def test_cartesian_line_unreachable_names_the_sample(scara):
     q0 = np.array([0.3, 1.0, 0.1])
     T0, T1 = line_poses(scara, q0, [2.0, 0.0, 0.0])
     with pytest.raises(InputError, match=r'sample \d+ of 51 \(t = [0-9.]+ s.*unreachable'):
         tr.CartesianLine(T0, T1, 1.0).to_joint_trajectory(scara, q0)
-
-
-# ---- time scaling under actuator limits --------------------------------------------------------
-
-def effort_ratios(model, traj, count=4001, friction=False):
-    p = traj.sample(np.linspace(traj.start_time, traj.end_time, count))
-    tau = model.inverse_dynamics(p.q, p.qd, p.qdd, friction=friction)
-    return (np.abs(tau).max(axis=0) / model.effort_limit,
-            np.abs(p.qd).max(axis=0) / model.velocity_limit)
-
-
-@pytest.mark.parametrize('duration', [0.3, 5.0])   # too fast: slowed down; too slow: sped up
-def test_time_scale_reaches_the_binding_effort_limit(planar_2r, duration):
-    traj = tr.point_to_point([-0.5, 0.3], [1.2, -0.8], duration, 'quintic')
-    scaled, report = tr.time_scale(traj, planar_2r)
-    effort, velocity = effort_ratios(planar_2r, scaled)
-    assert np.all(effort <= 1.0) and np.all(velocity <= 1.0)
-    assert report.binding_limit == 'effort'
-    j = report.binding_index
-    assert report.binding_joint == planar_2r.joint_names[j]
-    assert effort[j] == pytest.approx(1.0, abs=0.01)
-    np.testing.assert_allclose(report.effort_ratio, effort, rtol=1e-3)
-    assert scaled.duration == pytest.approx(report.factor * duration)
-    assert (report.factor > 1.0) == (duration < 1.0)
-    # any faster and the binding joint exceeds its limit
-    faster = traj.time_scaled(0.99 * report.factor)
-    assert effort_ratios(planar_2r, faster)[0][j] > 1.0
-
-
-def test_time_scale_with_friction_and_velocity_limit(planar_2r, scara):
-    traj = tr.point_to_point([-0.5, 0.3], [1.2, -0.8], 0.5, 'quintic')
-    scaled, report = tr.time_scale(traj, planar_2r, friction=True)
-    effort, _ = effort_ratios(planar_2r, scaled, friction=True)
-    assert np.all(effort <= 1.0) and effort.max() == pytest.approx(1.0, abs=0.01)
-    # scara: a long, light horizontal move binds on the velocity limit of the elbow
-    move = tr.point_to_point([0.0, -2.0, 0.1], [0.5, 2.0, 0.1], 0.5, 'quintic')
-    scaled, report = tr.time_scale(move, scara)
-    effort, velocity = effort_ratios(scara, scaled)
-    assert report.binding_limit == 'velocity' and report.binding_joint == 'elbow'
-    assert np.all(velocity <= 1.0) and velocity[1] == pytest.approx(1.0, abs=0.01)
-    assert np.all(effort <= 1.0)
-
-
-def test_time_scale_rejects_paths_gravity_alone_cannot_hold(planar_2r):
-    weak = planar_2r.replace(effort_limit=np.array([30.0, 100.0]))
-    traj = tr.point_to_point([0.0, 0.0], [0.1, 0.0], 1.0)
-    with pytest.raises(InputError, match="joint 'joint1'.*gravity alone"):
-        tr.time_scale(traj, weak)

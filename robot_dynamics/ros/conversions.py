@@ -1,0 +1,185 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Message <-> numpy conversions: the one place where ROS message fields meet library arrays.
+
+Poses are 4x4 homogeneous transforms ``T_base_link``; quaternions in messages are (x, y, z, w)
+as in the library. Joint values travel by name: messages carry their own joint order, the
+library works in model order (``RobotModel.joint_names``). Every check raises
+``robot_dynamics.InputError`` with a message naming the problem, which the nodes pass on to the
+caller (service response, action result, log line).
+"""
+
+from builtin_interfaces.msg import Duration, Time
+from geometry_msgs.msg import Pose, PoseStamped
+import numpy as np
+from sensor_msgs.msg import JointState
+from trajectory_msgs.msg import JointTrajectoryPoint
+
+from ..errors import InputError
+from ..spatial import matrix_to_quaternion, quaternion_to_matrix
+
+#: Largest accepted deviation of a pose quaternion's norm from 1.
+QUATERNION_NORM_TOLERANCE = 1e-6
+_NS = 1_000_000_000
+
+
+def to_seconds(stamp):
+    """Return a ``builtin_interfaces`` Time or Duration as float seconds."""
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
+def to_nanoseconds(stamp):
+    """Return a ``builtin_interfaces`` Time or Duration as integer nanoseconds."""
+    return stamp.sec * _NS + stamp.nanosec
+
+
+def duration_msg(seconds):
+    """Return ``builtin_interfaces/Duration`` for ``seconds`` (>= 0)."""
+    ns = int(round(seconds * _NS))
+    return Duration(sec=ns // _NS, nanosec=ns % _NS)
+
+
+def time_msg(nanoseconds):
+    """Return ``builtin_interfaces/Time`` for integer ``nanoseconds``."""
+    return Time(sec=nanoseconds // _NS, nanosec=nanoseconds % _NS)
+
+
+def pose_to_matrix(pose):
+    """
+    Return the 4x4 transform of a ``geometry_msgs/Pose``.
+
+    Raises ``InputError`` for non-finite values or a quaternion whose norm differs from 1 by more
+    than ``QUATERNION_NORM_TOLERANCE`` (a non-unit quaternion is not a rotation: normalising it
+    silently would solve for a pose the caller did not ask for).
+    """
+    p, o = pose.position, pose.orientation
+    xyz = np.array([p.x, p.y, p.z])
+    quat = np.array([o.x, o.y, o.z, o.w])
+    if not (np.isfinite(xyz).all() and np.isfinite(quat).all()):
+        raise InputError(f'pose: non-finite values in position {xyz.tolist()} or orientation '
+                         f'{quat.tolist()}')
+    norm = float(np.linalg.norm(quat))
+    if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
+        raise InputError(f'pose: orientation quaternion (x, y, z, w) = {quat.tolist()} has norm '
+                         f'{norm:.9g}, expected a unit quaternion')
+    T = np.eye(4)
+    T[:3, :3] = quaternion_to_matrix(quat / norm)
+    T[:3, 3] = xyz
+    return T
+
+
+def matrix_to_pose(T):
+    """Return a ``geometry_msgs/Pose`` for the 4x4 transform ``T``."""
+    pose = Pose()
+    pose.position.x, pose.position.y, pose.position.z = (float(v) for v in T[:3, 3])
+    o = pose.orientation
+    o.x, o.y, o.z, o.w = (float(v) for v in matrix_to_quaternion(T[:3, :3]))
+    return pose
+
+
+def pose_stamped(T, frame_id, stamp):
+    """Return a ``geometry_msgs/PoseStamped`` of ``T`` in ``frame_id`` at ``stamp`` (Time)."""
+    msg = PoseStamped(pose=matrix_to_pose(T))
+    msg.header.frame_id = frame_id
+    msg.header.stamp = stamp
+    return msg
+
+
+def check_frame(frame_id, model):
+    """Raise ``InputError`` unless ``frame_id`` is empty or the model's base link."""
+    if frame_id not in ('', model.base_link):
+        raise InputError(f'frame_id {frame_id!r}: poses must be given in the base frame '
+                         f'{model.base_link!r} (or with an empty frame_id meaning it); no other '
+                         'frame is transformed')
+
+
+def joint_values(values, names, what):
+    """Return ``values`` (one per name) as a finite float array, or raise naming the joint."""
+    arr = np.asarray(values, dtype=float)
+    if arr.shape != (len(names),):
+        raise InputError(f'{what}: expected {len(names)} values (one per name), got '
+                         f'{arr.size}')
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise InputError(f'{what}: joint {names[j]!r} is {arr[j]}: values must be finite')
+    return arr
+
+
+class JointOrder:
+    """
+    Reads the model's joints out of messages that name their joints in any order.
+
+    Names that are not joints of the model are ignored (a ``JointState`` of a whole robot); a
+    missing model joint is an ``InputError`` naming it. The index map of the last name order is
+    kept, so that a stream of messages with the same names (1 kHz joint states) costs one tuple
+    comparison and two fancy-index reads per message.
+    """
+
+    def __init__(self, model, what):
+        self.model = model
+        self.what = what
+        self._names = None
+        self._idx = None
+
+    def indices(self, names):
+        """Return where each model joint stands in ``names`` (see ``RobotModel.indices_in``)."""
+        names = tuple(names)
+        if names != self._names:
+            try:
+                idx = self.model.indices_in(names)
+            except InputError as exc:
+                raise InputError(f'{self.what}: {exc}') from None
+            self._names, self._idx = names, idx
+        return self._idx
+
+    def positions(self, msg):
+        """Return the model's joint positions, shape (n,), from a ``sensor_msgs/JointState``."""
+        idx = self.indices(msg.name)
+        return joint_values(msg.position, msg.name, f'{self.what} positions')[idx]
+
+    def state(self, msg):
+        """Return positions and velocities (n,) from a ``sensor_msgs/JointState`` (both needed)."""
+        idx = self.indices(msg.name)
+        q = joint_values(msg.position, msg.name, f'{self.what} positions')[idx]
+        if len(msg.velocity) == 0:
+            raise InputError(f'{self.what}: no velocities (the message has positions only)')
+        qd = joint_values(msg.velocity, msg.name, f'{self.what} velocities')[idx]
+        return q, qd
+
+
+def joint_state(names, stamp, q, qd=None, tau=None):
+    """Return a ``sensor_msgs/JointState`` with ``names`` and the given arrays."""
+    msg = JointState(name=list(names))
+    msg.header.stamp = stamp
+    msg.position = q.tolist()
+    if qd is not None:
+        msg.velocity = qd.tolist()
+    if tau is not None:
+        msg.effort = tau.tolist()
+    return msg
+
+
+def trajectory_point(q=None, qd=None, qdd=None, effort=None, time_from_start=None):
+    """Return a ``trajectory_msgs/JointTrajectoryPoint`` of the given arrays (any may be None)."""
+    point = JointTrajectoryPoint()
+    for field, values in (('positions', q), ('velocities', qd), ('accelerations', qdd),
+                          ('effort', effort)):
+        if values is not None:
+            setattr(point, field, np.asarray(values, dtype=float).tolist())
+    if time_from_start is not None:
+        point.time_from_start = duration_msg(time_from_start)
+    return point

@@ -1,0 +1,94 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The robot description on ``/robot_description``, and the model every node builds from it.
+
+The model node publishes the URDF text once, transient-local and reliable with depth 1 (as
+robot_state_publisher does), so that nodes started later still receive it. The other nodes
+build their :class:`~robot_dynamics.RobotModel` from that topic with the same chain parameters
+(``base_link``, ``tip_link``, locked joints), which the parameter files give to every node at
+once (the ``/**`` section), so that all of them work on the same chain of the same robot.
+"""
+
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
+
+from .parameters import DOUBLE_ARRAY, Spec, STRING_ARRAY
+from ..errors import InputError, RobotDynamicsError
+from ..model import RobotModel
+
+#: QoS of ``/robot_description``: late subscribers receive the last description.
+DESCRIPTION_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+#: The parameters that select the chain, shared by every node.
+CHAIN_PARAMETERS = (
+    Spec('base_link', '', 'Root link of the chain; empty: the root of the URDF.'),
+    Spec('tip_link', '', 'Link that FK, Jacobians, IK and the task-space laws refer to; empty: '
+                         'chosen by the documented rule of RobotModel.from_urdf.'),
+    Spec('locked_joint_names', STRING_ARRAY,
+         'Moving joints off the chain (e.g. gripper fingers) locked at locked_joint_positions; '
+         'joints off the chain that are not listed are locked at 0 clipped to their limits.'),
+    Spec('locked_joint_positions', DOUBLE_ARRAY,
+         'Positions [rad or m] of locked_joint_names, one per name.'),
+)
+
+
+def chain_options(values):
+    """Return the ``RobotModel.from_urdf`` keywords of the declared chain parameters."""
+    names, positions = values.locked_joint_names, values.locked_joint_positions
+    if len(names) != len(positions):
+        raise InputError(f'locked_joint_names has {len(names)} names but locked_joint_positions '
+                         f'has {len(positions)} values')
+    return {'base_link': values.base_link or None, 'tip_link': values.tip_link or None,
+            'locked_joints': dict(zip(names, positions))}
+
+
+class ModelSubscription:
+    """
+    Subscribe to the robot description and call ``on_model(model)`` once it builds.
+
+    A description that does not build is logged and the node keeps waiting; a later description
+    that differs from the one in use is logged and ignored (a running simulator or controller
+    does not swap its model under way: restart the node to change robots).
+    """
+
+    def __init__(self, node, topic, options, on_model):
+        self._node = node
+        self._options = options
+        self._on_model = on_model
+        self._urdf = None
+        self.model = None
+        node.get_logger().info(f'waiting for the robot description on {topic}')
+        self._subscription = node.create_subscription(String, topic, self._callback,
+                                                      DESCRIPTION_QOS)
+
+    def _callback(self, msg):
+        if self._urdf is not None:
+            if msg.data != self._urdf:
+                self._node.get_logger().warning(
+                    'a different robot description arrived; keeping the model in use (restart '
+                    'this node to change robots)')
+            return
+        try:
+            model = RobotModel.from_urdf(msg.data, **self._options)
+        except RobotDynamicsError as exc:
+            self._node.get_logger().error(f'cannot build a model from the robot description: '
+                                          f'{exc}')
+            return
+        self._urdf = msg.data
+        self.model = model
+        self._node.get_logger().info(f'model {model!r} from the robot description')
+        self._on_model(model)

@@ -1,0 +1,77 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+One declaration per node parameter: name, default, unit and range in one place.
+
+Each node lists its parameters as :class:`Spec` tuples and calls :func:`declare`, which
+declares them with descriptors (description with the unit, read-only for structural ones,
+ranges that rclpy enforces on start-up overrides and on every later change) and returns their
+values. An out-of-range or mistyped value from a YAML file or ``-p name:=value`` stops start-up
+with rclpy's message naming the parameter.
+"""
+
+import array
+import types
+from typing import Any, NamedTuple, Optional, Tuple
+
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rclpy.parameter import Parameter
+
+#: Pass as ``default`` for an array parameter whose default is empty (rclpy needs a type).
+STRING_ARRAY = Parameter.Type.STRING_ARRAY
+DOUBLE_ARRAY = Parameter.Type.DOUBLE_ARRAY
+
+
+class Spec(NamedTuple):
+    """A node parameter: ``bounds`` is ``(low, high)``, inclusive, for numbers."""
+
+    name: str
+    default: Any
+    description: str
+    read_only: bool = True
+    bounds: Optional[Tuple[float, float]] = None
+
+
+def descriptor(spec):
+    """Return the ``ParameterDescriptor`` of ``spec``."""
+    desc = ParameterDescriptor(description=spec.description, read_only=spec.read_only)
+    if spec.bounds is not None:
+        low, high = spec.bounds
+        if isinstance(spec.default, int) and not isinstance(spec.default, bool):
+            desc.integer_range = [IntegerRange(from_value=int(low), to_value=int(high), step=0)]
+        else:
+            desc.floating_point_range = [FloatingPointRange(from_value=float(low),
+                                                            to_value=float(high), step=0.0)]
+    return desc
+
+
+def declare(node, specs):
+    """
+    Declare ``specs`` on ``node`` and return their values as a namespace.
+
+    Array parameters declared with an empty default (``STRING_ARRAY``, ``DOUBLE_ARRAY``) read as
+    an empty list when not set. Attribute names are the parameter names with dots replaced by
+    underscores.
+    """
+    values = {}
+    for spec in specs:
+        param = node.declare_parameter(spec.name, spec.default, descriptor(spec))
+        value = param.value
+        if value is None and spec.default in (STRING_ARRAY, DOUBLE_ARRAY):
+            value = []
+        if isinstance(value, (tuple, array.array)):
+            value = list(value)
+        values[spec.name.replace('.', '_')] = value
+    return types.SimpleNamespace(**values)

@@ -1,0 +1,52 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+How a node process starts and stops: one function behind every node's ``main``.
+
+``rclpy.init`` installs handlers for SIGINT and SIGTERM that shut the context down; spinning
+then ends with ``ExternalShutdownException``, which is a clean stop (exit status 0). An error in
+the node's construction (bad parameters, a bad robot description) is logged as fatal and gives
+exit status 1, so that launch files and ``robot-dynamics bringup`` see a failed start.
+"""
+
+import rclpy
+from rclpy.exceptions import InvalidParameterValueException, ParameterException
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+
+from ..errors import RobotDynamicsError
+
+#: Errors that mean "this node cannot start with this configuration".
+START_ERRORS = (RobotDynamicsError, ParameterException, InvalidParameterValueException)
+
+
+def run_node(node_class, name, args=None):
+    """Construct ``node_class()`` and spin it until shutdown; return the exit status."""
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = node_class()
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        executor.spin()
+    except START_ERRORS as exc:
+        rclpy.logging.get_logger(name).fatal(f'cannot start: {exc}')
+        return 1
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0

@@ -1,0 +1,199 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""The simulator node against the library: falling, energy, constant effort, stops, commands."""
+
+import numpy as np
+import pytest
+from robot_dynamics import RobotModel
+from robot_dynamics.integrators import simulate
+from robot_dynamics.ros.conversions import to_seconds
+from robot_dynamics_interfaces.msg import SimulatorStatus
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import Trigger
+
+
+pytestmark = pytest.mark.ros
+
+COMMANDS = '/effort_controller/commands'
+
+
+@pytest.fixture
+def simulator(processes, probe):
+    """Return ``start(robot, **parameters)``: model and simulator nodes, stopped after the test."""
+    started = []
+
+    def start(robot, **parameters):
+        args = ['simulator_node', '--ros-args', '-r', '__node:=simulator']
+        for name, value in parameters.items():
+            args += ['-p', f'{name}:={value}']
+        started.append(processes.start('model', ['model_node', '--ros-args', '-r',
+                                                 '__node:=model', '-p', f'robot:={robot}']))
+        started.append(processes.start('simulator', args))
+        return started[-1]
+
+    yield start
+    for proc in started:
+        assert processes.stop(proc) == 0, processes.output(proc)
+
+
+def _stamp(msg):
+    return to_seconds(msg.header.stamp)
+
+
+def test_zero_effort_planar_2r_falls(simulator, probe):
+    model = RobotModel.load('planar_2r')
+    states = probe.collect(JointState, '/joint_states')
+    simulator('planar_2r', initial_positions='[0.4, 0.8]')
+    probe.wait_for(lambda: states, what='joint states')
+    # it has been falling since it started; reset, and watch it fall from the initial state
+    t0 = _reset(probe, states)
+    probe.wait_for(lambda: _stamp(states[-1][0]) > t0 + 0.3, what='0.3 s of falling')
+    msgs = _since(states, t0)
+    q = np.array([m.position for m in msgs])
+    assert all(e == 0.0 for m in msgs for e in m.effort)
+    # under gravity alone the first link drops and the potential energy falls
+    assert q[-1, 0] < 0.4 - 0.1
+    assert np.all(np.diff(q[:50, 0]) <= 0.0)
+    potential = model.potential_energy(q)
+    assert potential[-1] < potential[0] - 1.0
+
+
+def _reset(probe, states):
+    """Reset the simulator; return the stamp [s] of the reset state, once a state after it came."""
+    reset = probe.client(Trigger, '/simulator/reset')
+    response = probe.call(reset, Trigger.Request())
+    assert response.success, response.message
+    t0 = float(response.message.rsplit(' ', 2)[-2])
+    probe.wait_for(lambda: states and _stamp(states[-1][0]) > t0, what='a state after the reset')
+    return t0
+
+
+def _since(states, t0, t1=float('inf')):
+    return [m for m, _ in states if t0 <= _stamp(m) <= t1]
+
+
+def test_energy_is_conserved_without_friction(simulator, probe):
+    model = RobotModel.load('planar_2r')
+    q0, qd0 = [-1.2, 0.5], [1.0, -0.5]
+    states = probe.collect(JointState, '/joint_states')
+    statuses = probe.collect(SimulatorStatus, '/simulator/status')
+    # hanging near the bottom: a swing that never reaches the +-pi stops
+    simulator('planar_2r', realtime='false', friction='false', publish_rate_hz='200.0',
+              initial_positions=str(q0), initial_velocities=str(qd0))
+    probe.wait_for(lambda: states, what='joint states')
+    t0 = _reset(probe, states)
+    probe.wait_for(lambda: _stamp(states[-1][0]) >= t0 + 5.0, what='5 s of simulated time')
+    msgs = _since(states, t0, t0 + 5.0)
+    q = np.array([m.position for m in msgs])
+    qd = np.array([m.velocity for m in msgs])
+    energy = model.kinetic_energy(q, qd) + model.potential_energy(q)
+    e0 = model.kinetic_energy(q0, qd0) + model.potential_energy(q0)
+    assert _stamp(msgs[-1]) - t0 > 4.9 and len(msgs) > 50
+    assert np.abs(qd).max() > 0.5                         # it moved
+    assert np.abs(energy - e0).max() < 1e-6 * abs(e0)
+    assert not any(any(s.at_lower_limit) or any(s.at_upper_limit) for s, _ in statuses)
+
+
+def test_constant_effort_follows_the_library_simulation(simulator, probe):
+    model = RobotModel.load('planar_2r')
+    tau = np.array([30.0, 6.0])
+    q0 = np.array([0.2, 0.3])
+    states = probe.collect(JointState, '/joint_states')
+    simulator('planar_2r', realtime='false', publish_rate_hz='100.0', command_timeout='0.0',
+              initial_positions='[0.2, 0.3]')
+    publisher = probe.node.create_publisher(Float64MultiArray, COMMANDS, 10)
+
+    def applied():
+        publisher.publish(Float64MultiArray(data=tau.tolist()))
+        return any(list(m.effort) == tau.tolist() for m, _ in states)
+    probe.wait_for(applied, what='the command to apply')
+    t0 = _reset(probe, states)
+    probe.wait_for(lambda: _stamp(states[-1][0]) > t0 + 2.0, what='2 s after the reset')
+    run = simulate(model, q0, np.zeros(2), lambda t, q, qd: tau, 1e-3, 2.0, friction=True)
+    compared = 0
+    for m in _since(states, t0):
+        k = int(round((_stamp(m) - t0) / 1e-3))
+        if k < len(run.t):
+            np.testing.assert_allclose(m.position, run.q[k], rtol=0, atol=1e-9)
+            np.testing.assert_allclose(m.velocity, run.qd[k], rtol=0, atol=1e-9)
+            compared += 1
+    assert compared > 100 and np.abs(run.q[-1] - q0).max() > 0.1
+    probe.node.destroy_publisher(publisher)
+
+
+def test_a_joint_driven_into_its_limit_stops_there(simulator, probe):
+    # the SCARA's quill (prismatic, 0 .. 0.3 m, positive down) slides down under gravity
+    states = probe.collect(JointState, '/joint_states')
+    statuses = probe.collect(SimulatorStatus, '/simulator/status')
+    simulator('scara', realtime='false', publish_rate_hz='100.0',
+              initial_positions='[0.0, 1.2, 0.05]')
+    probe.wait_for(lambda: states and _stamp(states[-1][0]) > 3.0, what='3 s of simulated time')
+    last = states[-1][0]
+    quill = list(last.name).index('quill')
+    assert last.position[quill] == 0.3 and last.velocity[quill] == 0.0
+    contact = probe.wait_for(lambda: [s for s, _ in statuses if s.at_upper_limit[quill]],
+                             what='the contact report')
+    assert not any(contact[-1].at_lower_limit)
+    assert list(contact[-1].at_upper_limit) == [j == 'quill' for j in last.name]
+
+
+def test_commands_timeout_rejects_and_reset(simulator, probe):
+    states = probe.collect(JointState, '/joint_states')
+    statuses = probe.collect(SimulatorStatus, '/simulator/status')
+    proc = simulator('planar_2r', command_timeout='0.1', initial_positions='[0.4, 0.8]')
+    publisher = probe.node.create_publisher(Float64MultiArray, COMMANDS, 10)
+    good = [20.0, 5.0]
+
+    def effort_is(values, after):
+        return lambda: any(list(m.effort) == values for m, _ in states[after:])
+
+    def publishing(values, condition):
+        def check():
+            publisher.publish(Float64MultiArray(data=values))
+            return condition()
+        return check
+    probe.wait_for(publishing(good, effort_is(good, 0)), what='the good command')
+    # malformed commands are rejected and the good one stays in force (the good ones go on,
+    # so that the command timeout does not interfere)
+    count = len(states)
+    for bad in ([1.0], [1.0, 2.0, 3.0], [float('nan'), 1.0], [1.0, float('inf')]):
+        publisher.publish(Float64MultiArray(data=bad))
+    probe.wait_for(publishing(good, lambda: statuses and statuses[-1][0].rejected_commands >= 4),
+                   what='four rejected commands')
+    assert all(list(m.effort) == good for m, _ in states[count:])
+    assert 'rejected command' in probe_output(proc)
+    # no command for 0.1 s: zero effort, said once
+    count = len(states)
+    probe.wait_for(effort_is([0.0, 0.0], count), timeout=5.0, what='zero effort after timeout')
+    probe.wait_for(lambda: statuses[-1][0].command_timed_out, what='the timeout in the status')
+    assert probe_output(proc).count('no valid command') == 1
+    # commands return
+    count = len(states)
+    probe.wait_for(publishing(good, effort_is(good, count)), what='commands to apply again')
+    assert 'commands arrive' in probe_output(proc)
+    # reset: the initial state again
+    t0 = _reset(probe, states)
+    probe.wait_for(lambda: [m for m in _since(states, t0, t0) if list(m.position) == [0.4, 0.8]
+                            and list(m.velocity) == [0.0, 0.0]], what='the initial state')
+    probe.node.destroy_publisher(publisher)
+
+
+def probe_output(proc):
+    """Everything the process printed (its log lines)."""
+    proc.log.flush()
+    with open(proc.log.name) as f:
+        return f.read()
