@@ -38,7 +38,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from . import dynamics, ik, kinematics
+from . import dynamics, ik, kinematics, limits
 from .errors import InputError, ModelError
 
 JOINT_TYPES = ('revolute', 'continuous', 'prismatic')
@@ -366,7 +366,7 @@ class RobotModel:
         took [s].
         """
         start = time.perf_counter()
-        middle = ik.default_seed(self)
+        middle = limits.middle(self.lower, self.upper)
         for q in (middle, np.tile(middle, (2, 1))):
             zero = np.zeros_like(q)
             self.fk(q)

@@ -37,8 +37,8 @@ import enum
 import numpy as np
 
 from .errors import as_joint_array, choice, InputError
-from .ik import default_seed
 from .integrators import rk4_step
+from .limits import middle
 
 
 class Interface(enum.Enum):
@@ -65,7 +65,7 @@ class Plant:
         Apply the model's damping and friction (effort interface).
     q0, qd0 : array_like, shape (n,), optional
         Initial joint positions and velocities; default the middle of the limits
-        (:func:`robot_dynamics.ik.default_seed`) and zero. Positions outside the limits are an
+        (:func:`robot_dynamics.limits.middle`) and zero. Positions outside the limits are an
         error.
 
     Attributes
@@ -98,7 +98,7 @@ class Plant:
     def reset(self, q0=None, qd0=None):
         """Put the arm at ``q0``, ``qd0`` (defaults as at construction); the clock runs on."""
         model = self.model
-        q = default_seed(model) if q0 is None else as_joint_array(q0, model.dof, 'q0')
+        q = middle(model.lower, model.upper) if q0 is None else as_joint_array(q0, model.dof, 'q0')
         qd = np.zeros(model.dof) if qd0 is None else as_joint_array(qd0, model.dof, 'qd0')
         if q.shape != (model.dof,) or qd.shape != (model.dof,):
             raise InputError(f'q0 and qd0: expected one state of {model.dof} joints, got shapes '
