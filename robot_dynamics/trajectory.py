@@ -760,7 +760,7 @@ class CartesianLine:
         q = _solve_path(model, point.pose, times, seed, max_joint_step, ik_options)
         mask = ik_options.get('mask')  # checked by the IK; None (given or not) is its default
         rows = np.flatnonzero(model.task_mask if mask is None else np.asarray(mask, dtype=float))
-        _, J = kinematics.pose_and_jacobian(model, q)
+        _, J = kinematics._pose_and_jacobian(model, q)
         Jm = J[:, rows, :]
         qd = damped_least_squares(Jm, point.twist[:, rows, None], rate_damping)[..., 0]
         Jd = model.jacobian_dot(q, qd)[:, rows, :]
