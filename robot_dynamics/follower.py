@@ -80,7 +80,7 @@ class Tolerances(NamedTuple):
 
     @classmethod
     def unchecked(cls, n, stopped_velocity=DEFAULT_STOPPED_VELOCITY):
-        """Nothing checked but that the arm has stopped (``|qd| <= stopped_velocity``) at the end."""
+        """Check nothing but that the arm has stopped at the end (``|qd| <= stopped_velocity``)."""
         inf = np.full(n, np.inf)
         return cls(inf, inf, inf, np.full(n, float(stopped_velocity)), 0.0)
 
@@ -146,7 +146,7 @@ class TrajectoryFollower:
 
     @property
     def mode(self):
-        """Return HOLD when no goal runs (also while stopping or after the end), else TRAJECTORY."""
+        """Return HOLD when no goal runs (also while stopping, after the end), else TRAJECTORY."""
         return Mode.TRAJECTORY if self.active is not None else Mode.HOLD
 
     def hold(self, q, t):
@@ -235,7 +235,7 @@ class TrajectoryFollower:
     # ---- internals ------------------------------------------------------------------------------
 
     def _build(self, goal, t):
-        """The goal's trajectory, started at time ``t`` from the current reference."""
+        """Build the goal's trajectory, started at time ``t`` from the current reference."""
         times = goal.start_time + np.asarray(goal.time_from_start, dtype=float)
         keep = times > t
         if not keep.any():
@@ -285,7 +285,7 @@ class TrajectoryFollower:
 
 
 def _rejected(goal, exc):
-    """The event of a goal that cannot run."""
+    """Return the event of a goal that cannot run."""
     outcome = Outcome.OLD_START_TIME if isinstance(exc, StartTimePassed) else Outcome.INVALID
     return Event(goal.tag, outcome, str(exc))
 

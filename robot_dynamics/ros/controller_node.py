@@ -31,10 +31,11 @@ The controller node: the library's joint control laws over ROS topics.
   effort limits; ``position`` and ``velocity`` send the followed reference itself.
 - ``~/controller_state`` (ControllerState) at ``state_publish_rate_hz``.
 
-Each cycle runs when a joint state arrives (``trigger: state``, default): the command answers
-the newest state at once, without the up to one period of extra delay and the beat between two
-clocks that a timer would add; ``trigger: timer`` runs at ``rate_hz`` on the latest state
-instead. A watchdog enters the safe mode (``safe_mode``: zero effort, or damping with gravity
+Each cycle runs when a joint state arrives (``trigger: state``, default), at the time of the
+state's stamp (the reference is compared with the arm where it was measured): the command
+answers the newest state at once, without the up to one period of extra delay and the beat
+between two clocks that a timer would add; ``trigger: timer`` runs at ``rate_hz`` on the latest
+state instead. A watchdog enters the safe mode (``safe_mode``: zero effort, or damping with gravity
 compensation) when the newest state is older than ``state_timeout``, ending any goal, and the
 controller holds its position again when states return.
 """
@@ -67,6 +68,7 @@ from ..follower import Goal, Outcome, Tolerances, TrajectoryFollower
 from ..limits import middle
 from ..plant import Interface
 from ..simulation import default_controller
+from ..trajectory import TrajectoryPoint
 
 LAWS = ('computed_torque', 'pd_gravity', 'pd', 'pid')
 
@@ -309,7 +311,9 @@ class ControllerNode(Node):
 
     def _cycle(self):
         q, qd, state_stamp, _ = self.state
-        now = self._now()
+        # the time the state was measured: the reference is compared with the arm at that time,
+        # so the delay of the state's delivery does not show as tracking error
+        now = to_seconds(state_stamp) or self._now()
         self._check_cancels(now)
         reference, events = self.follower.update(now, q, qd)
         try:
@@ -347,7 +351,7 @@ class ControllerNode(Node):
         """Enter the safe mode when the newest joint state is too old; act in it."""
         if self.state is None or self.mode == ControllerState.MODE_WAITING:
             return
-        q, qd, _, received = self.state
+        q, qd, state_stamp, received = self.state
         if time.monotonic() - received <= self.params.state_timeout:
             return
         if self.mode != ControllerState.MODE_SAFE:
@@ -357,18 +361,24 @@ class ControllerNode(Node):
                 f'({self.safe_mode.value}) until they return')
             self._finish(self.follower.stop(self._now(), 'joint states stopped: safe mode'))
         if self.interface is not Interface.EFFORT:
-            return      # position and velocity followers keep their last command
-        if self.safe_mode is SafeMode.DAMPING:
-            tau = self.model.gravity_torques(q) - self.params.safe_damping * qd
-            tau = np.clip(tau, -self.model.effort_limit, self.model.effort_limit)
+            tau = None      # position and velocity followers keep their last command
+        elif self.safe_mode is SafeMode.DAMPING:
+            tau = np.clip(self.model.gravity_torques(q) - self.params.safe_damping * qd,
+                          -self.model.effort_limit, self.model.effort_limit)
         else:
             tau = np.zeros(self.model.dof)
-        self.command_publisher.publish(Float64MultiArray(data=tau[self.to_model].tolist()))
+        if tau is not None:
+            self.command_publisher.publish(Float64MultiArray(data=tau[self.to_model].tolist()))
+        if self.params.state_publish_rate_hz > 0.0:
+            at_rest = TrajectoryPoint.at_rest(q)
+            none = np.zeros(self.model.dof, dtype=bool)
+            effort = np.zeros(self.model.dof) if tau is None else tau
+            self._publish_state(state_stamp, at_rest, q, qd, effort, effort, none)
 
     # ---- goals ----------------------------------------------------------------------------------
 
     def _goal(self, msg, tolerances, tag):
-        """A follower Goal from a JointTrajectory message (raises on a malformed one)."""
+        """Return the follower Goal of a JointTrajectory message (raise on a malformed one)."""
         times, positions, velocities, accelerations = trajectory_arrays(msg, self.model)
         start = to_seconds(msg.header.stamp) or self._now()
         return Goal(tag, start, times, positions, velocities, accelerations, tolerances)
@@ -404,7 +414,7 @@ class ControllerNode(Node):
         return await future
 
     def _goal_tolerances(self, request):
-        """The goal's tolerances: its own where given (> 0; -1: none), else the defaults."""
+        """Return the goal's tolerances: its own where given (> 0; -1: none), else defaults."""
         default = self._default_tolerances()
         path_position, goal_position = default.path_position.copy(), default.goal_position.copy()
         path_velocity, goal_velocity = default.path_velocity.copy(), default.goal_velocity.copy()
