@@ -138,7 +138,7 @@ def build_parser():
     p.set_defaults(handler=info_command)
 
     p = sub.add_parser(
-        'bringup', help='start the ROS 2 nodes (model, kinematics, simulator)',
+        'bringup', help='start the ROS 2 nodes (model, kinematics, simulator, controller)',
         description='Start the ROS 2 node set of launch/sim.launch.py with the same parameter '
                     'files and remappings, for installs without ros2 launch. Prints the nodes '
                     'with their topics and services once they serve; SIGINT (Ctrl-C) or SIGTERM '
@@ -152,8 +152,15 @@ def build_parser():
                    type=_node_parameter,
                    help='set one parameter of one node, after the files, e.g. '
                         'simulator.realtime:=false (repeatable)')
+    p.add_argument('--control-law', choices=sim.CONTROLLERS,
+                   help="the controller's law (default: the parameter file's, else "
+                        'computed_torque)')
     p.add_argument('--processes', action='store_true',
                    help='one process per node instead of one process for all')
+    p.add_argument('--hardware', action='store_true',
+                   help='a real arm: no simulator; states from its /joint_states, commands to '
+                        'its forward_command_controller; the controller checks joint names, '
+                        'effort limits and that its commands are heard (README: real arms)')
     p.set_defaults(handler=bringup_command)
     return parser
 
@@ -326,9 +333,11 @@ def bringup_command(args, out=sys.stdout):
     if not (args.robot or args.params_file):
         raise InputError('give --robot NAME or --params-file FILE (or both)')
     files = ([graph.parameter_file(args.robot)] if args.robot else []) + args.params_file
-    specs = graph.nodes('sim')
+    specs = graph.nodes('hardware' if args.hardware else 'sim')
     names = {spec.name for spec in specs}
-    overrides = {}
+    overrides = {'controller': [('hardware', 'true')]} if args.hardware else {}
+    if args.control_law:
+        overrides.setdefault('controller', []).append(('control_law', args.control_law))
     for node, name, value in args.param:
         if node not in names:
             raise InputError(f'--param {node}.{name}: no node {node!r}; nodes: {sorted(names)}')
