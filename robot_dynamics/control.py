@@ -520,8 +520,8 @@ class ComputedTorque(_JointLaw):
     Computed-torque (inverse dynamics) control.
 
     ``tau = M(q) (qdd_d + Kd e_dot + Kp e) + C(q, qd) qd + g(q)`` (+ friction feed-forward),
-    evaluated as one recursive Newton-Euler call on the controller's model (Turney et al. 1981, §10: the
-    inverse dynamics along the desired motion, with the feedback folded into the
+    evaluated as one recursive Newton-Euler call on the controller's model (Turney et al. 1981,
+    §10: the inverse dynamics along the desired motion, with the feedback folded into the
     acceleration). With an exact model the error obeys ``e'' + Kd e' + Kp e = 0``.
 
     Parameters
