@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 EXEC_DEPENDS = {
     'rclpy', 'sensor_msgs', 'trajectory_msgs', 'std_msgs', 'geometry_msgs',
     'visualization_msgs', 'python3-numpy', 'python3-scipy', 'python3-yaml', 'urdfdom_py',
-    'launch', 'launch_ros', 'ament_index_python',
+    'launch', 'launch_ros', 'ament_index_python', 'mcap-ros2-support',
 }
 TEST_DEPENDS = {
     'python3-pytest', 'ament_copyright', 'ament_flake8', 'ament_pep257', 'ament_xmllint',
