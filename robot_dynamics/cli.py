@@ -22,7 +22,8 @@ Subcommands:
   and PNG plots (``--plot``, ``--compare-plot``; matplotlib needed).
 - ``demo``: for each bundled robot (or ``--robot``), its joints and limits, and the tip pose and
   Jacobian at a bent configuration inside the limits; ``--report`` writes them as JSON.
-- ``bringup``: the ROS 2 nodes, not part of this release yet (exits with status 2).
+- ``bringup``: the ROS 2 node set of ``launch/sim.launch.py`` without ``ros2 launch``; runs
+  until SIGINT or SIGTERM (exit status 0), exit status 1 when a node fails.
 
 Exit status: 0 on success, 1 if a simulation diverged or a file could not be written, 2 for
 bad arguments (argparse's convention).
@@ -302,9 +303,7 @@ def _node_parameter(text):
 def bringup_command(args, out=sys.stdout):
     """Run ``robot-dynamics bringup``; return the exit status."""
     from .ros import bringup, graph
-    if not (args.robot or args.params_file):
-        raise InputError('give --robot NAME or --params-file FILE (or both)')
-    files = ([graph.parameter_file(args.robot)] if args.robot else []) + args.params_file
+    files = graph.parameter_files(args.robot, args.params_file)
     specs = graph.nodes('sim')
     names = {spec.name for spec in specs}
     overrides = {}
