@@ -68,6 +68,7 @@ setup(
             'model_node = robot_dynamics.ros.model_node:main',
             'kinematics_node = robot_dynamics.ros.kinematics_node:main',
             'simulator_node = robot_dynamics.ros.simulator_node:main',
+            'controller_node = robot_dynamics.ros.controller_node:main',
         ],
     },
 )

@@ -116,13 +116,27 @@ def build_parser():
     p.set_defaults(handler=simulate_command)
 
     p = sub.add_parser(
-        'demo', help='joints, limits, tip pose and Jacobian of the bundled robots',
+        'demo', help='the main job: a pick-and-place on the simulated arm through ROS 2',
+        description='Bring up the ROS 2 graph (model, kinematics, simulator, controller) for a '
+                    'bundled robot, plan a pick-and-place in Cartesian space through /compute_ik, '
+                    "execute it through the controller's follow_joint_trajectory action, print "
+                    'a summary, write the JSON report and the plots, and stop every node.')
+    p.add_argument('--robot', default='scara', choices=robots, metavar='NAME',
+                   help='bundled robot with a parameter file (default %(default)s)')
+    p.add_argument('--report', metavar='FILE', help='write the JSON report to FILE')
+    p.add_argument('--out', metavar='DIR', help='write the PNG plots to DIR')
+    p.add_argument('--duration', type=_positive_float, default=8.0, metavar='S',
+                   help='duration of the motion in seconds (default %(default)g)')
+    p.set_defaults(handler=demo_command)
+
+    p = sub.add_parser(
+        'info', help='joints, limits, tip pose and Jacobian of the bundled robots',
         description='Print each bundled robot (or --robot NAME): joints with types and limits, '
                     'and the tip pose and Jacobian at a bent configuration inside the limits.')
     p.add_argument('--robot', choices=robots, metavar='NAME',
                    help=f'only this robot: {", ".join(robots)}')
     p.add_argument('--report', metavar='FILE', help='write the JSON report to FILE')
-    p.set_defaults(handler=demo_command)
+    p.set_defaults(handler=info_command)
 
     p = sub.add_parser(
         'bringup', help='start the ROS 2 nodes (model, kinematics, simulator)',
@@ -217,7 +231,7 @@ def simulate_command(args, out=sys.stdout):
 
 # ---- demo ---------------------------------------------------------------------------------------
 
-def demo_robot(model):
+def robot_info(model):
     """
     Return the demo numbers of one robot: joints, a pose q, tip pose and Jacobian at q.
 
@@ -253,7 +267,7 @@ def _row(values):
     return ' '.join(f'{v + 0.0:+9.4f}' for v in values)
 
 
-def _print_demo(info, out):
+def _print_info(info, out):
     print(f'{info["name"]}: {info["dof"]} joints, {info["base_link"]} -> {info["tip_link"]}',
           file=out)
     for j in info['joints']:
@@ -274,15 +288,15 @@ def _print_demo(info, out):
     print(f'  manipulability {info["manipulability"]:.4g}', file=out)
 
 
-def demo_command(args, out=sys.stdout):
-    """Run ``robot-dynamics demo``; return the exit status."""
+def info_command(args, out=sys.stdout):
+    """Run ``robot-dynamics info``; return the exit status."""
     from .model import RobotModel
     names = [args.robot] if args.robot else RobotModel.available()
     report = {'robots': {}}
     for name in names:
-        info = demo_robot(RobotModel.load(name))
+        info = robot_info(RobotModel.load(name))
         report['robots'][name] = info
-        _print_demo(info, out)
+        _print_info(info, out)
     if args.report:
         _write_json(args.report, report)
         print(f'report written to {args.report}', file=out)
@@ -290,6 +304,13 @@ def demo_command(args, out=sys.stdout):
 
 
 # ---- bringup ------------------------------------------------------------------------------------
+
+def demo_command(args, out=sys.stdout):
+    """Run ``robot-dynamics demo`` (the ROS 2 pick-and-place); return the exit status."""
+    from .ros import demo
+    return demo.run(args.robot, report_path=args.report, out_dir=args.out,
+                    duration=args.duration, out=out)
+
 
 def _node_parameter(text):
     """Parse ``NODE.NAME:=VALUE`` into ``(node, name, value text)``."""

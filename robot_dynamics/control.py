@@ -689,7 +689,7 @@ class ResolvedAcceleration(_Law):
         twist_d, acc_d = _flat_batch(twist_d, batch, (6,)), _flat_batch(acc_d, batch, (6,))
         B = q2.shape[0]
         # one compiled pass: tip pose, Jacobian and its derivative
-        T, J, Jd = kinematics.pose_and_jacobian(model, q2, None, qd2)
+        T, J, Jd = kinematics._pose_and_jacobian(model, q2, None, qd2)
         rows = self.rows
         Jm = J[:, rows, :]
         bias = (Jd[:, rows, :] @ qd2[..., None])[..., 0]

@@ -64,7 +64,9 @@ RATE_RATIO_TOLERANCE = 1e-9
 #: The laws of :class:`~robot_dynamics.control.Law` that ``robot-dynamics simulate
 #: --controller`` offers (the joint laws whose gains follow from a natural frequency).
 CONTROLLERS = tuple(law.value for law in (control.Law.PD, control.Law.PD_GRAVITY,
-                                          control.Law.COMPUTED_TORQUE))
+                                          control.Law.PID, control.Law.COMPUTED_TORQUE))
+#: Integral time of the default PID in units of ``1 / wn``: ``ki = kp wn / PID_INTEGRAL_TIME``.
+PID_INTEGRAL_TIME = 10.0
 
 
 class PlotDependencyError(RobotDynamicsError, ImportError):
@@ -222,9 +224,10 @@ def default_controller(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_
     Build a joint control law with gains for the error dynamics ``e'' + 2 zeta wn e' + wn^2 e``.
 
     Computed torque takes ``(wn^2, 2 zeta wn)`` directly, with the model's friction fed forward
-    at the reference velocity if ``friction``. PD and PD + gravity take them scaled by
+    at the reference velocity if ``friction``. PD, PD + gravity and PID take them scaled by
     the diagonal of the controller's mass matrix at ``q_home`` (N m/rad, N m s/rad), the same
-    nominal bandwidth for a decoupled arm, so the three laws compare fairly.
+    nominal bandwidth for a decoupled arm, so the laws compare fairly; the PID adds gravity
+    compensation and ``ki = kp wn / PID_INTEGRAL_TIME``.
     """
     law = choice(law, control.Law, 'controller', allowed=CONTROLLERS)
     kp, kd = control.critically_damped(natural_frequency, damping_ratio)
@@ -232,6 +235,11 @@ def default_controller(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_
         return control.make_controller(law, model, kp=kp, kd=kd,
                                        friction='reference' if friction else 'none')
     inertia = np.diag(model.mass_matrix(q_home))
+    if law is control.Law.PID:
+        # gravity compensated, the integral only removes what the model gets wrong
+        return control.make_controller(law, model, kp=kp * inertia, kd=kd * inertia,
+                                       ki=kp * inertia * natural_frequency / PID_INTEGRAL_TIME,
+                                       gravity_compensation=True)
     return control.make_controller(law, model, kp=kp * inertia, kd=kd * inertia)
 
 

@@ -85,11 +85,11 @@ def test_simulate_rejects_bad_arguments_clearly(tmp_path):
     assert 'must be a whole multiple of the control rate' in proc.stderr
 
 
-def test_demo_prints_and_reports_every_robot(tmp_path, bundled):
+def test_info_prints_and_reports_every_robot(tmp_path, bundled):
     out = io.StringIO()
-    report = tmp_path / 'demo.json'
-    args = cli.build_parser().parse_args(['demo', '--report', str(report)])
-    assert cli.demo_command(args, out=out) == 0
+    report = tmp_path / 'info.json'
+    args = cli.build_parser().parse_args(['info', '--report', str(report)])
+    assert cli.info_command(args, out=out) == 0
     text = out.getvalue()
     data = json.loads(report.read_text())
     assert set(data['robots']) == set(bundled)
@@ -102,8 +102,8 @@ def test_demo_prints_and_reports_every_robot(tmp_path, bundled):
     assert 'Jacobian' in text and 'tip pose' in text
 
 
-def test_demo_one_robot_in_a_subprocess():
-    proc = run_cli('demo', '--robot', 'planar_2r')
+def test_info_one_robot_in_a_subprocess():
+    proc = run_cli('info', '--robot', 'planar_2r')
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith('planar_2r: 2 joints')
 

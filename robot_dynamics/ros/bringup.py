@@ -19,14 +19,15 @@
 For pip installs, where ``ros2 launch`` is not available: the same nodes, parameter files and
 remappings as ``launch/sim.launch.py``. By default all nodes run in this process, each spun by
 its own single-threaded executor in its own thread (measured fastest for 1 kHz loops on these
-machines); ``processes=True`` starts one process per node instead (``python -m <module>``, the
-node's console script entry point). SIGINT or SIGTERM stops everything cleanly, exit status 0.
+machines); ``processes=True`` starts one process per node instead (each node's console script,
+as ``ros2 run`` would). SIGINT or SIGTERM stops everything cleanly, exit status 0.
 A node that fails to start or dies stops the rest, exit status 1.
 """
 
 import ctypes
 import importlib
 import os
+from pathlib import Path
 import signal
 import subprocess
 import sys
@@ -34,7 +35,7 @@ import threading
 import time
 
 import rclpy
-from rclpy._rclpy_pybind11 import NodeNameNonExistentError
+from rclpy._rclpy_pybind11 import NodeNameNonExistentError, RCLError
 from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
@@ -99,8 +100,7 @@ class Bringup:
         else:
             for spec in self.specs:
                 self._children[spec.name] = subprocess.Popen(
-                    [sys.executable, '-m', spec.module] + self.arguments[spec.name],
-                    preexec_fn=_die_with_parent)
+                    _command(spec) + self.arguments[spec.name], preexec_fn=_die_with_parent)
         self._probe = Node('bringup_probe')
         self._spin_in_thread(self._probe)
 
@@ -147,7 +147,7 @@ class Bringup:
                 offered = probe.get_service_names_and_types_by_node(spec.name, '/')
             else:
                 offered = get_action_server_names_and_types_by_node(probe, spec.name, '/')
-        except NodeNameNonExistentError:   # not discovered yet
+        except (NodeNameNonExistentError, RCLError):   # not discovered yet
             return False
         return any(offered_name == name for offered_name, _ in offered)
 
@@ -206,6 +206,12 @@ class Bringup:
             thread.join(timeout=STOP_TIMEOUT)
         for node in self._nodes + ([self._probe] if self._probe else []):
             node.destroy_node()
+
+
+def _command(spec):
+    """Return the node's console script next to this interpreter, else ``python -m``."""
+    script = Path(sys.executable).parent / spec.executable
+    return [str(script)] if script.is_file() else [sys.executable, '-m', spec.module]
 
 
 def _die_with_parent():

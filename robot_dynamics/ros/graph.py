@@ -72,6 +72,9 @@ NODES = (
              ('sim', 'hardware'), ('service', '/compute_ik')),
     NodeSpec('simulator', 'simulator_node', 'robot_dynamics.ros.simulator_node', 'SimulatorNode',
              (), ('sim',), ('publisher', '/joint_states')),
+    NodeSpec('controller', 'controller_node', 'robot_dynamics.ros.controller_node',
+             'ControllerNode', (), ('sim', 'hardware'),
+             ('action', '/controller/follow_joint_trajectory')),
 )
 
 MODES = ('sim', 'hardware')

@@ -45,6 +45,9 @@ def run_node(node_class, name, args=None):
         return 1
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except Exception:  # noqa: B902 - rclpy raises assorted errors when shut down mid-callback
+        if rclpy.ok():
+            raise
     finally:
         if node is not None:
             node.destroy_node()
