@@ -74,7 +74,7 @@ NODES = (
              (), ('sim',), ('publisher', '/joint_states')),
     NodeSpec('controller', 'controller_node', 'robot_dynamics.ros.controller_node',
              'ControllerNode', (), ('sim', 'hardware'),
-             ('action', '/controller/follow_joint_trajectory')),
+             ('action', '/controller/follow_joint_trajectory'), ('control_law',)),
 )
 
 MODES = ('sim', 'hardware')

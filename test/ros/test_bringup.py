@@ -17,8 +17,9 @@
 
 In one process (the default) and with ``--processes``; SIGINT goes to the process group, as
 Ctrl-C in a terminal does, SIGTERM to bringup alone, as a service manager does. The node
-processes of ``--processes`` are found as children of bringup in ``/proc`` and must all be gone
-once it exited. Bad parameters end bringup with exit status 1 and a message naming the problem.
+processes of ``--processes`` are found as children of bringup in ``/proc`` (or by their
+command line) and must all be gone once it exited. Bad parameters end bringup with exit status
+1 and a message naming the problem.
 """
 
 import os
@@ -65,19 +66,24 @@ def _stat(pid):
     return fields[0], int(fields[1]), int(fields[19])
 
 
-def _children(pid):
-    """Return ``{child pid: (start time, command line)}`` of ``pid``."""
+def _processes(accept):
+    """Return ``{pid: (start time, command line)}`` of the processes ``accept(ppid, cmdline)``."""
     found = {}
     for entry in Path('/proc').iterdir():
         if entry.name.isdigit():
             stat = _stat(entry.name)
-            if stat is not None and stat[1] == pid:
-                try:
-                    cmdline = (entry / 'cmdline').read_bytes().split(b'\0')
-                except OSError:
-                    continue
-                found[int(entry.name)] = (stat[2], [part.decode() for part in cmdline])
+            try:
+                cmdline = [part.decode() for part in
+                           (entry / 'cmdline').read_bytes().split(b'\0')]
+            except OSError:
+                continue
+            if stat is not None and accept(stat[1], cmdline):
+                found[int(entry.name)] = (stat[2], cmdline)
     return found
+
+
+def _children(pid):
+    return _processes(lambda ppid, _: ppid == pid)
 
 
 def _still_running(children):
@@ -88,6 +94,10 @@ def _still_running(children):
         if stat is not None and stat[2] == start and stat[0] != 'Z':
             running.append(pid)
     return running
+
+
+def _basename(path):
+    return Path(path).name
 
 
 def _group_exists(pgid):
@@ -112,10 +122,13 @@ def _start(processes, name, *extra):
     _wait_output(processes, proc, RUNNING)
     children = _children(proc.pid)
     if '--processes' in extra:
-        # one process per node, each the node's module
-        modules = sorted(cmdline[cmdline.index('-m') + 1] for _, cmdline in children.values()
-                         if '-m' in cmdline)
-        assert modules == sorted(spec.module for spec in graph.nodes('sim')), children
+        # one process per node: its console script, or python -m its module
+        started = sorted(spec.name for spec in graph.nodes('sim') for _, cmdline in
+                         children.values() if spec.executable in map(_basename, cmdline)
+                         or spec.module in cmdline)
+        assert started == sorted(spec.name for spec in graph.nodes('sim')), children
+        # out of bringup's process group, so that Ctrl-C reaches them through bringup only
+        assert all(os.getpgid(child) != proc.pid for child in children)
     else:
         assert not children
     return proc, children
@@ -208,3 +221,4 @@ def test_bad_urdf_path_in_processes_fails_and_stops_the_rest(processes, tmp_path
         '--processes'])
     _assert_failed_start(processes, proc, f"urdf_file '{missing}' does not exist",
                          "node 'model' exited with status 1")
+    assert not _processes(lambda _, cmdline: str(params) in cmdline), 'node processes left'

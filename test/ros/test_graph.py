@@ -139,7 +139,7 @@ def test_remapping_targets_are_public_names():
 class _InProcess:
     """Every declared node built in this process, in a context of its own, spinning."""
 
-    def __init__(self, domain, specs, files):
+    def __init__(self, domain, specs, files, overrides=None):
         self.context = Context()
         rclpy.init(context=self.context, domain_id=domain)
         self.executor = SingleThreadedExecutor(context=self.context)
@@ -147,8 +147,8 @@ class _InProcess:
         self.thread = None
         for spec in specs:
             node_class = getattr(importlib.import_module(spec.module), spec.node_class)
-            self.nodes[spec.name] = node_class(context=self.context,
-                                               cli_args=graph.ros_arguments(spec, files))
+            arguments = graph.ros_arguments(spec, files, (overrides or {}).get(spec.name, ()))
+            self.nodes[spec.name] = node_class(context=self.context, cli_args=arguments)
             self.executor.add_node(self.nodes[spec.name])
         self.thread = threading.Thread(target=self._spin, daemon=True)
         self.thread.start()
@@ -210,5 +210,19 @@ def test_running_nodes_create_the_remapped_names_and_take_the_file(robot, ros_do
                     got = node.get_parameter(name).value
                     assert (list(got) if isinstance(value, list) else got) == value, \
                         f'{node_name}.{name} is {got!r}, {robot}.yaml sets {value!r}'
+    finally:
+        running.close()
+
+
+def test_overrides_beat_the_files_node_section(ros_domain):
+    # scara.yaml sets rate_hz in the simulator's own section, which a plain -p rule loses to
+    spec = next(spec for spec in graph.NODES if spec.name == 'simulator')
+    running = _InProcess(ros_domain, [spec], [graph.parameter_file('scara')],
+                         {'simulator': [('rate_hz', '250.0'), ('realtime', 'false')]})
+    try:
+        node = running.nodes['simulator']
+        assert node.get_parameter('rate_hz').value == 250.0
+        assert node.get_parameter('realtime').value is False
+        assert node.get_parameter('command_timeout').value == 0.1   # from the file
     finally:
         running.close()
