@@ -139,7 +139,7 @@ def build_parser():
     p.set_defaults(handler=info_command)
 
     p = sub.add_parser(
-        'bringup', help='start the ROS 2 nodes (model, kinematics, simulator)',
+        'bringup', help='start the ROS 2 nodes (model, kinematics, simulator, controller)',
         description='Start the ROS 2 node set of launch/sim.launch.py with the same parameter '
                     'files and remappings, for installs without ros2 launch. Prints the nodes '
                     'with their topics and services once they serve; SIGINT (Ctrl-C) or SIGTERM '
@@ -153,8 +153,15 @@ def build_parser():
                    type=_node_parameter,
                    help='set one parameter of one node, after the files, e.g. '
                         'simulator.realtime:=false (repeatable)')
+    p.add_argument('--control-law', choices=sim.CONTROLLERS,
+                   help="the controller's law (default: the parameter file's, else "
+                        'computed_torque)')
     p.add_argument('--processes', action='store_true',
                    help='one process per node instead of one process for all')
+    p.add_argument('--hardware', action='store_true',
+                   help='a real arm: no simulator; states from its /joint_states, commands to '
+                        'its forward_command_controller; the controller checks joint names, '
+                        'effort limits and that its commands are heard (README: real arms)')
     p.set_defaults(handler=bringup_command)
     return parser
 
@@ -324,10 +331,11 @@ def _node_parameter(text):
 def bringup_command(args, out=sys.stdout):
     """Run ``robot-dynamics bringup``; return the exit status."""
     from .ros import bringup, graph
+    mode = 'hardware' if args.hardware else 'sim'
     files = graph.parameter_files(args.robot, args.params_file)
-    specs = graph.nodes('sim')
+    specs = graph.nodes(mode)
     names = {spec.name for spec in specs}
-    overrides = {}
+    overrides = graph.overrides(mode, {'control_law': args.control_law})
     for node, name, value in args.param:
         if node not in names:
             raise InputError(f'--param {node}.{name}: no node {node!r}; nodes: {sorted(names)}')

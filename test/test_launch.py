@@ -66,10 +66,10 @@ def test_launch_starts_the_declared_nodes(mode, robot, monkeypatch):
         assert options['output'] == 'screen'
         robot_file, *rest = options['parameters']
         _assert_robot_file(robot_file, robot)
-        # the launch arguments a node takes come after the file, at their defaults here
-        defaults = {argument.name: argument.default_value for argument in declared}
-        assert rest == ([{name: defaults[name] for name in spec.launch_arguments}]
-                        if spec.launch_arguments else [])
+        # after the file only what the mode sets (the launch arguments are empty here)
+        mode_parameters = dict(graph.MODE_PARAMETERS.get(mode, {}).get(spec.name, ()))
+        assert rest == ([mode_parameters] if mode_parameters else [])
+    assert all(argument.default_value == '' for argument in declared[2:])
 
 
 @pytest.mark.parametrize('mode', graph.MODES)
@@ -114,19 +114,22 @@ def test_bad_arguments_name_the_problem(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize('mode', graph.MODES)
 def test_control_law_goes_to_the_node_that_takes_it(mode, monkeypatch):
-    # A controller taking control_law, as the controller node of the next part declares it.
-    controller = graph.NodeSpec('controller', 'controller_node',
-                                'robot_dynamics.ros.controller_node', 'ControllerNode', (),
-                                graph.MODES, ('action', '/controller/follow_joint_trajectory'),
-                                launch_arguments=('control_law',))
-    monkeypatch.setattr(graph, 'NODES', tuple(spec for spec in graph.NODES
-                                              if spec.name != 'controller') + (controller,))
-    for given, expected in (({}, 'computed_torque'), ({'control_law': 'pd'}, 'pd')):
-        declared, nodes = _launch(mode, monkeypatch, robot='scara', **given)
-        law = [argument for argument in declared if argument.name == 'control_law']
-        assert len(law) == 1 and law[0].default_value == 'computed_torque'
-        assert 'control_law' in law[0].description
-        parameters = {node.options['name']: node.options['parameters'] for node in nodes}
-        _assert_robot_file(parameters['controller'][0], 'scara')
-        assert parameters['controller'][1:] == [{'control_law': expected}]
-        assert all(len(value) == 1 for name, value in parameters.items() if name != 'controller')
+    takers = [spec.name for spec in graph.nodes(mode) if 'control_law' in spec.launch_arguments]
+    assert takers == ['controller']
+    declared, nodes = _launch(mode, monkeypatch, robot='scara', control_law='pd')
+    law = [argument for argument in declared if argument.name == 'control_law']
+    assert len(law) == 1 and 'pd_gravity' in law[0].description
+    for node in nodes:
+        robot_file, *rest = node.options['parameters']
+        _assert_robot_file(robot_file, 'scara')
+        expected = dict(graph.MODE_PARAMETERS.get(mode, {}).get(node.options['name'], ()))
+        if node.options['name'] in takers:
+            expected['control_law'] = 'pd'
+        assert rest == ([expected] if expected else [])
+
+
+def test_hardware_mode_tells_the_controller(monkeypatch):
+    _, nodes = _launch('hardware', monkeypatch, robot='scara')
+    parameters = {node.options['name']: node.options['parameters'] for node in nodes}
+    assert 'simulator' not in parameters
+    assert parameters['controller'][1:] == [{'hardware': 'true'}]

@@ -118,10 +118,9 @@ class Bringup:
             except ExternalShutdownException:
                 pass
             except Exception as exc:  # noqa: B902 - a node died: report it and stop the rest
-                if not node.context.ok():   # a callback met the shutdown under way: a stop
-                    return
-                self.failure = f'node {node.get_name()!r} failed: {type(exc).__name__}: {exc}'
-                self.stop_event.set()
+                if rclpy.ok():
+                    self.failure = f'node {node.get_name()!r} failed: {exc}'
+                    self.stop_event.set()
         thread = threading.Thread(target=spin, name=f'spin_{node.get_name()}', daemon=True)
         thread.start()
         self._threads.append(thread)

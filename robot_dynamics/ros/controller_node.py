@@ -25,8 +25,9 @@ The controller node: the library's joint control laws over ROS topics.
   goal, so a malformed goal is accepted and aborted at once with control_msgs' error code
   (INVALID_JOINTS, INVALID_GOAL, OLD_HEADER_TIMESTAMP) and a message; the motion under way is not
   touched. A newer goal preempts the running one (aborted, error string "preempted").
-- Commands: ``std_msgs/Float64MultiArray`` on ``command_topic``, one value per joint in the order
-  of ``joints``: what ros2_control's forward_command_controller takes. ``effort`` (default) runs
+- Commands: ``std_msgs/Float64MultiArray`` on ``command_topic`` (default
+  ``/<command_interface>_controller/commands``), one value per joint in the order of ``joints``:
+  what ros2_control's forward_command_controller takes. ``effort`` (default) runs
   the control law (``computed_torque``, ``pd_gravity``, ``pd``, ``pid``) clipped to the URDF's
   effort limits; ``position`` and ``velocity`` send the followed reference itself.
 - ``~/controller_state`` (ControllerState) at ``state_publish_rate_hz``.
@@ -60,17 +61,16 @@ from trajectory_msgs.msg import JointTrajectory
 from .conversions import (JointNameError, JointOrder, to_nanoseconds, to_seconds,
                           trajectory_arrays, trajectory_point)
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
-from .parameters import declare, descriptor, Spec, STRING_ARRAY
-from .runner import run_node
+from .parameters import (COMMAND_PARAMETERS, command_topic, declare, descriptor, Spec,
+                         STRING_ARRAY)
+from .runner import run_node, StartupError
 from ..control import Law
 from ..errors import choice, InputError, RobotDynamicsError
 from ..follower import Goal, Outcome, Tolerances, TrajectoryFollower
 from ..limits import middle
 from ..plant import Interface
-from ..simulation import default_controller
+from ..simulation import CONTROLLERS, default_controller
 from ..trajectory import TrajectoryPoint
-
-LAWS = ('computed_torque', 'pd_gravity', 'pd', 'pid')
 
 
 class Trigger(enum.Enum):
@@ -102,11 +102,8 @@ _ERROR_CODES = {
 PARAMETERS = (
     Spec('joints', STRING_ARRAY,
          "Joint order of the commands; empty: the model's order."),
-    Spec('control_law', 'computed_torque', f'Control law of the effort interface: {LAWS}.'),
-    Spec('command_interface', 'effort',
-         f'What the commands are: {[i.value for i in Interface]}.'),
-    Spec('command_topic', '/effort_controller/commands',
-         'Topic of the std_msgs/Float64MultiArray commands.'),
+    Spec('control_law', 'computed_torque',
+         f'Control law of the effort interface: {", ".join(CONTROLLERS)}.'),
     Spec('trigger', 'state', 'What starts a control cycle: state (each joint state) or timer '
                              '(at rate_hz).'),
     Spec('rate_hz', 1000.0, 'Control rate [Hz]: of the timer, or the expected joint state rate '
@@ -131,13 +128,18 @@ PARAMETERS = (
          bounds=(0.0, 10000.0)),
     Spec('action_monitor_rate_hz', 20.0, 'Rate of the action feedback [Hz].',
          bounds=(0.1, 1000.0)),
+    Spec('hardware', False, 'Checks for a real arm: effort limits for every joint of an effort '
+                            'interface, joint_states that cover the model within '
+                            'startup_timeout (else the node exits with status 1), and a '
+                            'warning when nothing subscribes to the commands.'),
+    Spec('startup_timeout', 10.0, 'Time for the hardware checks [s].', bounds=(0.1, 3600.0)),
     Spec('constraints.goal_time', 0.0, 'Default time after the last point for the goal '
                                        'tolerances to hold [s]; 0: no limit.', read_only=False,
          bounds=(0.0, 3600.0)),
     Spec('constraints.stopped_velocity_tolerance', 0.01,
          'Default goal velocity tolerance: how still the arm must be at the end [rad/s or m/s].',
          read_only=False, bounds=(0.0, 1e3)),
-) + CHAIN_PARAMETERS
+) + COMMAND_PARAMETERS + CHAIN_PARAMETERS
 
 #: Per-joint parameters, declared once the joints are known: ``prefix.<joint>.name``.
 GAIN_NAMES = ('kp', 'kd', 'ki')
@@ -150,7 +152,7 @@ class ControllerNode(Node):
     def __init__(self, **kwargs):
         super().__init__('controller', **kwargs)
         self.params = p = declare(self, PARAMETERS)
-        self.law_name = choice(p.control_law, Law, 'control_law', allowed=LAWS)
+        self.law_name = choice(p.control_law, Law, 'control_law', allowed=CONTROLLERS)
         self.interface = choice(p.command_interface, Interface, 'command_interface')
         self.trigger = choice(p.trigger, Trigger, 'trigger')
         self.safe_mode = choice(p.safe_mode, SafeMode, 'safe_mode')
@@ -176,7 +178,7 @@ class ControllerNode(Node):
         self._last_stamp = None
         self._last_state_publish = self._last_feedback = -np.inf
         self._results = {}                 # goal id (bytes) -> Future of its result
-        self.command_publisher = self.create_publisher(Float64MultiArray, p.command_topic, 10)
+        self.command_publisher = self.create_publisher(Float64MultiArray, command_topic(p), 10)
         self.state_publisher = self.create_publisher(ControllerState, '~/controller_state', 10)
         self.create_subscription(JointState, 'joint_states', self.joint_state_callback,
                                  qos_profile_sensor_data)
@@ -191,9 +193,12 @@ class ControllerNode(Node):
             self._next_tick = time.monotonic()
             self.create_timer(1.0 / p.rate_hz, self.timer_callback)
         self.create_timer(p.state_timeout / 4.0, self.watchdog_callback)
+        if p.hardware:
+            self._check_effort_limits()
+            self._startup_timer = self.create_timer(p.startup_timeout, self.startup_callback)
         self.get_logger().info(
             f'{self.law_name.value} control of {self.joints} ({self.interface.value} commands on '
-            f'{p.command_topic}), cycles on each {self.trigger.value}; waiting for joint_states')
+            f'{command_topic(p)}), cycles on each {self.trigger.value}; waiting for joint_states')
 
     # ---- configuration --------------------------------------------------------------------------
 
@@ -264,6 +269,24 @@ class ControllerNode(Node):
         self.follower = TrajectoryFollower(self.model, stop_time=self.params.stop_time)
         self.get_logger().info(f'warmed up in {time.perf_counter() - start:.2f} s')
 
+    def _check_effort_limits(self):
+        unlimited = [j for j, limit in zip(self.model.joint_names, self.model.effort_limit)
+                     if not np.isfinite(limit)]
+        if self.interface is Interface.EFFORT and unlimited:
+            raise StartupError(f'no effort limit for joints {unlimited}: an effort controller on '
+                               "a real arm needs every joint's <limit effort=...> in the URDF")
+
+    def startup_callback(self):
+        """Hardware checks after ``startup_timeout``: joint states came, commands are heard."""
+        self.destroy_timer(self._startup_timer)
+        if self.state is None:
+            raise StartupError(f'no usable joint_states within {self.params.startup_timeout:g} s '
+                               f'(expected joints {list(self.model.joint_names)})')
+        topic = self.command_publisher.topic_name
+        if self.command_publisher.get_subscription_count() == 0:
+            self.get_logger().warning(f'nothing subscribes to {topic}: the commands go nowhere '
+                                      '(is the forward_command_controller active?)')
+
     # ---- the cycle ------------------------------------------------------------------------------
 
     def _now(self):
@@ -274,6 +297,8 @@ class ControllerNode(Node):
         try:
             q, qd = self.order.state(msg)
         except InputError as exc:
+            if self.params.hardware and self.state is None:
+                raise StartupError(f"the hardware's joint states do not fit the model: {exc}")
             self.get_logger().error(f'unusable joint state: {exc}', throttle_duration_sec=2.0)
             return
         stamp = to_nanoseconds(msg.header.stamp)

@@ -28,6 +28,7 @@ from typing import NamedTuple, Tuple
 
 from ..errors import InputError
 from ..robots import share_directory
+from ..simulation import CONTROLLERS
 
 PACKAGE = 'robot_dynamics'
 
@@ -79,13 +80,18 @@ NODES = (
 
 MODES = ('sim', 'hardware')
 
-#: Launch arguments that set one parameter of the nodes that list them in ``launch_arguments``.
+#: Launch arguments that set one parameter of the nodes that list them in ``launch_arguments``
+#: (``robot-dynamics bringup --control-law``); empty keeps the parameter files' value.
 NODE_ARGUMENTS = {
     'control_law': LaunchArgument(
-        'control_law', 'computed_torque',
-        'Control law of the controller node (its parameter control_law): computed_torque, '
-        'pd_gravity, pd or pid.'),
+        'control_law', '',
+        f'Control law of the controller: {", ".join(CONTROLLERS)}; empty: the parameter '
+        "file's (computed_torque in the bundled ones)."),
 }
+
+#: Parameters a mode gives its nodes after every file, ``{mode: {node: ((name, text), ...)}}``;
+#: values are YAML text, as in ``-p name:=value``.
+MODE_PARAMETERS = {'hardware': {'controller': (('hardware', 'true'),)}}
 
 
 def nodes(mode='sim'):
@@ -141,21 +147,37 @@ def launch_arguments(mode):
     return [robot, user_file] + [NODE_ARGUMENTS[name] for name in taken]
 
 
+def overrides(mode, values):
+    """
+    Return ``{node: [(name, value text), ...]}``, what ``mode`` sets after the files.
+
+    The mode's :data:`MODE_PARAMETERS`, then the non-empty ``values`` (``{name: text}``) of
+    :data:`NODE_ARGUMENTS` for the nodes that take them.
+    """
+    result = {}
+    for spec in nodes(mode):
+        pairs = list(MODE_PARAMETERS.get(mode, {}).get(spec.name, ()))
+        pairs += [(name, values[name]) for name in spec.launch_arguments if values.get(name)]
+        if pairs:
+            result[spec.name] = pairs
+    return result
+
+
 def launch_nodes(mode, values):
     """
     Return the keywords of ``launch_ros.actions.Node`` for every node of ``mode``.
 
-    ``values`` maps the names of :func:`launch_arguments` to their text. A node's launch
-    arguments go after the files as a dictionary, which launch_ros writes under the node's
-    full name when the namespace is given: ``namespace=''`` (the root, or the namespace pushed
-    by an including launch file) does that, so that they beat the files' node sections, which
-    a ``/**`` entry would not.
+    ``values`` maps the names of :func:`launch_arguments` to their text. A node's
+    :func:`overrides` go after the files as a dictionary of YAML text (as ``-p``), which
+    launch_ros writes under the node's full name when the namespace is given: ``namespace=''``
+    (the root, or the namespace pushed by an including launch file) does that, so that they
+    beat the files' node sections, which a ``/**`` entry would not.
     """
     files = [str(path) for path in parameter_files(values['robot'], [values['params_file']])]
+    extra = overrides(mode, values)
     return [{'package': PACKAGE, 'executable': spec.executable, 'name': spec.name,
              'namespace': '', 'remappings': list(spec.remappings),
-             'parameters': files + ([{name: values[name] for name in spec.launch_arguments}]
-                                    if spec.launch_arguments else [])}
+             'parameters': files + ([dict(extra[spec.name])] if spec.name in extra else [])}
             for spec in nodes(mode)]
 
 

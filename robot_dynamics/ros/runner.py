@@ -17,8 +17,10 @@ How a node process starts and stops: one function behind every node's ``main``.
 
 ``rclpy.init`` installs handlers for SIGINT and SIGTERM that shut the context down; spinning
 then ends with ``ExternalShutdownException``, which is a clean stop (exit status 0). An error in
-the node's construction (bad parameters, a bad robot description) is logged as fatal and gives
-exit status 1, so that launch files and ``robot-dynamics bringup`` see a failed start.
+the node's construction (bad parameters, a bad robot description), or a ``StartupError`` from a
+callback (a check that needs the first messages, e.g. the hardware's joint names), is logged as
+fatal and gives exit status 1, so that launch files and ``robot-dynamics bringup`` see a failed
+start.
 """
 
 import signal
@@ -28,6 +30,11 @@ from rclpy.exceptions import InvalidParameterValueException, ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 
 from ..errors import RobotDynamicsError
+
+
+class StartupError(RobotDynamicsError):
+    """The node cannot run with what it finds (raised from a callback, so also after start)."""
+
 
 #: Errors that mean "this node cannot start with this configuration".
 START_ERRORS = (RobotDynamicsError, ParameterException, InvalidParameterValueException)

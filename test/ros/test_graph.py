@@ -100,10 +100,12 @@ def test_executable_is_a_console_script_of_the_node_module(spec):
     module = importlib.import_module(spec.module)
     assert callable(module.main)
     assert issubclass(getattr(module, spec.node_class), Node)
-    # a launch argument sets a parameter the node declares, with the node's own default
+    # what the launch arguments and the modes set, the node declares
     for name in spec.launch_arguments:
         assert name in _declared(spec), f'{spec.name} does not declare {name!r}'
-        assert _declared(spec)[name].default == graph.NODE_ARGUMENTS[name].default
+    for mode in spec.modes:
+        for name, text in graph.MODE_PARAMETERS.get(mode, {}).get(spec.name, ()):
+            assert _same_type(_declared(spec)[name].default, yaml.safe_load(text))
 
 
 def test_every_bundled_robot_has_a_parameter_file():
@@ -118,15 +120,16 @@ def test_parameter_file_sets_only_declared_parameters(robot):
     assert data['model']['ros__parameters']['robot'] == robot
     for section, content in data.items():
         assert list(content) == ['ros__parameters'], f'{robot}.yaml: {section}'
-        # '/**' reaches every node: each of them must declare what it sets
+        # '/**' reaches every node: some must declare what it sets, the others ignore it
         nodes = declared if section == '/**' else {section: declared[section]}
         for name, value in _flatten(content['ros__parameters']):
-            for node, specs in nodes.items():
-                assert name in specs, \
-                    f'{robot}.yaml: {section} sets {name!r}, which node {node!r} does not declare'
-                assert _same_type(specs[name].default, value), \
-                    f'{robot}.yaml: {section} sets {name}: {value!r}, declared ' \
-                    f'{specs[name].default!r} in {node!r}'
+            takers = [node for node, specs in nodes.items() if name in specs]
+            assert takers, f'{robot}.yaml: {section} sets {name!r}, which no node declares'
+            for node in takers:
+                default = nodes[node][name].default
+                assert _same_type(default, value), \
+                    f'{robot}.yaml: {section} sets {name}: {value!r}, declared {default!r} ' \
+                    f'in {node!r}'
 
 
 def test_remapping_targets_are_public_names():
@@ -205,8 +208,9 @@ def test_running_nodes_create_the_remapped_names_and_take_the_file(robot, ros_do
         for section, content in data.items():
             targets = running.nodes if section == '/**' else {section: running.nodes[section]}
             for name, value in _flatten(content['ros__parameters']):
-                for node_name, node in targets.items():
-                    assert node.has_parameter(name), f'{node_name} has no parameter {name!r}'
+                takers = {n: node for n, node in targets.items() if node.has_parameter(name)}
+                assert takers, f'no node has the parameter {name!r} ({robot}.yaml: {section})'
+                for node_name, node in takers.items():
                     got = node.get_parameter(name).value
                     assert (list(got) if isinstance(value, list) else got) == value, \
                         f'{node_name}.{name} is {got!r}, {robot}.yaml sets {value!r}'
