@@ -34,6 +34,7 @@ from robot_dynamics import RobotModel
 from robot_dynamics.ros import graph
 from robot_dynamics.ros.conversions import matrix_to_pose
 from robot_dynamics.spatial import pose_error
+from robot_dynamics_interfaces.msg import ControllerState
 from robot_dynamics_interfaces.srv import SolveIK
 from sensor_msgs.msg import JointState
 
@@ -188,8 +189,13 @@ def test_sigint_stops_everything(bringup, processes):
     _assert_clean_exit(processes, proc, children, code)
 
 
-def test_sigterm_stops_every_node_process(processes):
-    proc, children = _start(processes, 'bringup_sigterm', '--processes')
+def test_sigterm_stops_every_node_process(processes, probe):
+    # --control-law beats the control_law that scara.yaml sets in the controller's section
+    proc, children = _start(processes, 'bringup_sigterm', '--processes',
+                            '--control-law', 'pd_gravity')
+    states = probe.collect(ControllerState, '/controller/controller_state')
+    probe.wait_for(lambda: states, what='/controller/controller_state')
+    assert states[-1][0].control_law == 'pd_gravity'
     os.kill(proc.pid, signal.SIGTERM)   # bringup alone: it stops its nodes itself
     code = proc.wait(60.0)
     _assert_clean_exit(processes, proc, children, code)
