@@ -55,7 +55,7 @@ setup(
     ],
     extras_require={
         'test': ['pytest', 'pin', 'roboticstoolbox-python', 'matplotlib', 'example-robot-data',
-                 'pytracik'] + LINT_REQUIRES,
+                 'pytracik', 'colcon-common-extensions'] + LINT_REQUIRES,
         'lint': LINT_REQUIRES,
         'plots': ['matplotlib'],
     },

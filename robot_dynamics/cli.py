@@ -20,9 +20,12 @@ Subcommands:
 - ``simulate``: a closed loop in the library (no ROS): RK4 plant, a control law at its own rate,
   optional model error and torque noise; prints a summary, writes the JSON report (``--report``)
   and PNG plots (``--plot``, ``--compare-plot``; matplotlib needed).
-- ``demo``: for each bundled robot (or ``--robot``), its joints and limits, and the tip pose and
+- ``demo``: the main job: a pick-and-place through the ROS 2 graph (``robot_dynamics.ros.demo``),
+  with the JSON report (``--report``) and the plots (``--out``).
+- ``info``: for each bundled robot (or ``--robot``), its joints and limits, and the tip pose and
   Jacobian at a bent configuration inside the limits; ``--report`` writes them as JSON.
-- ``bringup``: the ROS 2 nodes, not part of this release yet (exits with status 2).
+- ``bringup``: the ROS 2 node set of ``launch/sim.launch.py`` without ``ros2 launch``; runs
+  until SIGINT or SIGTERM (exit status 0), exit status 1 when a node fails.
 - ``plot``: a ROS 2 recording (MCAP, from the recorder node or ``ros2 bag record -s mcap``) as
   a CSV file per topic and the PNG plots of the demo (matplotlib needed, unless ``--csv-only``).
 
@@ -349,14 +352,11 @@ def _node_parameter(text):
 def bringup_command(args, out=sys.stdout):
     """Run ``robot-dynamics bringup``; return the exit status."""
     from .ros import bringup, graph
-    if not (args.robot or args.params_file):
-        raise InputError('give --robot NAME or --params-file FILE (or both)')
-    files = ([graph.parameter_file(args.robot)] if args.robot else []) + args.params_file
-    specs = graph.nodes('hardware' if args.hardware else 'sim')
+    mode = 'hardware' if args.hardware else 'sim'
+    files = graph.parameter_files(args.robot, args.params_file)
+    specs = graph.nodes(mode)
     names = {spec.name for spec in specs}
-    overrides = {'controller': [('hardware', 'true')]} if args.hardware else {}
-    if args.control_law:
-        overrides.setdefault('controller', []).append(('control_law', args.control_law))
+    overrides = graph.overrides(mode, {'control_law': args.control_law})
     for node, name, value in args.param:
         if node not in names:
             raise InputError(f'--param {node}.{name}: no node {node!r}; nodes: {sorted(names)}')

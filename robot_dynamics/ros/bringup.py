@@ -49,7 +49,7 @@ EXIT_FAILED = 1
 #: Time allowed for every node to have its model and serve [s]; the first start of a new install
 #: compiles the library's kernels (tens of seconds), later starts load them from the cache.
 READY_TIMEOUT = 180.0
-#: Time a node process gets to exit after SIGINT before it is killed [s].
+#: Time a node process gets to exit after SIGTERM before it is killed [s].
 STOP_TIMEOUT = 10.0
 _PARAMETER_SERVICES = ('describe_parameters', 'get_parameter_types', 'get_parameters',
                        'list_parameters', 'set_parameters', 'set_parameters_atomically',
@@ -98,9 +98,14 @@ class Bringup:
             for node in self._nodes:
                 self._spin_in_thread(node)
         else:
+            # Each node in a session of its own: Ctrl-C in a terminal signals the foreground
+            # process group, and a node that got that SIGINT and then bringup's stop would be
+            # interrupted again while shutting down (a traceback). Bringup alone stops them,
+            # once each.
             for spec in self.specs:
                 self._children[spec.name] = subprocess.Popen(
-                    _command(spec) + self.arguments[spec.name], preexec_fn=_die_with_parent)
+                    _command(spec) + self.arguments[spec.name], preexec_fn=_die_with_parent,
+                    start_new_session=True)
         self._probe = Node('bringup_probe')
         self._spin_in_thread(self._probe)
 
@@ -191,10 +196,13 @@ class Bringup:
                 return
 
     def stop(self):
-        """Stop every node (SIGINT to processes, then kill stragglers); join the threads."""
+        """Stop every node (SIGTERM to processes, then kill stragglers); join the threads."""
+        # SIGTERM, not SIGINT: a node process that is still importing (a start that failed
+        # elsewhere) ends silently, where SIGINT would print a KeyboardInterrupt traceback; a
+        # running node shuts down cleanly through rclpy's handler either way.
         for child in self._children.values():
             if child.poll() is None:
-                child.send_signal(signal.SIGINT)
+                child.send_signal(signal.SIGTERM)
         deadline = time.monotonic() + STOP_TIMEOUT
         for child in self._children.values():
             try:

@@ -23,6 +23,8 @@ fatal and gives exit status 1, so that launch files and ``robot-dynamics bringup
 start.
 """
 
+import signal
+
 import rclpy
 from rclpy.exceptions import InvalidParameterValueException, ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
@@ -40,6 +42,11 @@ START_ERRORS = (RobotDynamicsError, ParameterException, InvalidParameterValueExc
 
 def run_node(node_class, name, args=None):
     """Construct ``node_class()`` and spin it until shutdown; return the exit status."""
+    # rclpy's SIGINT handler first calls the handler it replaces, then shuts the context down
+    # from another thread. Python's default handler would raise KeyboardInterrupt anywhere in
+    # this thread, also inside an rclpy call while the context is still up: a traceback, not a
+    # clean stop. With a handler that does nothing, rclpy's shutdown alone ends the spin.
+    signal.signal(signal.SIGINT, lambda signum, frame: None)
     rclpy.init(args=args)
     node = None
     try:
