@@ -448,58 +448,85 @@ def _pivot_scale_kernel(basis, axis, prismatic, mass, com, inertia, Q):
 
 
 @njit
-def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0, Fext):
-    """
-    Articulated-body algorithm in base coordinates (Featherstone 2008, §7.3), O(n).
+def aba_work(n):
+    """Return the work arrays of :func:`aba_state` for a chain of ``n`` joints."""
+    return (np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 6, 6)), np.empty((n, 6)),
+            np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6)), np.empty(n), np.empty(n),
+            np.empty(n), np.empty((6, 6)), np.empty(6), np.empty(6), np.empty(6), np.empty(3))
 
-    Returns ``(qdd, bad)``: ``bad`` is -1, or the index of a joint whose articulated inertia
-    ``D_i`` is a singular pivot (:func:`robot_dynamics.linalg.singular_pivot`).
+
+@njit
+def aba_state(basis, axis, prismatic, mass, com, inertia, tip, q, qd, tau, a0, fext, work,
+              qdd):
     """
+    Articulated-body algorithm in base coordinates (Featherstone 2008, §7.3), O(n), one state.
+
+    Writes the accelerations of ``(q, qd, tau)`` (n,) to ``qdd`` (n,), with the base
+    acceleration ``a0 = -g`` (3,) and the tip wrench ``fext`` (6,) on the environment in the base
+    frame; ``work`` is :func:`aba_work`. Returns -1, or the index of a joint whose articulated
+    inertia ``D_i`` is a singular pivot (:func:`robot_dynamics.linalg.singular_pivot`).
+    """
+    T, S, IA, V, c, pA, U, D, u, scale, w66, Sqd, a, t, pt = work
+    n = q.shape[0]
+    _world_bodies(basis, axis, prismatic, mass, com, inertia, q, T, S, IA)
+    _pivot_scales(S, IA, w66, scale)
+    for i in range(n):
+        for k in range(6):
+            Sqd[k] = S[i, k] * qd[i]
+            V[i, k] = Sqd[k] + (V[i - 1, k] if i > 0 else 0.0)
+        motion_cross6(V[i], Sqd, c[i])            # dS_i/dt qd_i
+        matvec6(IA[i], V[i], t)
+        _force_cross(V[i], t, pA[i])              # V x* I V
+    # the tip wrench on the environment, as a force at the base origin
+    rotate3(T[n - 1, :3, :3], tip, pt, False)
+    pt += T[n - 1, :3, 3]
+    pA[n - 1, :3] += fext[:3]
+    cross3(pt, fext[:3], t[:3])
+    pA[n - 1, 3:] += fext[3:] + t[:3]
+    for i in range(n - 1, -1, -1):
+        matvec6(IA[i], S[i], U[i])
+        D[i] = S[i] @ U[i]
+        if singular_pivot(D[i], scale[i]):
+            return i
+        u[i] = tau[i] - S[i] @ pA[i]
+        if i > 0:
+            # Ia = IA - U U^T / D is added to the parent, and so is pA + Ia c + U u / D
+            matvec6(IA[i], c[i], t)
+            Uc = U[i] @ c[i]
+            for r in range(6):
+                pA[i - 1, r] += pA[i, r] + t[r] + U[i, r] * (u[i] - Uc) / D[i]
+                for k in range(6):
+                    IA[i - 1, r, k] += IA[i, r, k] - U[i, r] * U[i, k] / D[i]
+    a[:3] = a0
+    a[3:] = 0.0
+    for i in range(n):
+        for k in range(6):
+            a[k] += c[i, k]
+        qdd[i] = (u[i] - U[i] @ a) / D[i]
+        for k in range(6):
+            a[k] += S[i, k] * qdd[i]
+    return -1
+
+
+@njit
+def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0, Fext):
+    """:func:`aba_state` over the states (B, n); returns ``(qdd, bad)`` (-1 or a joint)."""
     B, n = Q.shape
     qdd = np.empty((B, n))
-    T, S, IA = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 6, 6))
-    V, c, pA, U = np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6))
-    D, u, scale, work = np.empty(n), np.empty(n), np.empty(n), np.empty((6, 6))
-    Sqd, a, t, pt = np.empty(6), np.empty(6), np.empty(6), np.empty(3)
+    work = aba_work(n)
     for b in range(B):
-        _world_bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, IA)
-        _pivot_scales(S, IA, work, scale)
-        for i in range(n):
-            for k in range(6):
-                Sqd[k] = S[i, k] * QD[b, i]
-                V[i, k] = Sqd[k] + (V[i - 1, k] if i > 0 else 0.0)
-            motion_cross6(V[i], Sqd, c[i])            # dS_i/dt qd_i
-            matvec6(IA[i], V[i], t)
-            _force_cross(V[i], t, pA[i])              # V x* I V
-        # the tip wrench on the environment, as a force at the base origin
-        rotate3(T[n - 1, :3, :3], tip, pt, False)
-        pt += T[n - 1, :3, 3]
-        pA[n - 1, :3] += Fext[b, :3]
-        cross3(pt, Fext[b, :3], t[:3])
-        pA[n - 1, 3:] += Fext[b, 3:] + t[:3]
-        for i in range(n - 1, -1, -1):
-            matvec6(IA[i], S[i], U[i])
-            D[i] = S[i] @ U[i]
-            if singular_pivot(D[i], scale[i]):
-                return qdd, i
-            u[i] = TAU[b, i] - S[i] @ pA[i]
-            if i > 0:
-                # Ia = IA - U U^T / D is added to the parent, and so is pA + Ia c + U u / D
-                matvec6(IA[i], c[i], t)
-                Uc = U[i] @ c[i]
-                for r in range(6):
-                    pA[i - 1, r] += pA[i, r] + t[r] + U[i, r] * (u[i] - Uc) / D[i]
-                    for k in range(6):
-                        IA[i - 1, r, k] += IA[i, r, k] - U[i, r] * U[i, k] / D[i]
-        a[:3] = a0
-        a[3:] = 0.0
-        for i in range(n):
-            for k in range(6):
-                a[k] += c[i, k]
-            qdd[b, i] = (u[i] - U[i] @ a) / D[i]
-            for k in range(6):
-                a[k] += S[i, k] * qdd[b, i]
+        bad = aba_state(basis, axis, prismatic, mass, com, inertia, tip, Q[b], QD[b], TAU[b],
+                        a0, Fext[b], work, qdd[b])
+        if bad >= 0:
+            return qdd, bad
     return qdd, -1
+
+
+def singular_joint_error(model, joint):
+    """Return the error that reports joint ``joint``'s singular articulated inertia (ABA)."""
+    return SingularMassMatrixError(
+        f'joint {model.joint_names[joint]!r} moves no mass or inertia: the mass matrix is '
+        'singular; give the links after it mass or inertia')
 
 
 def _cholesky_solve(model, q, M, rhs):
@@ -547,9 +574,7 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
                                model.derived.tip_origin, q, qd,
                                kernel_array(tau), -g, F)
         if bad >= 0:
-            raise SingularMassMatrixError(
-                f'joint {model.joint_names[bad]!r} moves no mass or inertia: the mass matrix '
-                'is singular; give the links after it mass or inertia')
+            raise singular_joint_error(model, bad)
     else:
         bias = _rnea(model, q, qd, np.zeros_like(q), g, f_ext)
         if method is ForwardDynamicsMethod.CRBA:
