@@ -148,23 +148,28 @@ class Session:
                 raise RuntimeError(f'{proc.name} exited with status {status}:\n'
                                    f'{self.processes.output(proc)[-3000:]}')
 
+    def check_running(self, procs, what):
+        """Raise with its output if one of ``procs`` exited (while doing ``what``)."""
+        for proc in procs:
+            if proc.poll() is not None:
+                raise RuntimeError(f'{proc.name} exited ({proc.returncode}) during {what}:\n'
+                                   f'{self.processes.output(proc)[-3000:]}')
+
     def spin_until(self, condition, timeout, what, procs=()):
         """Spin until ``condition()``; raise naming ``what`` (and any dead process) on timeout."""
         deadline = time.monotonic() + timeout
         while not condition():
-            for proc in procs:
-                if proc.poll() is not None:
-                    raise RuntimeError(f'{proc.name} exited ({proc.returncode}) while waiting '
-                                       f'for {what}:\n{self.processes.output(proc)[-3000:]}')
+            self.check_running(procs, f'the wait for {what}')
             if time.monotonic() > deadline:
                 raise RuntimeError(f'timed out after {timeout:g} s waiting for {what}')
             self.executor.spin_once(timeout_sec=0.05)
 
-    def spin_for(self, seconds):
-        """Spin (run callbacks) for ``seconds`` of wall time."""
+    def spin_for(self, seconds, procs, what):
+        """Spin (run callbacks) for ``seconds`` of wall time; ``procs`` must keep running."""
         end = time.monotonic() + seconds
         while (left := end - time.monotonic()) > 0.0:
             self.executor.spin_once(timeout_sec=left)
+        self.check_running(procs, what)
 
     def client(self, srv_type, name, procs):
         """Return a client of ``name`` once the service is there."""
@@ -310,11 +315,14 @@ def fast_rows(session, name, quick):
         rate = 0.0 if publish == 'every step' else 100.0
         procs, status, subscription = _start_simulator(session, name, realtime='false',
                                                        publish_rate_hz=rate)
-        session.spin_for(WARM_SECONDS)
+        session.spin_for(WARM_SECONDS, procs, f'the warm-up of {name}')
         factors = []
         for _ in range(windows):
             first = len(status)
-            session.spin_for(seconds)
+            session.spin_for(seconds, procs, f'the {name} run')
+            if len(status) - first < 2:
+                raise RuntimeError(f'{name}: {len(status) - first} status messages in '
+                                   f'{seconds:g} s')
             (w0, s0), (w1, s1) = status[first - 1], status[-1]
             factors.append((s1.simulated_time - s0.simulated_time) / (w1 - w0))
         session.node.destroy_subscription(subscription)
@@ -338,9 +346,12 @@ def realtime_row(session, name, seconds):
         arrivals.append((time.monotonic(), time.time_ns(), msg.header.stamp.sec * 1_000_000_000
                          + msg.header.stamp.nanosec))
     states = session.node.create_subscription(JointState, '/joint_states', on_state, 10)
-    session.spin_for(WARM_SECONDS)
+    session.spin_for(WARM_SECONDS, procs, f'the warm-up of {name}')
     first_status, first_state = len(status), len(arrivals)
-    session.spin_for(seconds)
+    session.spin_for(seconds, procs, f'the {name} run')
+    if len(status) - first_status < 2 or len(arrivals) - first_state < 2:
+        raise RuntimeError(f'{name}: {len(status) - first_status} status messages and '
+                           f'{len(arrivals) - first_state} joint states in {seconds:g} s')
     session.node.destroy_subscription(states)
     session.node.destroy_subscription(subscription)
     session.stop(procs)

@@ -133,7 +133,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='fewer repetitions (a smoke run)')
     parser.add_argument('--only', action='append', metavar='NAME',
-                        help='run only this module (kinematics or bench_kinematics); repeatable')
+                        help='run only this module, one of '
+                             f'{", ".join(n[len("bench_"):] for n in discover())} (or with the '
+                             'bench_ prefix); repeatable')
     parser.add_argument('--json', metavar='FILE', help='also write all rows as JSON')
     args = parser.parse_args(argv)
 
