@@ -279,8 +279,9 @@ class SimulatorNode(Node):
         msg.rejected_commands = self.rejected_commands
         msg.simulated_time = plant.t
         msg.real_time_factor = (plant.t - sim0) / (now - wall0) if now > wall0 else 0.0
-        window = self._lateness[:min(self.steps, JITTER_WINDOW)]
-        msg.step_lateness_p99 = float(np.percentile(window, 99)) if window.size else 0.0
+        # steps as fast as possible are never late (and their window stays zero)
+        window = self._lateness[:min(self.steps, JITTER_WINDOW)] if self.params.realtime else ()
+        msg.step_lateness_p99 = float(np.percentile(window, 99)) if len(window) else 0.0
         self.status_publisher.publish(msg)
 
     def destroy_node(self):
