@@ -49,10 +49,13 @@ setup(
         'numba',
         'pyyaml',
         'urdfdom-py',
+        # ROS 2 recordings (MCAP): the recorder node writes them, robot-dynamics plot reads them
+        'mcap',
+        'mcap-ros2-support',
     ],
     extras_require={
         'test': ['pytest', 'pin', 'roboticstoolbox-python', 'matplotlib', 'example-robot-data',
-                 'pytracik'] + LINT_REQUIRES,
+                 'pytracik', 'colcon-common-extensions'] + LINT_REQUIRES,
         'lint': LINT_REQUIRES,
         'plots': ['matplotlib'],
     },
@@ -68,6 +71,8 @@ setup(
             'model_node = robot_dynamics.ros.model_node:main',
             'kinematics_node = robot_dynamics.ros.kinematics_node:main',
             'simulator_node = robot_dynamics.ros.simulator_node:main',
+            'controller_node = robot_dynamics.ros.controller_node:main',
+            'recorder_node = robot_dynamics.ros.recording:main',
         ],
     },
 )

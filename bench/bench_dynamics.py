@@ -13,33 +13,36 @@
 # limitations under the License.
 
 """
-Inverse dynamics, mass matrix and forward dynamics: robot_dynamics, Pinocchio, RTB.
+Dynamics (RNEA, CRBA, ABA, Coriolis matrix): robot_dynamics, Pinocchio, Robotics Toolbox.
 
-Robots: the planar 2R (seed 003's arm), the SCARA (RRP) and the PUMA 560 (6-DOF), all bundled.
-Operations (ours, Pinocchio, Robotics Toolbox):
+Robots: the planar 2R (the two-link arm of Hayes' lecture notes, 2008), the SCARA (RRP), the
+PUMA 560 (6-DOF) and the iiwa14 (7-DOF), all bundled. Operations (ours, Pinocchio, Robotics
+Toolbox):
 
 - ``inverse_dynamics`` (RNEA): ``pin.rnea``, ``DHRobot.rne``;
 - ``mass_matrix`` (CRBA): ``pin.crba`` (upper triangle only), ``DHRobot.inertia``;
-- ``forward_dynamics`` (ABA, the default method): ``pin.aba``, ``DHRobot.accel``.
+- ``forward_dynamics`` (ABA, the default method): ``pin.aba``, ``DHRobot.accel``;
+- ``coriolis`` (``coriolis_matrix``, Christoffel form): ``pin.computeCoriolisMatrix``,
+  ``DHRobot.coriolis`` (the same matrix, entry by entry).
 
 Pinocchio has no batch API, so its batch is a Python loop over the states; ``rne``,
-``inertia`` and ``accel`` of Robotics Toolbox take (N, n) arrays (they loop inside; timed once,
-on a tenth of the states with ``--quick``). Robotics
-Toolbox models: ``rtb.models.DH.Puma560`` (the same published parameters as ours) without its
-motor inertia and friction, which our model does not have; for the planar 2R and the SCARA a
-``DHRobot`` with the same DH rows, masses, centres of mass and inertias. Before timing, the three
-libraries must agree on the results.
+``inertia``, ``accel`` and ``coriolis`` of Robotics Toolbox take (N, n) arrays (they loop
+inside; timed once, on a tenth of the states with ``--quick``). Robotics Toolbox models:
+``rtb.models.DH.Puma560`` (the same published parameters as ours) without its motor inertia and
+friction, which our model does not have; for the others a ``DHRobot`` with the same DH rows,
+masses, centres of mass and inertias. Before timing, the three libraries must agree on the
+results.
 
-Targets (issue 3), shown in the ``target`` column: single-state 6-DOF ``inverse_dynamics``
-<= 40 us and ``forward_dynamics`` <= 80 us; batch ``inverse_dynamics`` per state faster than
-Pinocchio's ``rnea`` in a Python loop.
+Targets, shown in the ``target`` column: single-state 6-DOF ``inverse_dynamics`` <= 40 us and
+``forward_dynamics`` <= 80 us (issue 3); every batch operation faster per state than Pinocchio
+called in a Python loop (issue 8).
 """
 
 from common import best_us, check_close, Fixture, N_BATCH, REPO, timing_row
 import numpy as np
 
 GROUP = 'dynamics'
-ROBOTS = ('planar_2r', 'scara', 'puma560')
+ROBOTS = ('planar_2r', 'scara', 'puma560', 'iiwa14')
 SIX_DOF = 'puma560'
 TARGET_ID_US = 40.0
 TARGET_FD_US = 80.0
@@ -54,15 +57,18 @@ def rtb_robot(name):
             link.Jm = 0.0       # no motor (armature) inertia in our model
         return robot
     if name == 'planar_2r':
-        # seed 003 A4, in the x-y plane with gravity -y (ours: x-z plane, gravity -z); standard
-        # DH puts frame i at the end of link i, so the COM is at -lCG_i along x_i
+        from spatialmath import SE3
+        # Hayes' two-link arm; standard DH puts frame i at the end of link i, so the COM is at
+        # -lCG_i along x_i. DH moves the arm in its x-y plane, ours in the x-z plane (joint
+        # axes -y): the base Rx(pi/2) maps one onto the other, the tool Rx(-pi/2) gives our tip
         links = [rtb.RevoluteDH(a=2.0, alpha=0.0, m=2.0, r=[-1.0, 0.0, 0.0],
                                 I=np.diag([1.0, 2.0, 3.0]), Jm=0.0, G=1.0),
                  rtb.RevoluteDH(a=2.0, alpha=0.0, m=1.0, r=[-1.0, 0.0, 0.0],
                                 I=np.diag([3.0, 2.0, 1.0]), Jm=0.0, G=1.0)]
-        return rtb.DHRobot(links, name='planar_2r', gravity=[0.0, -9.81, 0.0])
-    if name == 'scara':
-        return rtb_from_dh_yaml(REPO / 'config' / 'scara.dh.yaml')
+        return rtb.DHRobot(links, name='planar_2r', base=SE3.Rx(np.pi / 2),
+                           tool=SE3.Rx(-np.pi / 2), gravity=[0.0, 0.0, -9.81])
+    if name in ('scara', 'iiwa14'):
+        return rtb_from_dh_yaml(REPO / 'config' / f'{name}.dh.yaml')
     raise KeyError(name)
 
 
@@ -87,7 +93,7 @@ def rtb_from_dh_yaml(path):
 
 
 class PinFunctions:
-    """Pinocchio's rnea, crba and aba on a fixture's states (converted once, outside timing)."""
+    """Pinocchio's rnea, crba, aba and Coriolis matrix on a fixture's states (converted once)."""
 
     def __init__(self, fx):
         self.pin, self.model, self.data = fx.pin, fx.pin_model, fx.pin_data
@@ -105,6 +111,9 @@ class PinFunctions:
     def aba(self, k=0):
         return self.pin.aba(self.model, self.data, self.Q[k], self.Qd[k], self.Tau[k])
 
+    def coriolis(self, k=0):
+        return self.pin.computeCoriolisMatrix(self.model, self.data, self.Q[k], self.Qd[k])
+
     def loop(self, fn):
         """Return a function that calls ``fn`` on every state (Pinocchio's batch)."""
         pin, model, data = self.pin, self.model, self.data
@@ -116,10 +125,14 @@ class PinFunctions:
             def run():
                 for q in self.Q:
                     pin.crba(model, data, q)
-        else:
+        elif fn == 'aba':
             def run():
                 for q, v, t in zip(self.Q, self.Qd, self.Tau):
                     pin.aba(model, data, q, v, t)
+        else:
+            def run():
+                for q, v in zip(self.Q, self.Qd):
+                    pin.computeCoriolisMatrix(model, data, q, v)
         return run
 
     def in_our_order(self, x):
@@ -131,36 +144,37 @@ class PinFunctions:
 
 
 def check_agreement(fx, robot, pf):
-    """Compare the three operations of the three libraries on a few states (raises if not)."""
+    """Compare the four operations of the three libraries on a few states (raises if not)."""
     model = fx.model
     n_check = 5
     Q, Qd, Qdd, Tau = fx.Q[:n_check], fx.Qd[:n_check], fx.Qdd[:n_check], fx.Tau[:n_check]
-    tau, M, qdd = (model.inverse_dynamics(Q, Qd, Qdd), model.mass_matrix(Q),
-                   model.forward_dynamics(Q, Qd, Tau))
+    tau, M, qdd, C = (model.inverse_dynamics(Q, Qd, Qdd), model.mass_matrix(Q),
+                      model.forward_dynamics(Q, Qd, Tau), model.coriolis_matrix(Q, Qd))
     for k in range(n_check):
         scale = 1.0 + np.abs(qdd[k]).max()
         check_close(f'{fx.name} rnea vs pinocchio', tau[k], pf.in_our_order(pf.rnea(k)))
         check_close(f'{fx.name} crba vs pinocchio', M[k], pf.in_our_order(pf.crba(k)))
         check_close(f'{fx.name} aba vs pinocchio', qdd[k] / scale,
                     pf.in_our_order(pf.aba(k)) / scale)
+        check_close(f'{fx.name} coriolis vs pinocchio', C[k],
+                    pf.coriolis(k)[np.ix_(pf.idx, pf.idx)])
         check_close(f'{fx.name} rne vs rtb', tau[k], robot.rne(Q[k], Qd[k], Qdd[k]))
         check_close(f'{fx.name} inertia vs rtb', M[k], robot.inertia(Q[k]))
         # rtb's accel inverts M explicitly: agreement to ~1e-9 of |qdd| on the PUMA
         check_close(f'{fx.name} accel vs rtb', qdd[k] / scale,
                     robot.accel(Q[k], Qd[k], Tau[k]) / scale, tol=1e-7)
+        check_close(f'{fx.name} coriolis vs rtb', C[k], robot.coriolis(Q[k], Qd[k]))
     check_close(f'{fx.name} batch rne vs rtb', tau, robot.rne(Q, Qd, Qdd))
 
 
 def target(name, operation, mode, ours, pin_us):
-    """Return the issue 3 target of a row with its status, or None."""
-    if name != SIX_DOF and not (operation == 'inverse_dynamics' and mode == 'batch'):
-        return None
-    if mode == 'single' and operation == 'inverse_dynamics':
-        return f'<= {TARGET_ID_US:g} us: ' + ('met' if ours <= TARGET_ID_US else 'MISSED')
-    if mode == 'single' and operation == 'forward_dynamics':
-        return f'<= {TARGET_FD_US:g} us: ' + ('met' if ours <= TARGET_FD_US else 'MISSED')
-    if mode == 'batch' and operation == 'inverse_dynamics':
+    """Return the target of a row with its status, or None."""
+    if mode == 'batch':
         return '< pinocchio loop: ' + ('met' if ours < pin_us else 'MISSED')
+    if name == SIX_DOF and operation == 'inverse_dynamics':
+        return f'<= {TARGET_ID_US:g} us: ' + ('met' if ours <= TARGET_ID_US else 'MISSED')
+    if name == SIX_DOF and operation == 'forward_dynamics':
+        return f'<= {TARGET_FD_US:g} us: ' + ('met' if ours <= TARGET_FD_US else 'MISSED')
     return None
 
 
@@ -179,6 +193,7 @@ def bench_robot(name, quick=False):
     model.inverse_dynamics(Q, Qd, Qdd)
     model.mass_matrix(Q)
     model.forward_dynamics(Q, Qd, Tau)
+    model.coriolis_matrix(Q, Qd)
 
     single = {'repeat': repeat}
     batch = {'per_call': N_BATCH, 'repeat': max(1, repeat // 2),
@@ -200,6 +215,11 @@ def bench_robot(name, quick=False):
          lambda: robot.accel(q, qd, tau),
          lambda: model.forward_dynamics(Q, Qd, Tau), pf.loop('aba'),
          lambda: robot.accel(Qr, Qdr, Taur)),
+        ('coriolis',
+         lambda: model.coriolis_matrix(q, qd), pf.coriolis,
+         lambda: robot.coriolis(q, qd),
+         lambda: model.coriolis_matrix(Q, Qd), pf.loop('coriolis'),
+         lambda: robot.coriolis(Qr, Qdr)),
     ]
     rows = []
     for operation, ours1, pin1, rtb1, oursN, pinN, rtbN in cases:

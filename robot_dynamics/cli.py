@@ -20,9 +20,14 @@ Subcommands:
 - ``simulate``: a closed loop in the library (no ROS): RK4 plant, a control law at its own rate,
   optional model error and torque noise; prints a summary, writes the JSON report (``--report``)
   and PNG plots (``--plot``, ``--compare-plot``; matplotlib needed).
-- ``demo``: for each bundled robot (or ``--robot``), its joints and limits, and the tip pose and
+- ``demo``: the main job: a pick-and-place through the ROS 2 graph (``robot_dynamics.ros.demo``),
+  with the JSON report (``--report``) and the plots (``--out``).
+- ``info``: for each bundled robot (or ``--robot``), its joints and limits, and the tip pose and
   Jacobian at a bent configuration inside the limits; ``--report`` writes them as JSON.
-- ``bringup``: the ROS 2 nodes, not part of this release yet (exits with status 2).
+- ``bringup``: the ROS 2 node set of ``launch/sim.launch.py`` without ``ros2 launch``; runs
+  until SIGINT or SIGTERM (exit status 0), exit status 1 when a node fails.
+- ``plot``: a ROS 2 recording (MCAP, from the recorder node or ``ros2 bag record -s mcap``) as
+  a CSV file per topic and the PNG plots of the demo (matplotlib needed, unless ``--csv-only``).
 
 Exit status: 0 on success, 1 if a simulation diverged or a file could not be written, 2 for
 bad arguments (argparse's convention).
@@ -115,16 +120,30 @@ def build_parser():
     p.set_defaults(handler=simulate_command)
 
     p = sub.add_parser(
-        'demo', help='joints, limits, tip pose and Jacobian of the bundled robots',
+        'demo', help='the main job: a pick-and-place on the simulated arm through ROS 2',
+        description='Bring up the ROS 2 graph (model, kinematics, simulator, controller) for a '
+                    'bundled robot, plan a pick-and-place in Cartesian space through /compute_ik, '
+                    "execute it through the controller's follow_joint_trajectory action, print "
+                    'a summary, write the JSON report and the plots, and stop every node.')
+    p.add_argument('--robot', default='scara', choices=robots, metavar='NAME',
+                   help='bundled robot with a parameter file (default %(default)s)')
+    p.add_argument('--report', metavar='FILE', help='write the JSON report to FILE')
+    p.add_argument('--out', metavar='DIR', help='write the PNG plots to DIR')
+    p.add_argument('--duration', type=_positive_float, default=8.0, metavar='S',
+                   help='duration of the motion in seconds (default %(default)g)')
+    p.set_defaults(handler=demo_command)
+
+    p = sub.add_parser(
+        'info', help='joints, limits, tip pose and Jacobian of the bundled robots',
         description='Print each bundled robot (or --robot NAME): joints with types and limits, '
                     'and the tip pose and Jacobian at a bent configuration inside the limits.')
     p.add_argument('--robot', choices=robots, metavar='NAME',
                    help=f'only this robot: {", ".join(robots)}')
     p.add_argument('--report', metavar='FILE', help='write the JSON report to FILE')
-    p.set_defaults(handler=demo_command)
+    p.set_defaults(handler=info_command)
 
     p = sub.add_parser(
-        'bringup', help='start the ROS 2 nodes (model, kinematics, simulator)',
+        'bringup', help='start the ROS 2 nodes (model, kinematics, simulator, controller)',
         description='Start the ROS 2 node set of launch/sim.launch.py with the same parameter '
                     'files and remappings, for installs without ros2 launch. Prints the nodes '
                     'with their topics and services once they serve; SIGINT (Ctrl-C) or SIGTERM '
@@ -138,9 +157,32 @@ def build_parser():
                    type=_node_parameter,
                    help='set one parameter of one node, after the files, e.g. '
                         'simulator.realtime:=false (repeatable)')
+    p.add_argument('--control-law', choices=sim.CONTROLLERS,
+                   help="the controller's law (default: the parameter file's, else "
+                        'computed_torque)')
     p.add_argument('--processes', action='store_true',
                    help='one process per node instead of one process for all')
+    p.add_argument('--hardware', action='store_true',
+                   help='a real arm: no simulator; states from its /joint_states, commands to '
+                        'its forward_command_controller; the controller checks joint names, '
+                        'effort limits and that its commands are heard (README: real arms)')
     p.set_defaults(handler=bringup_command)
+
+    p = sub.add_parser(
+        'plot', help='CSV tables and PNG plots of a ROS 2 recording (MCAP)',
+        description='Read a recording made by the recorder node (recorder_node) or by ros2 '
+                    'bag record -s mcap, with ROS 2 message definitions; '
+                    'write a CSV file per topic (log_time, stamp, one column per field, '
+                    'per-joint columns like position.shoulder) and the plots tracking.png '
+                    '(reference vs actual and error per joint), effort.png (effort with the '
+                    'limits of the recorded robot description) and tip_path.png (the tip in the '
+                    'workspace against the reference). No ROS installation needed.')
+    p.add_argument('recording', metavar='FILE.mcap', help='the recording')
+    p.add_argument('--out', required=True, metavar='DIR',
+                   help='folder for the CSV and PNG files (created if missing)')
+    p.add_argument('--csv-only', action='store_true',
+                   help='write the CSV files only (no matplotlib needed)')
+    p.set_defaults(handler=plot_command)
     return parser
 
 
@@ -177,6 +219,7 @@ def _print_summary(rep, out):
 def simulate_command(args, out=sys.stdout):
     """Run ``robot-dynamics simulate``; return the exit status."""
     from . import simulation as sim
+    from .plots import require_matplotlib
     settings = sim.Settings(robot=args.robot, controller=args.controller,
                             duration=args.duration, plant_rate=args.plant_rate,
                             control_rate=args.control_rate, model_error=args.model_error,
@@ -184,7 +227,7 @@ def simulate_command(args, out=sys.stdout):
                             natural_frequency=args.natural_frequency,
                             damping_ratio=args.damping_ratio, friction=args.friction)
     if args.plot or args.compare_plot:
-        sim.require_matplotlib()  # fail before simulating, not after
+        require_matplotlib()  # fail before simulating, not after
     result = sim.run(settings)
     report = result.report
     _print_summary(report, out)
@@ -216,7 +259,7 @@ def simulate_command(args, out=sys.stdout):
 
 # ---- demo ---------------------------------------------------------------------------------------
 
-def demo_robot(model):
+def robot_info(model):
     """
     Return the demo numbers of one robot: joints, a pose q, tip pose and Jacobian at q.
 
@@ -252,7 +295,7 @@ def _row(values):
     return ' '.join(f'{v + 0.0:+9.4f}' for v in values)
 
 
-def _print_demo(info, out):
+def _print_info(info, out):
     print(f'{info["name"]}: {info["dof"]} joints, {info["base_link"]} -> {info["tip_link"]}',
           file=out)
     for j in info['joints']:
@@ -273,15 +316,15 @@ def _print_demo(info, out):
     print(f'  manipulability {info["manipulability"]:.4g}', file=out)
 
 
-def demo_command(args, out=sys.stdout):
-    """Run ``robot-dynamics demo``; return the exit status."""
+def info_command(args, out=sys.stdout):
+    """Run ``robot-dynamics info``; return the exit status."""
     from .model import RobotModel
     names = [args.robot] if args.robot else RobotModel.available()
     report = {'robots': {}}
     for name in names:
-        info = demo_robot(RobotModel.load(name))
+        info = robot_info(RobotModel.load(name))
         report['robots'][name] = info
-        _print_demo(info, out)
+        _print_info(info, out)
     if args.report:
         _write_json(args.report, report)
         print(f'report written to {args.report}', file=out)
@@ -289,6 +332,13 @@ def demo_command(args, out=sys.stdout):
 
 
 # ---- bringup ------------------------------------------------------------------------------------
+
+def demo_command(args, out=sys.stdout):
+    """Run ``robot-dynamics demo`` (the ROS 2 pick-and-place); return the exit status."""
+    from .ros import demo
+    return demo.run(args.robot, report_path=args.report, out_dir=args.out,
+                    duration=args.duration, out=out)
+
 
 def _node_parameter(text):
     """Parse ``NODE.NAME:=VALUE`` into ``(node, name, value text)``."""
@@ -302,18 +352,30 @@ def _node_parameter(text):
 def bringup_command(args, out=sys.stdout):
     """Run ``robot-dynamics bringup``; return the exit status."""
     from .ros import bringup, graph
-    if not (args.robot or args.params_file):
-        raise InputError('give --robot NAME or --params-file FILE (or both)')
-    files = ([graph.parameter_file(args.robot)] if args.robot else []) + args.params_file
-    specs = graph.nodes('sim')
+    mode = 'hardware' if args.hardware else 'sim'
+    files = graph.parameter_files(args.robot, args.params_file)
+    specs = graph.nodes(mode)
     names = {spec.name for spec in specs}
-    overrides = {}
+    overrides = graph.overrides(mode, {'control_law': args.control_law})
     for node, name, value in args.param:
         if node not in names:
             raise InputError(f'--param {node}.{name}: no node {node!r}; nodes: {sorted(names)}')
         overrides.setdefault(node, []).append((name, value))
     return bringup.run(specs, files, overrides, processes=args.processes, out=out,
                        title=f'{PROG} bringup {args.robot or ""}'.rstrip())
+
+
+# ---- plot ---------------------------------------------------------------------------------------
+
+def plot_command(args, out=sys.stdout):
+    """Run ``robot-dynamics plot``; return the exit status."""
+    from .recordings import export
+    written, notes = export(args.recording, args.out, plot=not args.csv_only)
+    for path in written:
+        print(f'wrote {path}', file=out)
+    for note in notes:
+        print(f'note: {note}', file=out)
+    return EXIT_OK
 
 
 def main(argv=None):

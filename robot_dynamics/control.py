@@ -31,15 +31,17 @@ ROS parameters ``gains.<joint>.p``); task gains are per row, or ``{row: gain}`` 
 (the model's by default) and ``Command.saturated`` flags the clipped joints. Torques are in N m
 (revolute) or N (prismatic).
 
-The laws (the seed documents give only the inverse-dynamics feed-forward, seed 001 §10; the
-feedback laws are the standard ones, e.g. Siciliano et al. 2009, ch. 8):
+The laws (Turney, Mudge and Lee 1981, §10, give the inverse-dynamics feed-forward; the feedback
+laws are the standard ones, e.g. Siciliano et al., Robotics: Modelling, Planning and Control,
+2009, ch. 8):
 
 - :class:`PD`: ``tau = Kp e + Kd e_dot``; under gravity it settles with ``Kp e = g(q)``.
 - :class:`PDGravity`: ``tau = Kp e + Kd e_dot + g(q)``: no steady-state error at a set-point.
 - :class:`PID`: ``tau = Kp e + Ki int(e) + Kd e_dot`` (optionally ``+ g(q)``), with anti-windup.
 - :class:`ComputedTorque`: ``tau = M(q) (qdd_d + Kd e_dot + Kp e) + C(q, qd) qd + g(q)``
   (plus friction feed-forward if asked), one RNEA call; gains in 1/s^2 and 1/s.
-- :class:`ResolvedAcceleration`: task-space control of the tip (seed 001 §10.1):
+- :class:`ResolvedAcceleration`: task-space control of the tip (Luh, Walker and Paul,
+  "Resolved-acceleration control of mechanical manipulators", IEEE TAC 25(3), 1980):
   ``qdd = J^+ (xdd_d + Kd e_dot + Kp e - Jdot qd)`` over the task rows, then computed torque.
 """
 
@@ -518,8 +520,8 @@ class ComputedTorque(_JointLaw):
     Computed-torque (inverse dynamics) control.
 
     ``tau = M(q) (qdd_d + Kd e_dot + Kp e) + C(q, qd) qd + g(q)`` (+ friction feed-forward),
-    evaluated as one recursive Newton-Euler call on the controller's model (seed 001 §10: the
-    inverse dynamics along the desired motion, with the feedback folded into the
+    evaluated as one recursive Newton-Euler call on the controller's model (Turney et al. 1981,
+    §10: the inverse dynamics along the desired motion, with the feedback folded into the
     acceleration). With an exact model the error obeys ``e'' + Kd e' + Kp e = 0``.
 
     Parameters
@@ -567,7 +569,7 @@ def _flat_batch(x, batch, tail):
 
 class ResolvedAcceleration(_Law):
     """
-    Resolved-acceleration control of the tip in task space (seed 001 §10.1).
+    Resolved-acceleration control of the tip in task space (Luh, Walker and Paul 1980).
 
     With the task error ``e = [p_d - p; rotvec(R_d R^T)]``, ``e_dot = V_d - J qd`` and the task
     rows ``m`` (``mask``; default ``model.task_mask``: position, plus the orientation the arm
@@ -689,7 +691,7 @@ class ResolvedAcceleration(_Law):
         twist_d, acc_d = _flat_batch(twist_d, batch, (6,)), _flat_batch(acc_d, batch, (6,))
         B = q2.shape[0]
         # one compiled pass: tip pose, Jacobian and its derivative
-        T, J, Jd = kinematics.pose_and_jacobian(model, q2, None, qd2)
+        T, J, Jd = kinematics._pose_and_jacobian(model, q2, None, qd2)
         rows = self.rows
         Jm = J[:, rows, :]
         bias = (Jd[:, rows, :] @ qd2[..., None])[..., 0]

@@ -17,7 +17,9 @@ Robot models from Denavit-Hartenberg tables, standard and modified (Craig).
 
 A row is a dict with ``a``, ``alpha``, ``d``, ``theta`` and ``type`` (``revolute`` or
 ``prismatic``). For a revolute row ``theta`` is a constant offset added to q; for a prismatic
-row ``d`` is. Link transforms (seed 000, seed 003 §3.2-3.3):
+row ``d`` is. Link transforms (Denavit and Hartenberg 1955; Craig, Introduction to Robotics,
+3rd ed., 2005, §3.4; Hayes, Introduction to Robotics, Carleton University notes, 2008,
+§3.2-3.3):
 
 - standard: ``A_i = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i)``, joint i moves about ``z_{i-1}``;
 - modified: ``T_i = Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i)``, joint i moves about

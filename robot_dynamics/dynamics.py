@@ -15,37 +15,40 @@
 """
 Rigid-body dynamics of a serial chain: ``tau = M(q) qdd + C(q, qd) qd + g(q) + J^T f_ext``.
 
-All algorithms work with spatial vectors expressed in the base frame at the base origin
-(``[linear; angular]``, see :mod:`robot_dynamics.spatial`). In that one frame a serial chain
-needs no coordinate transforms between links, so the recursions of the lecture notes become
-prefix sums over the joints, vectorised over every state of a batch:
+Which algorithm runs where (the chain loops are compiled kernels, see :mod:`robot_dynamics._jit`):
 
-- twists          ``V_i = V_{i-1} + S_i qd_i``
-- accelerations   ``A_i = A_{i-1} + S_i qdd_i + V_i x S_i qd_i``, ``A_0 = [-g; 0]`` (gravity as
-  a fictitious base acceleration, seed 003 §5.3 / seed 001 §3.3)
-- body forces     ``F_i = I_i A_i + V_i x* I_i V_i``
-- joint forces    ``f_i = sum_{j >= i} F_j`` (+ the tip wrench), ``tau_i = S_i . f_i``
-
-This is the recursive Newton-Euler algorithm (seed 001 eq 3.7-3.13, seed 003 §5.3) in
-Featherstone's absolute-coordinate form (Featherstone 2008, §5.3). ``I_i`` is body i's 6x6
-spatial inertia in the base frame; ``S_i`` the joint's motion subspace (kinematics module).
+- Inverse dynamics (:func:`inverse_dynamics`, :func:`gravity_torques`,
+  :func:`nonlinear_effects`): the recursive Newton-Euler algorithm in link frames, Craig's form
+  (Craig, Introduction to Robotics, 3rd ed., 2005, §6.5; Hayes, Introduction to Robotics,
+  Carleton University lecture notes, 2008, §5.3): outward, each body's angular velocity and
+  acceleration and its origin's acceleration in its own frame, with gravity as a fictitious
+  base acceleration; inward, the force and moment each body takes from its parent.
+- Mass matrix (composite-rigid-body algorithm), forward dynamics (articulated-body algorithm)
+  and the Coriolis matrix: in base coordinates (Featherstone, Rigid Body Dynamics Algorithms,
+  2008, §6.2, §7.3), spatial vectors ``[linear; angular]`` expressed in the base frame at the
+  base origin. A serial chain needs no transforms between links there: twists are prefix sums
+  ``V_i = V_{i-1} + S_i qd_i`` of the joints' motion subspaces ``S_i``
+  (:func:`robot_dynamics.kinematics.motion_subspace`) and composite inertias are suffix sums
+  of the bodies' spatial inertias (:func:`body_inertia`, ten parameters per body).
+- The regressor and the energies: vectorised numpy on the outputs of one compiled pass (body
+  poses, subspaces, twists, inertias and momenta).
 
 Every function takes one state ``(n,)`` or a batch ``(..., n)`` and returns the same leading
 shape. Units: N*m for revolute and N for prismatic joints, rad/s^2 or m/s^2 for qdd.
 """
 
 import enum
+import functools
 
 import numpy as np
 
-from . import kinematics
 from ._jit import kernel_array, njit
 from .errors import (as_array, as_joint_array, choice, InputError, ShapeError,
                      SingularMassMatrixError)
-from .kinematics import (chain, cross3, local_transform, matvec6, motion_cross6, rotate3,
-                         states)
+from .kinematics import (chain, cross3, local_transform, matvec6, motion_cross6, motion_subspace,
+                         rotate3, states)
 from .linalg import singular_pivot, spd_solve
-from .spatial import motion_cross_matrix, skew
+from .spatial import motion_cross, motion_cross_matrix, skew
 
 #: Velocity scale [rad/s or m/s] of the smooth Coulomb friction ``friction * tanh(qd / scale)``.
 COULOMB_VELOCITY_SCALE = 1e-3
@@ -62,76 +65,152 @@ class ForwardDynamicsMethod(enum.Enum):
     STROBE = 'strobe'
 
 
-def spatial_inertia(mass, com, inertia):
+class CoriolisForm(enum.Enum):
+    """Which factorisation ``C(q, qd)`` of the Coriolis and centrifugal torques to return."""
+
+    #: ``c_kj = sum_i Gamma_kji qd_i`` with the Christoffel symbols of the first kind of M
+    CHRISTOFFEL = 'christoffel'
+    #: ``C = sum_i J_i^T (I_i dJ_i/dt + (V_i x*) I_i J_i)``, the Newton-Euler body forces
+    NEWTON_EULER = 'newton_euler'
+
+
+# ---- spatial inertia and the per-state pass -----------------------------------------------------
+
+_EYE6 = np.eye(6)
+
+
+@njit
+def body_inertia(T, mass, com, inertia, out):
     """
-    Spatial inertia (..., 6, 6) about the frame origin, ``[linear; angular]`` ordering.
+    Write the spatial inertia of a body at pose ``T`` as ten parameters about the base origin.
 
-    ``[[m 1, -m S(c)], [m S(c), I_c - m S(c) S(c)]]`` for mass ``m`` [kg], centre of mass ``c``
-    [m] and rotational inertia ``I_c`` [kg m^2] about the COM, all in the same frame.
+    ``out`` (10,) is ``[m, m c, ixx, ixy, iyy, ixz, iyz, izz]`` (the order of
+    :data:`INERTIAL_PARAMETER_NAMES`): mass ``m`` [kg], first moment ``m c`` [kg m] of the COM
+    ``c = R com + p`` and the rotational inertia ``R I_com R^T + m (|c|^2 1 - c c^T)`` [kg m^2]
+    about the base origin (parallel axes), for the body's ``mass``, ``com`` (3,) and central
+    ``inertia`` (3, 3) given in its own frame, and ``T = [R, p; 0, 1]`` (4, 4).
     """
-    mass = np.asarray(mass, dtype=float)[..., None, None]
-    Sc = skew(com)
-    top = np.concatenate((mass * np.eye(3), -mass * Sc), axis=-1)
-    bottom = np.concatenate((mass * Sc, inertia - mass * (Sc @ Sc)), axis=-1)
-    return np.concatenate((top, bottom), axis=-2)
+    c0 = T[0, 0] * com[0] + T[0, 1] * com[1] + T[0, 2] * com[2] + T[0, 3]
+    c1 = T[1, 0] * com[0] + T[1, 1] * com[1] + T[1, 2] * com[2] + T[1, 3]
+    c2 = T[2, 0] * com[0] + T[2, 1] * com[1] + T[2, 2] * com[2] + T[2, 3]
+    cc = c0 * c0 + c1 * c1 + c2 * c2
+    # A = I_com R^T, then the six entries k <= j of R A (scalars: no temporary array)
+    a00 = inertia[0, 0] * T[0, 0] + inertia[0, 1] * T[0, 1] + inertia[0, 2] * T[0, 2]
+    a01 = inertia[0, 0] * T[1, 0] + inertia[0, 1] * T[1, 1] + inertia[0, 2] * T[1, 2]
+    a02 = inertia[0, 0] * T[2, 0] + inertia[0, 1] * T[2, 1] + inertia[0, 2] * T[2, 2]
+    a10 = inertia[1, 0] * T[0, 0] + inertia[1, 1] * T[0, 1] + inertia[1, 2] * T[0, 2]
+    a11 = inertia[1, 0] * T[1, 0] + inertia[1, 1] * T[1, 1] + inertia[1, 2] * T[1, 2]
+    a12 = inertia[1, 0] * T[2, 0] + inertia[1, 1] * T[2, 1] + inertia[1, 2] * T[2, 2]
+    a20 = inertia[2, 0] * T[0, 0] + inertia[2, 1] * T[0, 1] + inertia[2, 2] * T[0, 2]
+    a21 = inertia[2, 0] * T[1, 0] + inertia[2, 1] * T[1, 1] + inertia[2, 2] * T[1, 2]
+    a22 = inertia[2, 0] * T[2, 0] + inertia[2, 1] * T[2, 1] + inertia[2, 2] * T[2, 2]
+    m = mass
+    out[0] = m
+    out[1], out[2], out[3] = m * c0, m * c1, m * c2
+    out[4] = T[0, 0] * a00 + T[0, 1] * a10 + T[0, 2] * a20 + m * (cc - c0 * c0)
+    out[5] = T[0, 0] * a01 + T[0, 1] * a11 + T[0, 2] * a21 - m * c0 * c1
+    out[6] = T[1, 0] * a01 + T[1, 1] * a11 + T[1, 2] * a21 + m * (cc - c1 * c1)
+    out[7] = T[0, 0] * a02 + T[0, 1] * a12 + T[0, 2] * a22 - m * c0 * c2
+    out[8] = T[1, 0] * a02 + T[1, 1] * a12 + T[1, 2] * a22 - m * c1 * c2
+    out[9] = T[2, 0] * a02 + T[2, 1] * a12 + T[2, 2] * a22 + m * (cc - c2 * c2)
 
 
-def _parameter_basis():
-    """Return the spatial inertias (10, 6, 6) of the unit parameters of one body."""
-    basis = np.zeros((10, 6, 6))
-    basis[0, :3, :3] = np.eye(3)
-    for k in range(3):
-        Sk = skew(np.eye(3)[k])
-        basis[1 + k, :3, 3:] = -Sk
-        basis[1 + k, 3:, :3] = Sk
-    for p, (a, b) in enumerate(((0, 0), (0, 1), (1, 1), (0, 2), (1, 2), (2, 2))):
-        basis[4 + p, 3 + a, 3 + b] = basis[4 + p, 3 + b, 3 + a] = 1.0
-    return basis
+@njit
+def inertia_times(Y, v, out):
+    """
+    Write ``out = Y v`` (6,), the momentum of the motion ``v`` under the spatial inertia ``Y``.
+
+    ``Y`` holds the ten parameters of :func:`body_inertia` (mass ``m``, first moment ``h``,
+    rotational inertia ``Ib`` about the same point); its 6x6 matrix is
+    ``[[m 1, -S(h)], [S(h), Ib]]``, so ``Y [v0; w] = [m v0 - h x w; h x v0 + Ib w]``.
+    """
+    m, h0, h1, h2 = Y[0], Y[1], Y[2], Y[3]
+    out[0] = m * v[0] - (h1 * v[5] - h2 * v[4])
+    out[1] = m * v[1] - (h2 * v[3] - h0 * v[5])
+    out[2] = m * v[2] - (h0 * v[4] - h1 * v[3])
+    out[3] = h1 * v[2] - h2 * v[1] + Y[4] * v[3] + Y[5] * v[4] + Y[7] * v[5]
+    out[4] = h2 * v[0] - h0 * v[2] + Y[5] * v[3] + Y[6] * v[4] + Y[8] * v[5]
+    out[5] = h0 * v[1] - h1 * v[0] + Y[7] * v[3] + Y[8] * v[4] + Y[9] * v[5]
 
 
-_PARAMETER_BASIS = _parameter_basis()
+@njit
+def inertia_matrix(Y, out):
+    """Fill ``out`` (6, 6) with the matrix of :func:`inertia_times` (symmetric: row k is Y e_k)."""
+    for k in range(6):
+        inertia_times(Y, _EYE6[k], out[k])
+
+
+@njit
+def _force_cross(v, f, out):
+    """``out = v x* f`` for a twist ``v`` and a wrench ``f``: ``[w x f0; w x n + v0 x f0]``."""
+    out[0] = v[4] * f[2] - v[5] * f[1]
+    out[1] = v[5] * f[0] - v[3] * f[2]
+    out[2] = v[3] * f[1] - v[4] * f[0]
+    out[3] = v[4] * f[5] - v[5] * f[4] + (v[1] * f[2] - v[2] * f[1])
+    out[4] = v[5] * f[3] - v[3] * f[5] + (v[2] * f[0] - v[0] * f[2])
+    out[5] = v[3] * f[4] - v[4] * f[3] + (v[0] * f[1] - v[1] * f[0])
+
+
+@njit
+def _dot6(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
+
+
+@njit
+def _bodies(basis, axis, prismatic, mass, com, inertia, q, T, S, Y):
+    """
+    Fill the body poses, joint subspaces and body inertias of one state ``q``.
+
+    Outputs: poses ``T`` (n, 4, 4) and, in base coordinates, the subspaces ``S`` (n, 6) of
+    :func:`~robot_dynamics.kinematics.motion_subspace` and the inertias ``Y`` (n, 10) of
+    :func:`body_inertia`. The one per-state pass of the CRBA, ABA and Coriolis kernels.
+    """
+    chain(basis, q, T)
+    for i in range(q.shape[0]):
+        motion_subspace(T[i], axis[i], prismatic[i], S[i])
+        body_inertia(T[i], mass[i], com[i], inertia[i], Y[i])
+
+
+@njit
+def _motion_kernel(basis, axis, prismatic, mass, com, inertia, Q, QD):
+    """Per state: poses, subspaces, twists ``V``, inertias ``Y`` and momenta ``Y V``."""
+    B, n = Q.shape
+    T, S, Y = np.empty((B, n, 4, 4)), np.empty((B, n, 6)), np.empty((B, n, 10))
+    V, H = np.empty((B, n, 6)), np.empty((B, n, 6))
+    for b in range(B):
+        _bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T[b], S[b], Y[b])
+        for i in range(n):
+            for k in range(6):
+                V[b, i, k] = S[b, i, k] * QD[b, i] + (V[b, i - 1, k] if i > 0 else 0.0)
+            inertia_times(Y[b, i], V[b, i], H[b, i])
+    return T, S, V, Y, H
+
+
+def _motion(model, q, qd):
+    """Return :func:`_motion_kernel` of checked (B, n) states (the numpy algorithms' input)."""
+    return _motion_kernel(model.derived.local_basis, model.joint_axis, model.is_prismatic,
+                          model.mass, model.com, model.inertia, q, qd)
+
+
+@njit
+def _inertias(T, mass, com, inertia):
+    out = np.empty((mass.shape[0], 10))
+    for i in range(mass.shape[0]):
+        body_inertia(T[i], mass[i], com[i], inertia[i], out[i])
+    return out
 
 
 def constants(model):
-    """Per-model constants of the dynamics: body spatial inertias in body frames (n, 6, 6)."""
+    """Per-model constants of the dynamics: the tip origin in the last body's frame."""
     tip = np.array(model.frames[model.tip_link][1][:3, 3])
     tip.setflags(write=False)
-    return {'body_inertia': spatial_inertia(model.mass, model.com, model.inertia),
-            'tip_origin': tip}
+    return {'tip_origin': tip}
 
-
-# ---- shared passes ------------------------------------------------------------------------------
 
 def _gravity(model, gravity):
     if gravity is None:
         return model.gravity
     return as_array(gravity, (3,), 'gravity').reshape(3)
-
-
-class _Kinematics:
-    """Subspaces, body twists and base-frame inertias of a batch of states (numpy algorithms)."""
-
-    def __init__(self, model, q, qd):
-        T = kinematics.body_poses(model, q)
-        R, p = T[..., :3, :3], T[..., :3, 3]
-        # force transform body -> base, X* = [[R, 0], [S(p) R, R]]; motion transform is X*^-T
-        Xf = np.zeros(T.shape[:-2] + (6, 6))
-        Xf[..., :3, :3] = R
-        Xf[..., 3:, 3:] = R
-        Xf[..., 3:, :3] = skew(p) @ R
-        self.Xf = Xf
-        self.S = kinematics.motion_subspaces(model, T)
-        self.inertia = Xf @ model.derived.body_inertia @ np.swapaxes(Xf, -1, -2)
-        Sqd = self.S * qd[..., None]
-        self.V = np.cumsum(Sqd, axis=1)
-        self.crm = motion_cross_matrix(self.V)
-        # velocity-product acceleration V_i x S_i qd_i (= dS_i/dt qd_i)
-        self.c = (self.crm @ Sqd[..., None])[..., 0]
-
-
-def _suffix_sum(F):
-    """``sum_{j >= i} F_j`` along the joint axis (axis 1)."""
-    return np.cumsum(F[:, ::-1], axis=1)[:, ::-1]
 
 
 def friction_torques(model, qd, smoothing=COULOMB_VELOCITY_SCALE):
@@ -155,7 +234,7 @@ def friction_torques(model, qd, smoothing=COULOMB_VELOCITY_SCALE):
 @njit
 def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0, Fext):
     """
-    Recursive Newton-Euler in link frames, Craig's form (seed 003 §5.3 eq 5.5-5.8, DY19).
+    Recursive Newton-Euler in link frames, Craig's form (Craig 2005, §6.5; Hayes 2008, §5.3).
 
     Outward: angular velocity ``w``, angular acceleration ``wd`` and origin acceleration ``vd``
     of each body in its own frame (``vd_0 = -g``: gravity as a base acceleration). Inward: the
@@ -211,14 +290,20 @@ def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0
             rotate3(inertia[i], wd, x, False)
             for k in range(3):
                 N[i, k] = x[k] + t[k]
-        # the tip wrench in body n's frame, moment about body n's origin
-        chain(basis, Q[b], Tw)
-        Rw = Tw[n - 1, :3, :3]
-        rotate3(Rw, Fext[b, :3], f, True)
-        rotate3(Rw, Fext[b, 3:], nn, True)
-        cross3(tip, f, t)
-        for k in range(3):
-            nn[k] += t[k]
+        # the tip wrench in body n's frame, moment about body n's origin; the chain's poses are
+        # only needed (a second pass) when there is a wrench
+        f[:] = 0.0
+        nn[:] = 0.0
+        wrench = False
+        for k in range(6):
+            wrench = wrench or Fext[b, k] != 0.0
+        if wrench:
+            chain(basis, Q[b], Tw)
+            rotate3(Tw[n - 1], Fext[b, :3], f, True)
+            rotate3(Tw[n - 1], Fext[b, 3:], nn, True)
+            cross3(tip, f, t)
+            for k in range(3):
+                nn[k] += t[k]
         for i in range(n - 1, -1, -1):
             if i < n - 1:
                 # body i+1's force and moment carried into frame i, about origin i
@@ -299,7 +384,7 @@ def gravity_torques(model, q, *, gravity=None):
 
 
 def nonlinear_effects(model, q, qd, *, gravity=None):
-    """``C(q, qd) qd + g(q)`` (..., n): RNEA with qdd = 0 (seed 001 §8, the bias of strobing)."""
+    """``C(q, qd) qd + g(q)`` (..., n): RNEA with qdd = 0, the bias of strobing."""
     (q, qd), shape = states(model, ('q', q), ('qd', qd))
     tau = _rnea(model, q, qd, np.zeros_like(q), _gravity(model, gravity), None)
     return tau.reshape(shape + (model.dof,))
@@ -308,57 +393,20 @@ def nonlinear_effects(model, q, qd, *, gravity=None):
 # ---- mass matrix and Coriolis -------------------------------------------------------------------
 
 @njit
-def _world_bodies(basis, axis, prismatic, mass, com, inertia, q, T, S, Isp):
-    """
-    Fill, for one state, body poses ``T``, subspaces ``S`` (n, 6) and inertias ``Isp`` (n, 6, 6).
-
-    ``S_i = [o x z; z]`` (revolute) or ``[z; 0]`` (prismatic) and
-    ``Isp_i = [[m 1, -m S(c)], [m S(c), I_c + m (|c|^2 1 - c c^T)]]``, base frame at the origin,
-    with ``c`` the COM and ``I_c = R I_com R^T`` the rotated central inertia.
-    """
-    chain(basis, q, T)
-    z, c = np.empty(3), np.empty(3)
-    for i in range(q.shape[0]):
-        R, o = T[i, :3, :3], T[i, :3, 3]
-        rotate3(R, axis[i], z, False)
-        if prismatic[i]:
-            S[i, :3] = z
-            S[i, 3:] = 0.0
-        else:
-            cross3(o, z, S[i, :3])
-            S[i, 3:] = z
-        rotate3(R, com[i], c, False)
-        c += o
-        m = mass[i]
-        cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2]
-        for k in range(3):
-            for j in range(3):
-                Ic = 0.0   # (R I_com R^T)[k, j]
-                for r in range(3):
-                    Ic += R[k, r] * (inertia[i, r, 0] * R[j, 0] + inertia[i, r, 1] * R[j, 1]
-                                     + inertia[i, r, 2] * R[j, 2])
-                # S(c)[k, j] = -eps_kjl c_l: zero on the diagonal, (k - j) mod 3 picks the sign
-                Sc = 0.0 if k == j else (c[3 - k - j] if (k - j) % 3 == 1 else -c[3 - k - j])
-                Isp[i, k, j] = m if k == j else 0.0
-                Isp[i, k, 3 + j] = -m * Sc
-                Isp[i, 3 + k, j] = m * Sc
-                Isp[i, 3 + k, 3 + j] = Ic + m * ((cc if k == j else 0.0) - c[k] * c[j])
-
-
-@njit
 def _crba_kernel(basis, axis, prismatic, mass, com, inertia, Q):
     """Composite-rigid-body algorithm: ``M_ij = S_i . Ic_j S_j`` for ``i <= j``."""
     B, n = Q.shape
     M = np.empty((B, n, n))
-    T, S, Ic, F = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 6, 6)), np.empty(6)
+    T, S, Ic, F = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 10)), np.empty(6)
     for b in range(B):
-        _world_bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, Ic)
+        _bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, Ic)
         for j in range(n - 1, -1, -1):
             if j < n - 1:
-                Ic[j] += Ic[j + 1]        # composite inertia of bodies j..n
-            matvec6(Ic[j], S[j], F)
+                for k in range(10):
+                    Ic[j, k] += Ic[j + 1, k]        # composite inertia of bodies j..n
+            inertia_times(Ic[j], S[j], F)
             for i in range(j + 1):
-                M[b, i, j] = M[b, j, i] = S[i] @ F
+                M[b, i, j] = M[b, j, i] = _dot6(S[i], F)
     return M
 
 
@@ -378,41 +426,99 @@ def mass_matrix(model, q):
     return _crba(model, q).reshape(shape + (model.dof, model.dof))
 
 
-def coriolis_matrix(model, q, qd):
+@njit
+def _coriolis_kernel(basis, axis, prismatic, mass, com, inertia, Q, QD, christoffel):
     """
-    Coriolis matrix ``C(q, qd)`` (..., n, n) with ``C qd`` the Coriolis and centrifugal torques.
+    Coriolis matrices (B, n, n): ``C_kj = S_k . (Ic_m dS_j/dt + Bc_m S_j)``, ``m = max(k, j)``.
 
-    ``C = sum_i J_i^T (I_i dJ_i/dt + (V_i x*) I_i J_i)`` with body Jacobians ``J_i = [S_1..S_i]``.
-    Since ``dI_i/dt = V_i x* I_i - I_i V_i x``, ``C + C^T = dM/dt``, so ``dM/dt - 2C`` is
-    skew-symmetric: the property the Christoffel form of seed 002 (eq 6.61) is chosen for.
-    Entry ``C_kj = S_k . (Ic_m dS_j/dt + Bc_m S_j)`` with ``m = max(k, j)``, ``Ic`` and
-    ``Bc = sum (V x*) I`` summed over bodies m..n.
+    ``Ic_m`` and ``Bc_m`` sum the bodies m..n: inertias ``I_i`` and ``B_i = (V_i x*) I_i``
+    (Newton-Euler), or ``B_i = ((V_i x*) I_i - I_i (V_i x) + (I_i V_i) xbar*) / 2``
+    (Christoffel), where ``(f xbar*) v = v x* f``. ``Bc_m`` is kept as ``P = sum (V_i x*) I_i``
+    and the momentum ``h = sum I_i V_i``; ``P^T = -sum I_i (V_i x)`` and ``xbar*`` is skew.
     """
+    B, n = Q.shape
+    C = np.empty((B, n, n))
+    T, S, Ic = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 10))
+    V, Sd = np.empty((n, 6)), np.empty((n, 6))
+    I6, P = np.empty((6, 6)), np.empty((6, 6))
+    h, F, a, g, BS, BtS = (np.empty(6), np.empty(6), np.empty(6), np.empty(6), np.empty(6),
+                           np.empty(6))
+    for b in range(B):
+        _bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, Ic)
+        for i in range(n):
+            for k in range(6):
+                V[i, k] = S[i, k] * QD[b, i] + (V[i - 1, k] if i > 0 else 0.0)
+            motion_cross6(V[i], S[i], Sd[i])          # dS_i/dt = V_i x S_i
+        P[:] = 0.0
+        h[:] = 0.0
+        for m in range(n - 1, -1, -1):
+            # add body m: column k of (V x*) I is V x* (I e_k), and its momentum I V
+            inertia_matrix(Ic[m], I6)
+            for k in range(6):
+                _force_cross(V[m], I6[k], F)
+                for r in range(6):
+                    P[r, k] += F[r]
+            inertia_times(Ic[m], V[m], F)
+            for k in range(6):
+                h[k] += F[k]
+            if m < n - 1:
+                for k in range(10):
+                    Ic[m, k] += Ic[m + 1, k]
+            # BS = Bc_m S_m and BtS = Bc_m^T S_m
+            _force_cross(S[m], h, F)                  # (h xbar*) S_m
+            for r in range(6):
+                PS, PtS = 0.0, 0.0
+                for k in range(6):
+                    PS += P[r, k] * S[m, k]
+                    PtS += P[k, r] * S[m, k]
+                if christoffel:
+                    BS[r] = 0.5 * (PS + PtS + F[r])
+                    BtS[r] = 0.5 * (PS + PtS - F[r])
+                else:
+                    BS[r], BtS[r] = PS, PtS
+            # row m up to the diagonal: S_m . (Ic_m dS_j/dt + Bc_m S_j), Ic_m symmetric
+            inertia_times(Ic[m], S[m], a)
+            for j in range(m + 1):
+                C[b, m, j] = _dot6(a, Sd[j]) + _dot6(BtS, S[j])
+            # column m above the diagonal: S_k . (Ic_m dS_m/dt + Bc_m S_m)
+            inertia_times(Ic[m], Sd[m], g)
+            for k in range(6):
+                g[k] += BS[k]
+            for k in range(m):
+                C[b, k, m] = _dot6(S[k], g)
+    return C
+
+
+def coriolis_matrix(model, q, qd, *, form='christoffel'):
+    """
+    Coriolis matrix ``C(q, qd)`` (..., n, n): ``C qd`` the Coriolis and centrifugal torques.
+
+    ``C`` is not unique: any matrix with the right ``C qd`` will do for the dynamics. ``form``
+    chooses (:class:`CoriolisForm`):
+
+    - ``'christoffel'`` (default): ``c_kj = sum_i 0.5 (dM_kj/dq_i + dM_ki/dq_j - dM_ij/dq_k)
+      qd_i``, the Christoffel symbols of the first kind of M (Spong, Hutchinson and
+      Vidyasagar, Robot Modeling and Control, 2nd ed., 2020, §6.3); the matrix of textbooks,
+      Robotics Toolbox's ``coriolis`` and Pinocchio's ``computeCoriolisMatrix``, and the one
+      with ``C(q, x) y = C(q, y) x``. It is the default so that entries compare with those.
+    - ``'newton_euler'``: ``C = sum_i J_i^T (I_i dJ_i/dt + (V_i x*) I_i J_i)`` over the body
+      Jacobians ``J_i = [S_1 .. S_i]``: the split of the Newton-Euler body forces
+      ``I_i A_i + V_i x* I_i V_i``.
+
+    Both have the same ``C qd`` (RNEA's bias without gravity) and ``C + C^T = dM/dt``, so
+    ``dM/dt - 2C`` is skew-symmetric. Both are computed in O(n^2) from the composite inertias
+    of the CRBA, without derivatives of M: the Christoffel form with the body terms of
+    Echeandia and Wensing, "Numerical methods to compute the Coriolis matrix and Christoffel
+    symbols for rigid-body systems", J. Comput. Nonlinear Dynam. 16(9), 2021.
+    """
+    christoffel = choice(form, CoriolisForm, 'form') is CoriolisForm.CHRISTOFFEL
     (q, qd), shape = states(model, ('q', q), ('qd', qd))
-    kin = _Kinematics(model, q, qd)
-    n = model.dof
-    Sd = (kin.crm @ kin.S[..., None])[..., 0]
-    Ic = _suffix_sum(kin.inertia)
-    Bc = _suffix_sum(-np.swapaxes(kin.crm, -1, -2) @ kin.inertia)
-    # G[b, m, j] = Ic_m dS_j/dt + Bc_m S_j for all m, j
-    G = (Ic[:, :, None] @ Sd[:, None, :, :, None]
-         + Bc[:, :, None] @ kin.S[:, None, :, :, None])[..., 0]
-    m = np.maximum.outer(np.arange(n), np.arange(n))
-    C = np.einsum('bkc,bkjc->bkj', kin.S, G[:, m, np.arange(n)[None, :]])
-    return C.reshape(shape + (n, n))
+    C = _coriolis_kernel(model.derived.local_basis, model.joint_axis, model.is_prismatic,
+                         model.mass, model.com, model.inertia, q, qd, christoffel)
+    return C.reshape(shape + (model.dof, model.dof))
 
 
 # ---- forward dynamics ---------------------------------------------------------------------------
-
-@njit
-def _force_cross(v, f, out):
-    """``out = v x* f`` for a twist ``v`` and a wrench ``f``, both ``[linear; angular]``."""
-    t = np.empty(3)
-    cross3(v[3:], f[:3], out[:3])
-    cross3(v[3:], f[3:], out[3:])
-    cross3(v[:3], f[:3], t)
-    out[3:] += t
-
 
 @njit
 def _pivot_scales(S, Isp, work, out):
@@ -440,9 +546,12 @@ def _pivot_scale_kernel(basis, axis, prismatic, mass, com, inertia, Q):
     """Pivot scales (B, n) of the mass matrices at the states ``Q`` (B, n)."""
     B, n = Q.shape
     out = np.empty((B, n))
-    T, S, Isp, work = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 6, 6)), np.empty((6, 6))
+    T, S, Y, Isp = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 10)), np.empty((n, 6, 6))
+    work = np.empty((6, 6))
     for b in range(B):
-        _world_bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, Isp)
+        _bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, Y)
+        for i in range(n):
+            inertia_matrix(Y[i], Isp[i])
         _pivot_scales(S, Isp, work, out[b])
     return out
 
@@ -450,9 +559,10 @@ def _pivot_scale_kernel(basis, axis, prismatic, mass, com, inertia, Q):
 @njit
 def aba_work(n):
     """Return the work arrays of :func:`aba_state` for a chain of ``n`` joints."""
-    return (np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 6, 6)), np.empty((n, 6)),
-            np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6)), np.empty(n), np.empty(n),
-            np.empty(n), np.empty((6, 6)), np.empty(6), np.empty(6), np.empty(6), np.empty(3))
+    return (np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 10)), np.empty((n, 6, 6)),
+            np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6)),
+            np.empty(n), np.empty(n), np.empty(n), np.empty((6, 6)), np.empty(6), np.empty(6),
+            np.empty(6), np.empty(3))
 
 
 @njit
@@ -466,43 +576,51 @@ def aba_state(basis, axis, prismatic, mass, com, inertia, tip, q, qd, tau, a0, f
     frame; ``work`` is :func:`aba_work`. Returns -1, or the index of a joint whose articulated
     inertia ``D_i`` is a singular pivot (:func:`robot_dynamics.linalg.singular_pivot`).
     """
-    T, S, IA, V, c, pA, U, D, u, scale, w66, Sqd, a, t, pt = work
+    T, S, Ib, IA, V, c, pA, U, D, u, scale, w66, Sqd, a, t, pt = work
     n = q.shape[0]
-    _world_bodies(basis, axis, prismatic, mass, com, inertia, q, T, S, IA)
-    _pivot_scales(S, IA, w66, scale)
+    _bodies(basis, axis, prismatic, mass, com, inertia, q, T, S, Ib)
     for i in range(n):
         for k in range(6):
             Sqd[k] = S[i, k] * qd[i]
             V[i, k] = Sqd[k] + (V[i - 1, k] if i > 0 else 0.0)
         motion_cross6(V[i], Sqd, c[i])            # dS_i/dt qd_i
-        matvec6(IA[i], V[i], t)
+        inertia_times(Ib[i], V[i], t)
         _force_cross(V[i], t, pA[i])              # V x* I V
+        inertia_matrix(Ib[i], IA[i])
+    _pivot_scales(S, IA, w66, scale)
     # the tip wrench on the environment, as a force at the base origin
-    rotate3(T[n - 1, :3, :3], tip, pt, False)
-    pt += T[n - 1, :3, 3]
-    pA[n - 1, :3] += fext[:3]
+    rotate3(T[n - 1], tip, pt, False)
+    for k in range(3):
+        pt[k] += T[n - 1, k, 3]
     cross3(pt, fext[:3], t[:3])
-    pA[n - 1, 3:] += fext[3:] + t[:3]
+    for k in range(3):
+        pA[n - 1, k] += fext[k]
+        pA[n - 1, 3 + k] += fext[3 + k] + t[k]
     for i in range(n - 1, -1, -1):
         matvec6(IA[i], S[i], U[i])
-        D[i] = S[i] @ U[i]
+        D[i] = _dot6(S[i], U[i])
         if singular_pivot(D[i], scale[i]):
             return i
-        u[i] = tau[i] - S[i] @ pA[i]
+        u[i] = tau[i] - _dot6(S[i], pA[i])
         if i > 0:
             # Ia = IA - U U^T / D is added to the parent, and so is pA + Ia c + U u / D
             matvec6(IA[i], c[i], t)
-            Uc = U[i] @ c[i]
+            Uc = _dot6(U[i], c[i])
             for r in range(6):
                 pA[i - 1, r] += pA[i, r] + t[r] + U[i, r] * (u[i] - Uc) / D[i]
-                for k in range(6):
-                    IA[i - 1, r, k] += IA[i, r, k] - U[i, r] * U[i, k] / D[i]
-    a[:3] = a0
-    a[3:] = 0.0
+                Ur = U[i, r] / D[i]
+                for k in range(r, 6):
+                    x = IA[i, r, k] - Ur * U[i, k]       # symmetric: computed once
+                    IA[i - 1, r, k] += x
+                    if k > r:
+                        IA[i - 1, k, r] += x
+    for k in range(3):
+        a[k] = a0[k]
+        a[3 + k] = 0.0
     for i in range(n):
         for k in range(6):
             a[k] += c[i, k]
-        qdd[i] = (u[i] - U[i] @ a) / D[i]
+        qdd[i] = (u[i] - _dot6(U[i], a)) / D[i]
         for k in range(6):
             a[k] += S[i, k] * qdd[i]
     return -1
@@ -547,14 +665,15 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
     """
     Joint accelerations ``qdd`` (..., n) under torques ``tau`` (..., n).
 
-    ``qdd = M^-1 (tau - C qd - g - J^T f_ext - friction)`` (seed 001 eq 9.1). Methods
-    (:class:`ForwardDynamicsMethod`):
+    ``qdd = M^-1 (tau - C qd - g - J^T f_ext - friction)`` (Turney, Mudge and Lee, Connection
+    between formulations of robot arm dynamics with applications to simulation and control,
+    University of Michigan RSD-TR-4-82, 1981, eq 9.1). Methods (:class:`ForwardDynamicsMethod`):
 
     - ``'aba'``: articulated-body algorithm, O(n) (default);
     - ``'crba'``: M by the composite-rigid-body algorithm, Cholesky solve;
-    - ``'strobe'``: the seed 001 §8-9 route: M strobed column by column through RNEA with unit
-      accelerations (no velocity, no gravity), the bias ``C + G`` from RNEA with qdd = 0,
-      Cholesky solve.
+    - ``'strobe'``: the route of Turney et al. 1981, §8-9: M strobed column by column through
+      RNEA with unit accelerations (no velocity, no gravity), the bias ``C + G`` from RNEA with
+      qdd = 0, Cholesky solve.
 
     Raises ``SingularMassMatrixError`` when M is singular: every route applies the same test,
     :func:`robot_dynamics.linalg.singular_pivot`, to its pivots (ABA's articulated inertias
@@ -595,18 +714,16 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
 def kinetic_energy(model, q, qd):
     """Kinetic energy ``sum_i 0.5 V_i . I_i V_i = 0.5 qd^T M qd`` [J] (...)."""
     (q, qd), shape = states(model, ('q', q), ('qd', qd))
-    kin = _Kinematics(model, q, qd)
-    energy = 0.5 * np.einsum('bik,bik->b', kin.V, (kin.inertia @ kin.V[..., None])[..., 0])
-    return energy.reshape(shape)
+    _, _, V, _, H = _motion(model, q, qd)
+    return 0.5 * np.einsum('bik,bik->b', V, H).reshape(shape)
 
 
 def potential_energy(model, q, *, gravity=None):
     """Gravitational potential energy ``-sum_i m_i g . c_i`` [J] (...); zero at the base origin."""
     (q,), shape = states(model, ('q', q))
-    T = kinematics.body_poses(model, q)
-    c = (T[..., :3, :3] @ model.com[..., None])[..., 0] + T[..., :3, 3]
-    energy = -np.einsum('bi,bik,k->b', np.broadcast_to(model.mass, q.shape), c,
-                        _gravity(model, gravity))
+    _, _, _, Y, _ = _motion(model, q, np.zeros_like(q))
+    # Y[..., 1:4] is each body's first moment m_i c_i in the base frame
+    energy = -np.einsum('bik,k->b', Y[..., 1:4], _gravity(model, gravity))
     return energy.reshape(shape)
 
 
@@ -615,16 +732,22 @@ def inertial_parameters(model):
     Return the 10 inertial parameters of every body, stacked (10 n,).
 
     Per body, in its own frame (the joint frame): ``m``, ``m c`` (3), and the inertia about the
-    frame origin ``ixx, ixy, iyy, ixz, iyz, izz`` (Pinocchio's order): the parameters in which
-    the dynamics is linear (seed 002 §6.5.3).
+    frame origin ``ixx, ixy, iyy, ixz, iyz, izz`` (Pinocchio's order, :func:`body_inertia` at
+    the identity pose): the parameters in which the dynamics is linear (Spong, Hutchinson and
+    Vidyasagar 2020, §6.5.3).
     """
-    c = model.com
-    m = model.mass
-    Io = model.inertia + m[:, None, None] * (np.einsum('ik,ik->i', c, c)[:, None, None]
-                                             * np.eye(3) - c[:, :, None] * c[:, None, :])
-    idx = ((0, 0), (0, 1), (1, 1), (0, 2), (1, 2), (2, 2))
-    return np.concatenate((m[:, None], m[:, None] * c,
-                           np.stack([Io[:, a, b] for a, b in idx], axis=-1)), axis=1).ravel()
+    own_frames = np.tile(np.eye(4), (model.dof, 1, 1))
+    return _inertias(own_frames, model.mass, model.com, model.inertia).ravel()
+
+
+@functools.cache
+def _parameter_basis():
+    """Return the spatial inertias (10, 6, 6) of the ten unit parameters of one body."""
+    basis = np.empty((10, 6, 6))
+    for p, unit in enumerate(np.eye(10)):
+        inertia_matrix(unit, basis[p])
+    basis.setflags(write=False)       # shared by every call
+    return basis
 
 
 def regressor(model, q, qd, qdd, *, gravity=None):
@@ -637,17 +760,25 @@ def regressor(model, q, qd, qdd, *, gravity=None):
     """
     (q, qd, qdd), shape = states(model, ('q', q), ('qd', qd), ('qdd', qdd))
     n = model.dof
-    kin = _Kinematics(model, q, qd)
+    T, S, V, _, _ = _motion(model, q, qd)
     g = _gravity(model, gravity)
-    A = np.cumsum(kin.S * qdd[..., None] + kin.c, axis=1) + np.concatenate((-g, np.zeros(3)))
-    XfT = np.swapaxes(kin.Xf, -1, -2)          # base -> body motion transform
+    # accelerations A_i = sum_{j <= i} S_j qdd_j + V_j x S_j qd_j, gravity as a base acceleration
+    A = np.cumsum(S * qdd[..., None] + motion_cross(V, S * qd[..., None]), axis=1) + \
+        np.concatenate((-g, np.zeros(3)))
+    # force transform body -> base, X* = [[R, 0], [S(p) R, R]]; its transpose maps motion
+    # vectors base -> body
+    R, p = T[..., :3, :3], T[..., :3, 3]
+    XfT = np.zeros(T.shape[:-2] + (6, 6))
+    XfT[..., :3, :3] = XfT[..., 3:, 3:] = np.swapaxes(R, -1, -2)
+    XfT[..., :3, 3:] = np.swapaxes(skew(p) @ R, -1, -2)
     a_b = (XfT @ A[..., None])[..., 0]
-    v_b = (XfT @ kin.V[..., None])[..., 0]
+    v_b = (XfT @ V[..., None])[..., 0]
     crf_b = -np.swapaxes(motion_cross_matrix(v_b), -1, -2)
     # Phi[b, i, :, p]: body force of unit parameter p, body coordinates
-    Phi = (_PARAMETER_BASIS @ a_b[:, :, None, :, None])[..., 0] + \
-        (crf_b[:, :, None] @ (_PARAMETER_BASIS @ v_b[:, :, None, :, None]))[..., 0]
-    S_in_body = XfT[:, :, None] @ kin.S[:, None, :, :, None]     # [b, i, k, :, 0]
+    basis = _parameter_basis()
+    Phi = (basis @ a_b[:, :, None, :, None])[..., 0] + \
+        (crf_b[:, :, None] @ (basis @ v_b[:, :, None, :, None]))[..., 0]
+    S_in_body = XfT[:, :, None] @ S[:, None, :, :, None]     # [b, i, k, :, 0]
     Y = np.einsum('bikc,bipc->bkip', S_in_body[..., 0], Phi)
     Y *= (np.arange(n)[None, :] >= np.arange(n)[:, None])[None, :, :, None]
     return Y.reshape(shape + (n, 10 * n))

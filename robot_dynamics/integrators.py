@@ -15,10 +15,12 @@
 """
 Fixed-step integration of the joint state ``(q, qd)`` under the model's forward dynamics.
 
-The state derivative is ``d/dt (q, qd) = (qd, forward_dynamics(q, qd, tau))`` (seed 001 eq 9.1-9.5,
-with the state ``y = (q, qd)`` of the errata). Methods (:class:`Method`):
+The state derivative is ``d/dt (q, qd) = (qd, forward_dynamics(q, qd, tau))``, the state
+``y = (q, qd)`` (Turney, Mudge and Lee, "Connection between formulations of robot arm dynamics
+with applications to simulation and control", University of Michigan RSD-TR-4-82, 1981, §9).
+Methods (:class:`Method`):
 
-- ``'rk4'``: classical 4-stage Runge-Kutta (seed 001 §9); torque held over the step.
+- ``'rk4'``: classical 4-stage Runge-Kutta (ibid. §9); torque held over the step.
 - ``'semi_implicit_euler'``: ``qd += dt qdd(q, qd)``, then ``q += dt qd`` (symplectic Euler).
 
 ``torque_fn(t, q, qd) -> tau`` is called once every ``hold`` steps and its torque held

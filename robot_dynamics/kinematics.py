@@ -21,15 +21,18 @@ returns results with the same leading shape. Frames: everything is expressed in 
 
 The joint motion subspaces ``S`` (one 6-vector per joint, base frame, taken at the base origin:
 ``[o x z; z]`` for a revolute joint on the axis ``z`` through ``o``, ``[z; 0]`` for a prismatic
-one) are the common ground of kinematics and dynamics: a body's twist is the sum of
-``S_j qd_j`` over the joints before it (seed 003 eq 3.21-3.26 written in the base frame).
+one; :func:`motion_subspace`) are the common ground of kinematics and dynamics: a body's twist
+is the sum of ``S_j qd_j`` over the joints before it (the velocity propagation of Hayes,
+Introduction to Robotics, Carleton University lecture notes, 2008, eq 3.21-3.26, written in the
+base frame). The compiled helpers here (:func:`chain`, :func:`motion_subspace`, the small
+vector products) are shared by the kinematics, dynamics and IK kernels.
 """
 
 import numpy as np
 
 from ._jit import kernel_array, njit
 from .errors import as_joint_array, InputError, ShapeError
-from .spatial import cross, matrix_to_rpy, skew
+from .spatial import matrix_to_rpy, skew
 
 _SINGULAR_COS = 1e-9
 
@@ -54,13 +57,12 @@ def constants(model):
     D[:, 2, :3, :3] = np.where(rev[:, None, None], -K2, 0.0)
     D[:, 3, :3, 3] = np.where(rev[:, None], 0.0, model.joint_axis)
     D = model.joint_placement[:, None] @ D
-    S_local = np.concatenate((model.joint_axis * model.is_prismatic[:, None],
-                              model.joint_axis * rev[:, None]), axis=1)
     frames = [model.frames[link] for link in model.link_names]
     bodies = np.array([body for body, _ in frames], dtype=int)
+    # read-only like the model's frames, which fk passes to the same kernel
     T_body_link = np.array([T for _, T in frames])
-    return {'local_basis': D.reshape(n, 4, 16), 'S_local': S_local,
-            'revolute': rev.astype(float), 'link_frames': (bodies, T_body_link)}
+    T_body_link.setflags(write=False)
+    return {'local_basis': D.reshape(n, 4, 16), 'link_frames': (bodies, T_body_link)}
 
 
 def states(model, *arrays):
@@ -85,36 +87,59 @@ def states(model, *arrays):
 def local_transform(basis, i, qi, L):
     """Fill ``L`` (4, 4) with joint i's transform ``T_{body i-1}_{body i}`` at ``q_i = qi``."""
     s, c = np.sin(qi), np.cos(qi)
-    for r in range(4):
+    for r in range(3):
         for k in range(4):
             e = 4 * r + k
             L[r, k] = basis[i, 0, e] + s * basis[i, 1, e] + c * basis[i, 2, e] \
                 + qi * basis[i, 3, e]
+    L[3, 0] = L[3, 1] = L[3, 2] = 0.0
+    L[3, 3] = 1.0
 
 
 @njit
 def chain(basis, q, T):
-    """Fill ``T`` (n, 4, 4) with the body poses of one state ``q`` (n,)."""
-    L = np.empty((4, 4))
+    """Fill ``T`` (n, 4, 4) with the body poses of one state ``q`` (n,), in place."""
     for i in range(q.shape[0]):
-        local_transform(basis, i, q[i], L)
-        if i == 0:
-            T[0] = L
-        else:
-            for r in range(3):
-                for k in range(4):
-                    T[i, r, k] = T[i - 1, r, 0] * L[0, k] + T[i - 1, r, 1] * L[1, k] \
-                        + T[i - 1, r, 2] * L[2, k]
-                T[i, r, 3] += T[i - 1, r, 3]
-            T[i, 3] = L[3]
+        local_transform(basis, i, q[i], T[i])
+        if i > 0:
+            # T_i = T_{i-1} L_i column by column: column k of L_i is read before it is written,
+            # so no temporary; the last row of L_i is (0, 0, 0, 1)
+            for k in range(4):
+                l0, l1, l2 = T[i, 0, k], T[i, 1, k], T[i, 2, k]
+                for r in range(3):
+                    T[i, r, k] = T[i - 1, r, 0] * l0 + T[i - 1, r, 1] * l1 \
+                        + T[i - 1, r, 2] * l2 + (T[i - 1, r, 3] if k == 3 else 0.0)
 
 
 @njit
-def _body_poses(basis, Q):
-    T = np.empty((Q.shape[0], Q.shape[1], 4, 4))
-    for b in range(Q.shape[0]):
-        chain(basis, Q[b], T[b])
-    return T
+def compose(A, B, out):
+    """``out = A B`` for rigid transforms (4, 4) (``out`` must not alias them)."""
+    for r in range(3):
+        for k in range(4):
+            out[r, k] = A[r, 0] * B[0, k] + A[r, 1] * B[1, k] + A[r, 2] * B[2, k] \
+                + (A[r, 3] if k == 3 else 0.0)
+    out[3, 0] = out[3, 1] = out[3, 2] = 0.0
+    out[3, 3] = 1.0
+
+
+@njit
+def _link_poses_kernel(basis, bodies, T_body_link, Q):
+    """Poses (B, L, 4, 4) of the links at ``T_body_link`` (L, 4, 4) on ``bodies`` (L,)."""
+    B, n = Q.shape
+    L = bodies.shape[0]
+    last = 0
+    for k in range(L):
+        last = max(last, bodies[k])
+    T = np.empty((n, 4, 4))
+    out = np.empty((B, L, 4, 4))
+    for b in range(B):
+        chain(basis, Q[b, :last], T)          # the bodies up to the last one asked for
+        for k in range(L):
+            if bodies[k] == 0:
+                out[b, k] = T_body_link[k]
+            else:
+                compose(T[bodies[k] - 1], T_body_link[k], out[b, k])
+    return out
 
 
 @njit
@@ -145,12 +170,28 @@ def matvec6(A, x, out):
 
 @njit
 def motion_cross6(v, m, out):
-    """``out = v x m`` for 6-vectors ``[linear; angular]``."""
-    t = np.empty(3)
-    cross3(v[3:], m[:3], out[:3])
-    cross3(v[:3], m[3:], t)
-    out[:3] += t
+    """``out = v x m`` for 6-vectors ``[linear; angular]`` (``out`` must not alias them)."""
+    out[0] = v[4] * m[2] - v[5] * m[1] + (v[1] * m[5] - v[2] * m[4])
+    out[1] = v[5] * m[0] - v[3] * m[2] + (v[2] * m[3] - v[0] * m[5])
+    out[2] = v[3] * m[1] - v[4] * m[0] + (v[0] * m[4] - v[1] * m[3])
     cross3(v[3:], m[3:], out[3:])
+
+
+@njit
+def motion_subspace(T, axis, prismatic, S):
+    """
+    Write a joint's motion subspace ``S`` (6,) in the base frame, at the base origin.
+
+    ``T`` (4, 4) is the pose of the body the joint moves (its axis passes through the body
+    origin ``o``), ``axis`` the unit axis in that body's frame: ``S = [o x z; z]`` for a revolute
+    joint on the world axis ``z = R axis``, ``[z; 0]`` for a prismatic one.
+    """
+    rotate3(T, axis, S[3:], False)
+    if prismatic:
+        for k in range(3):
+            S[k], S[3 + k] = S[3 + k], 0.0
+    else:
+        cross3(T[:3, 3], S[3:], S[:3])
 
 
 @njit
@@ -159,31 +200,25 @@ def pose_jacobian_state(basis, axis, prismatic, body, T_body_link, q, T, pose, J
     Fill the body poses, link pose, Jacobian and joint subspaces of one state ``q``.
 
     Outputs: ``T`` (n, 4, 4), ``pose`` (4, 4) of the link, its geometric Jacobian ``J`` (6, n)
-    and the subspaces ``S`` (n, 6) of the joints before it: ``S_j = [o_j x z_j; z_j]``
-    (revolute) or ``[z_j; 0]`` (prismatic) in the base frame at the origin. Column j of J is
-    ``[S_j,lin + S_j,ang x p; S_j,ang]`` at the link point p, i.e. ``[z_j x (p - o_j); z_j]``
-    or ``[z_j; 0]`` (seed 003 §3.4.2). ``body`` is 1-based.
+    and the subspaces ``S`` (n, 6) of the joints before it (:func:`motion_subspace`). Column j
+    of J is ``[S_j,lin + S_j,ang x p; S_j,ang]`` at the link point p, i.e. ``[z_j x (p - o_j);
+    z_j]`` or ``[z_j; 0]`` (Hayes, Introduction to Robotics, Carleton University lecture notes,
+    2008, §3.4.2). ``body`` is 1-based.
 
     """
-    z, t = np.empty(3), np.empty(3)
     chain(basis, q, T)
-    for r in range(4):
-        for k in range(4):
-            pose[r, k] = T[body - 1, r, 0] * T_body_link[0, k] \
-                + T[body - 1, r, 1] * T_body_link[1, k] + T[body - 1, r, 2] * T_body_link[2, k] \
-                + T[body - 1, r, 3] * T_body_link[3, k]
-    J[:] = 0.0
+    compose(T[body - 1], T_body_link, pose)
+    px, py, pz = pose[0, 3], pose[1, 3], pose[2, 3]
     for j in range(body):
-        rotate3(T[j, :3, :3], axis[j], z, False)
-        if prismatic[j]:
-            S[j, :3] = z
-            S[j, 3:] = 0.0
-        else:
-            cross3(T[j, :3, 3], z, S[j, :3])
-            S[j, 3:] = z
-        cross3(S[j, 3:], pose[:3, 3], t)
-        J[:3, j] = S[j, :3] + t
-        J[3:, j] = S[j, 3:]
+        motion_subspace(T[j], axis[j], prismatic[j], S[j])
+        J[0, j] = S[j, 0] + (S[j, 4] * pz - S[j, 5] * py)
+        J[1, j] = S[j, 1] + (S[j, 5] * px - S[j, 3] * pz)
+        J[2, j] = S[j, 2] + (S[j, 3] * py - S[j, 4] * px)
+        for r in range(3, 6):
+            J[r, j] = S[j, r]
+    for j in range(body, J.shape[1]):
+        for r in range(6):
+            J[r, j] = 0.0
 
 
 @njit
@@ -200,46 +235,38 @@ def _pose_jacobian(basis, axis, prismatic, body, T_body_link, Q, QD):
     pose = np.empty((B, 4, 4))
     J = np.empty((B, 6, n))
     Jd = np.zeros((B if with_dot else 0, 6, n))
-    S, Sd, V = np.empty((n, 6)), np.empty((n, 6)), np.empty(6)
-    pd, t = np.empty(3), np.empty(3)
+    S, Sd, V, pd = np.empty((n, 6)), np.empty((n, 6)), np.empty(6), np.empty(3)
     for b in range(B):
         pose_jacobian_state(basis, axis, prismatic, body, T_body_link, Q[b], T, pose[b], J[b], S)
         if not with_dot:
             continue
         V[:] = 0.0
         for j in range(body):
-            V += S[j] * QD[b, j]
+            for k in range(6):
+                V[k] += S[j, k] * QD[b, j]
             motion_cross6(V, S[j], Sd[j])
         p = pose[b, :3, 3]
         cross3(V[3:], p, pd)          # V is now body b's twist
-        pd += V[:3]
+        for k in range(3):
+            pd[k] += V[k]
         for j in range(body):
-            cross3(Sd[j, 3:], p, t)
-            Jd[b, :3, j] = Sd[j, :3] + t
-            cross3(S[j, 3:], pd, t)
-            Jd[b, :3, j] += t
-            Jd[b, 3:, j] = Sd[j, 3:]
+            # d/dt of [S_lin + S_ang x p; S_ang]
+            w, wd = S[j, 3:], Sd[j, 3:]
+            Jd[b, 0, j] = Sd[j, 0] + (wd[1] * p[2] - wd[2] * p[1]) + (w[1] * pd[2] - w[2] * pd[1])
+            Jd[b, 1, j] = Sd[j, 1] + (wd[2] * p[0] - wd[0] * p[2]) + (w[2] * pd[0] - w[0] * pd[2])
+            Jd[b, 2, j] = Sd[j, 2] + (wd[0] * p[1] - wd[1] * p[0]) + (w[0] * pd[1] - w[1] * pd[0])
+            for r in range(3, 6):
+                Jd[b, r, j] = Sd[j, r]
     return pose, J, Jd
 
 
-def body_poses(model, q):
-    """
-    Return ``T_base_body`` for bodies 1..n, shape (B, n, 4, 4), from checked ``q`` (B, n).
-
-    Each joint's local transform is ``sum_k coeff_k D_k`` with ``coeff = (1, sin q, cos q, q)``
-    (see :func:`constants`), chained from the base (a compiled loop: numpy's per-call overhead
-    would dominate these 4x4 products).
-    """
-    return _body_poses(model.derived.local_basis, kernel_array(q))
-
-
-def pose_and_jacobian(model, q, link=None, qd=None):
+def _pose_and_jacobian(model, q, link=None, qd=None):
     """
     Return the pose (B, 4, 4) and Jacobian (B, 6, n) of ``link`` for checked ``q`` (B, n).
 
     With checked ``qd`` (B, n), also return the Jacobian's time derivative (B, 6, n). The fused
     fast path of :func:`fk`, :func:`jacobian` and :func:`jacobian_dot` (one compiled pass over
-    the chain), for iterative solvers and control loops.
+    the chain), for iterative solvers and control loops that checked their input once.
     """
     body, T_body_link = model.link_body(link)
     B = q.shape[0]
@@ -251,20 +278,6 @@ def pose_and_jacobian(model, q, link=None, qd=None):
     pose, J, Jd = _pose_jacobian(model.derived.local_basis, model.joint_axis, model.is_prismatic,
                                  body, T_body_link, kernel_array(q), QD)
     return (pose, J) if qd is None else (pose, J, Jd)
-
-
-def motion_subspaces(model, T):
-    """Joint motion subspaces ``S`` (B, n, 6) in the base frame at the base origin."""
-    z = (T[..., :3, :3] @ model.joint_axis[:, :, None])[..., 0]
-    o = T[..., :3, 3]
-    lin = np.where(model.is_prismatic[:, None], z, cross(o, z))
-    return np.concatenate((lin, z * model.derived.revolute[:, None]), axis=-1)
-
-
-def _link_pose(model, T, body, T_body_link):
-    if body == 0:
-        return np.broadcast_to(T_body_link, T.shape[:1] + (4, 4)).copy()
-    return T[:, body - 1] @ T_body_link
 
 
 def fk(model, q, link=None):
@@ -288,7 +301,8 @@ def fk(model, q, link=None):
     """
     body, T_body_link = model.link_body(link)
     (q2,), shape = states(model, ('q', q))
-    return _link_pose(model, body_poses(model, q2), body, T_body_link).reshape(shape + (4, 4))
+    T = _link_poses_kernel(model.derived.local_basis, np.array([body]), T_body_link[None], q2)
+    return T.reshape(shape + (4, 4))
 
 
 def link_poses(model, q):
@@ -309,10 +323,8 @@ def link_poses(model, q):
 
     """
     (q2,), shape = states(model, ('q', q))
-    T = body_poses(model, q2)
-    T = np.concatenate((np.broadcast_to(np.eye(4), (T.shape[0], 1, 4, 4)), T), axis=1)
     bodies, T_body_link = model.derived.link_frames
-    poses = T[:, bodies] @ T_body_link
+    poses = _link_poses_kernel(model.derived.local_basis, bodies, T_body_link, q2)
     return poses.reshape(shape + (len(bodies), 4, 4))
 
 
@@ -338,10 +350,10 @@ def joint_frames(model, q):
 
     """
     (q2,), shape = states(model, ('q', q))
-    T = body_poses(model, q2)
-    parents = np.concatenate((np.broadcast_to(np.eye(4), (T.shape[0], 1, 4, 4)), T[:, :-1]),
-                             axis=1)
-    return (parents @ model.joint_placement).reshape(shape + (model.dof, 4, 4))
+    # joint i is placed on body i-1 as a link frame would be: the link-pose pass serves both
+    T = _link_poses_kernel(model.derived.local_basis, np.arange(model.dof), model.joint_placement,
+                           q2)
+    return T.reshape(shape + (model.dof, 4, 4))
 
 
 def jacobian(model, q, link=None):
@@ -350,10 +362,10 @@ def jacobian(model, q, link=None):
 
     Column j maps ``qd_j`` to the link's twist ``[v; w]`` (rows vx vy vz wx wy wz):
     ``[z_j x (p - o_j); z_j]`` for a revolute joint, ``[z_j; 0]`` for a prismatic one
-    (seed 003 §3.4.2); columns of joints after the link are zero. Shape (..., 6, n).
+    (Hayes 2008, §3.4.2); columns of joints after the link are zero. Shape (..., 6, n).
     """
     (q2,), shape = states(model, ('q', q))
-    return pose_and_jacobian(model, q2, link)[1].reshape(shape + (6, model.dof))
+    return _pose_and_jacobian(model, q2, link)[1].reshape(shape + (6, model.dof))
 
 
 def jacobian_dot(model, q, qd, link=None):
@@ -365,7 +377,7 @@ def jacobian_dot(model, q, qd, link=None):
     ``d(twist)/dt = J qdd + Jdot qd``.
     """
     (q2, qd2), shape = states(model, ('q', q), ('qd', qd))
-    return pose_and_jacobian(model, q2, link, qd2)[2].reshape(shape + (6, model.dof))
+    return _pose_and_jacobian(model, q2, link, qd2)[2].reshape(shape + (6, model.dof))
 
 
 def rpy_rate_matrix(rpy):
@@ -373,7 +385,7 @@ def rpy_rate_matrix(rpy):
     Map ``E`` (..., 3, 3) from roll-pitch-yaw rates to the angular velocity: ``w = E @ rpy_dot``.
 
     For ``R = Rz(y) Ry(p) Rx(r)``: ``E = [Rz(y) Ry(p) e_x, Rz(y) e_y, e_z]``; singular at
-    ``cos(p) = 0`` (seed 003 eq 3.27-3.28 for the Z-Y-X set).
+    ``cos(p) = 0`` (Hayes 2008, eq 3.27-3.28, for the Z-Y-X set).
     """
     rpy = np.asarray(rpy, dtype=float)
     p, y = rpy[..., 1], rpy[..., 2]

@@ -317,9 +317,14 @@ class RobotModel:
         """Joint-space mass matrix (..., n, n) by the composite-rigid-body algorithm."""
         return dynamics.mass_matrix(self, q)
 
-    def coriolis_matrix(self, q, qd):
-        """Coriolis matrix C (..., n, n) with dM/dt - 2C skew-symmetric."""
-        return dynamics.coriolis_matrix(self, q, qd)
+    def coriolis_matrix(self, q, qd, *, form='christoffel'):
+        """
+        Coriolis matrix C (..., n, n) with dM/dt - 2C skew-symmetric; see dynamics.coriolis_matrix.
+
+        ``form``: ``'christoffel'`` (default; Christoffel symbols of M, as textbooks, Robotics
+        Toolbox and Pinocchio) or ``'newton_euler'``; both give the same ``C qd``.
+        """
+        return dynamics.coriolis_matrix(self, q, qd, form=form)
 
     def gravity_torques(self, q, *, gravity=None):
         """Joint torques (..., n) that hold the arm still against gravity."""

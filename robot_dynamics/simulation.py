@@ -23,8 +23,8 @@ builds the reference (a quintic through a few waypoints around a home pose, then
 controller (on a model whose masses and inertias may be scaled to simulate model error), runs
 the loop and returns the report of ``api.md`` (``rms_tracking_error``, ``max_tracking_error``,
 ``max_abs_torque``, ``saturated_fraction`` and the settings). :func:`plot_run` and
-:func:`plot_comparison` draw PNG figures with matplotlib (the ``plots`` extra), imported only
-when called.
+:func:`plot_comparison` draw PNG figures with matplotlib (the ``plots`` extra, through
+:mod:`robot_dynamics.plots`), imported only when called.
 """
 
 import dataclasses
@@ -34,8 +34,9 @@ from typing import NamedTuple
 import numpy as np
 
 from . import control, integrators, time_scaling, trajectory
-from .errors import choice, InputError, RobotDynamicsError
+from .errors import choice, InputError
 from .limits import middle
+from .plots import figure
 from .spatial import pose_error
 
 DEFAULT_DURATION = 4.0            # s
@@ -64,11 +65,9 @@ RATE_RATIO_TOLERANCE = 1e-9
 #: The laws of :class:`~robot_dynamics.control.Law` that ``robot-dynamics simulate
 #: --controller`` offers (the joint laws whose gains follow from a natural frequency).
 CONTROLLERS = tuple(law.value for law in (control.Law.PD, control.Law.PD_GRAVITY,
-                                          control.Law.COMPUTED_TORQUE))
-
-
-class PlotDependencyError(RobotDynamicsError, ImportError):
-    """Matplotlib, needed for the PNG plots, is not installed."""
+                                          control.Law.PID, control.Law.COMPUTED_TORQUE))
+#: Integral time of the default PID in units of ``1 / wn``: ``ki = kp wn / PID_INTEGRAL_TIME``.
+PID_INTEGRAL_TIME = 10.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -222,9 +221,10 @@ def default_controller(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_
     Build a joint control law with gains for the error dynamics ``e'' + 2 zeta wn e' + wn^2 e``.
 
     Computed torque takes ``(wn^2, 2 zeta wn)`` directly, with the model's friction fed forward
-    at the reference velocity if ``friction``. PD and PD + gravity take them scaled by
+    at the reference velocity if ``friction``. PD, PD + gravity and PID take them scaled by
     the diagonal of the controller's mass matrix at ``q_home`` (N m/rad, N m s/rad), the same
-    nominal bandwidth for a decoupled arm, so the three laws compare fairly.
+    nominal bandwidth for a decoupled arm, so the laws compare fairly; the PID adds gravity
+    compensation and ``ki = kp wn / PID_INTEGRAL_TIME``.
     """
     law = choice(law, control.Law, 'controller', allowed=CONTROLLERS)
     kp, kd = control.critically_damped(natural_frequency, damping_ratio)
@@ -232,6 +232,11 @@ def default_controller(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_
         return control.make_controller(law, model, kp=kp, kd=kd,
                                        friction='reference' if friction else 'none')
     inertia = np.diag(model.mass_matrix(q_home))
+    if law is control.Law.PID:
+        # gravity compensated, the integral only removes what the model gets wrong
+        return control.make_controller(law, model, kp=kp * inertia, kd=kd * inertia,
+                                       ki=kp * inertia * natural_frequency / PID_INTEGRAL_TIME,
+                                       gravity_compensation=True)
     return control.make_controller(law, model, kp=kp * inertia, kd=kd * inertia)
 
 
@@ -462,26 +467,6 @@ def run(settings):
 
 # ---- plots --------------------------------------------------------------------------------------
 
-def require_matplotlib():
-    """Import matplotlib's Agg canvas and Figure, or raise :class:`PlotDependencyError`."""
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise PlotDependencyError(
-            'plots need matplotlib, which is not installed: pip install matplotlib (or the '
-            "'plots' extra, pip install 'robot_dynamics[plots]')") from None
-    return FigureCanvasAgg, Figure
-
-
-def _figure(figsize):
-    """Return a matplotlib Figure on the Agg canvas (no pyplot, no global state)."""
-    FigureCanvasAgg, Figure = require_matplotlib()
-    fig = Figure(figsize=figsize, layout='constrained')
-    FigureCanvasAgg(fig)
-    return fig
-
-
 def plot_run(result, path):
     """
     Write a PNG of one run: reference and actual positions, error, torque, per joint.
@@ -495,7 +480,7 @@ def plot_run(result, path):
 
     """
     rec, plant = result.record, result.plant
-    fig = _figure((10.0, 9.0))
+    fig = figure((10.0, 9.0))
     axes = fig.subplots(3, 1, sharex=True)
     ref = result.reference.sample(rec.t)
     err = ref.q - rec.q
@@ -527,7 +512,7 @@ def plot_comparison(results, path):
 
     Rows share their y axis so that the error magnitudes compare at a glance.
     """
-    fig = _figure((5.0 * len(results), 7.0))
+    fig = figure((5.0 * len(results), 7.0))
     axes = fig.subplots(2, len(results), sharex=True, sharey='row', squeeze=False)
     for col, result in enumerate(results):
         rec, plant, rep = result.record, result.plant, result.report

@@ -21,7 +21,8 @@ Conventions used everywhere in robot_dynamics:
 - ``T_a_b`` is the 4x4 pose of frame b expressed in frame a, so ``T_a_c = T_a_b @ T_b_c``.
 - Roll-pitch-yaw ``(r, p, y)`` means ``R = Rz(y) @ Ry(p) @ Rx(r)`` (URDF, fixed XYZ angles);
   ZYX Euler ``(a, b, c)`` means ``R = Rz(a) @ Ry(b) @ Rx(c)``: the same matrix, angles in the
-  opposite order (seed 003 §2.9.1 eq 2.6, 2.7).
+  opposite order (Hayes, Introduction to Robotics, Carleton University lecture notes, 2008,
+  §2.9.1 eq 2.6, 2.7).
 - Quaternions are ``(x, y, z, w)``, scalar last, as geometry_msgs/Quaternion; returned with w >= 0.
 - Spatial vectors are ``[linear; angular]``: twists ``[vx, vy, vz, wx, wy, wz]``, wrenches
   ``[fx, fy, fz, nx, ny, nz]`` (as Pinocchio, Robotics Toolbox ``jacob0`` and ROS Twist/Wrench).
@@ -92,7 +93,7 @@ def rot_z(angle):
 
 def axis_angle_to_matrix(axis, angle):
     """
-    Rotate by ``angle`` [rad] about the unit ``axis`` (Rodrigues, seed 003 §2.9.1).
+    Rotate by ``angle`` [rad] about the unit ``axis`` (Rodrigues; Hayes 2008, §2.9.1).
 
     ``axis`` (..., 3) and ``angle`` (...) broadcast together; the axis is normalised.
     """
@@ -236,7 +237,7 @@ def euler_zyx_to_matrix(angles):
 
 def matrix_to_euler_zyx(R):
     """
-    Recover ZYX Euler angles ``(a, b, c)`` with ``b`` in [-pi/2, pi/2] (seed 003 §2.9.1).
+    Recover ZYX Euler angles ``(a, b, c)`` with ``b`` in [-pi/2, pi/2] (Hayes 2008, §2.9.1).
 
     At gimbal lock (``|b| = pi/2``) only ``a -+ c`` is determined; ``c = 0`` is returned there
     and ``euler_zyx_to_matrix`` of the result still reproduces ``R``.

@@ -511,11 +511,12 @@ def _waypoint_array(x, name, k, n):
 
 
 def from_waypoints(time_from_start, positions, velocities=None, accelerations=None, *,
-                   start_time=0.0):
+                   start_time=0.0, start_velocity=None):
     """
     Interpolate the points of a ``trajectory_msgs/JointTrajectory``.
 
-    - positions only: a C2 cubic spline through the points with zero velocity at both ends;
+    - positions only: a C2 cubic spline through the points with zero velocity at the end and
+      ``start_velocity`` (default zero) at the start;
     - with velocities: a cubic Hermite spline (C1), matching positions and velocities;
     - with accelerations too: a quintic Hermite spline (C2), matching all three.
 
@@ -531,6 +532,9 @@ def from_waypoints(time_from_start, positions, velocities=None, accelerations=No
         Joint accelerations [rad/s^2 or m/s^2] per point; needs ``velocities``.
     start_time : float
         Time [s] that ``time_from_start`` is relative to.
+    start_velocity : array_like, shape (n,), optional
+        Velocity [rad/s or m/s] at the first point of a positions-only spline (a trajectory
+        that continues a motion under way); with ``velocities`` given, it must be omitted.
 
     Returns
     -------
@@ -569,13 +573,18 @@ def from_waypoints(time_from_start, positions, velocities=None, accelerations=No
     if a is not None and v is None:
         raise InputError('accelerations given without velocities: a JointTrajectory point with '
                          'accelerations must also have velocities')
+    if start_velocity is not None:
+        if v is not None:
+            raise InputError('start_velocity: the points have velocities; give the first '
+                             'velocity there instead')
+        start_velocity = as_array(start_velocity, (n,), 'start_velocity').reshape(n)
     t0 = float(as_array(start_time, (), 'start_time'))
     breaks = t0 + t
     if k == 1:
         return _constant(breaks[0], p[0])
     h = step
     if v is None:
-        c = _clamped_spline(h, p)
+        c = _clamped_spline(h, p, start_velocity)
     elif a is None:
         c = _cubic_hermite(h, p[:-1], v[:-1], p[1:], v[1:])
     else:
@@ -583,13 +592,15 @@ def from_waypoints(time_from_start, positions, velocities=None, accelerations=No
     return JointTrajectory(breaks, c, end=p[-1])
 
 
-def _clamped_spline(h, p):
-    """C2 cubic spline coefficients (K-1, 4, n) through ``p`` (K, n), zero end velocities."""
+def _clamped_spline(h, p, v0=None):
+    """C2 cubic spline coefficients (K-1, 4, n) through ``p`` (K, n), end velocities v0 and 0."""
     from scipy.linalg import solve_banded
     k = p.shape[0]
     # unknown knot velocities v_k; interior rows: continuity of the second derivative
     # h_k v_{k-1} + 2 (h_{k-1} + h_k) v_k + h_{k-1} v_{k+1} = 3 (h_k d_{k-1} / h_{k-1} + ...)
     v = np.zeros_like(p)
+    if v0 is not None:
+        v[0] = v0
     if k > 2:
         d = np.diff(p, axis=0) / h[:, None]
         m = k - 2
@@ -598,6 +609,7 @@ def _clamped_spline(h, p):
         ab[0, 1:] = h[:-2]          # super-diagonal: coefficient of v_{k+1} is h_{k-1}
         ab[2, :-1] = h[2:]          # sub-diagonal: coefficient of v_{k-1} is h_k
         rhs = 3.0 * (h[1:, None] * d[:-1] + h[:-1, None] * d[1:])
+        rhs[0] -= h[1] * v[0]       # the known start velocity moves to the right-hand side
         v[1:-1] = solve_banded((1, 1), ab, rhs)
     return _cubic_hermite(h, p[:-1], v[:-1], p[1:], v[1:])
 
@@ -748,7 +760,7 @@ class CartesianLine:
         q = _solve_path(model, point.pose, times, seed, max_joint_step, ik_options)
         mask = ik_options.get('mask')  # checked by the IK; None (given or not) is its default
         rows = np.flatnonzero(model.task_mask if mask is None else np.asarray(mask, dtype=float))
-        _, J = kinematics.pose_and_jacobian(model, q)
+        _, J = kinematics._pose_and_jacobian(model, q)
         Jm = J[:, rows, :]
         qd = damped_least_squares(Jm, point.twist[:, rows, None], rate_damping)[..., 0]
         Jd = model.jacobian_dot(q, qd)[:, rows, :]
@@ -776,3 +788,34 @@ def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
                          f'sample {k} (t = {times[k]:.4g} s), more than max_joint_step = '
                          f'{max_joint_step}: a branch flip or a singularity on the path')
     return path.q
+
+
+# ---- limits ---------------------------------------------------------------------------------
+
+#: Default sampling rate [Hz] of :func:`check_limits`.
+LIMIT_CHECK_RATE = 200.0
+
+
+def check_limits(model, trajectory, *, rate=LIMIT_CHECK_RATE, tolerance=1e-9):
+    """
+    Raise ``InputError`` unless ``trajectory`` keeps to the model's position and velocity limits.
+
+    The trajectory is sampled at ``rate`` [Hz] and at every break, so that a spline overshooting
+    a limit between its points is caught, not only points outside. ``tolerance`` [rad or m,
+    relative for velocities] forgives rounding at a limit. The message names the joint, the
+    time and the value.
+    """
+    t = np.union1d(trajectory.breaks,
+                   np.arange(trajectory.start_time, trajectory.end_time, 1.0 / rate))
+    point = trajectory.sample(t)
+    outside = (point.q < model.lower - tolerance) | (point.q > model.upper + tolerance)
+    if outside.any():
+        k, j = np.argwhere(outside)[0]
+        raise InputError(f'joint {model.joint_names[j]!r}: position {point.q[k, j]:.6g} at '
+                         f't = {t[k]:.4f} s is outside its limits [{model.lower[j]:g}, '
+                         f'{model.upper[j]:g}]')
+    fast = np.abs(point.qd) > model.velocity_limit * (1.0 + tolerance)
+    if fast.any():
+        k, j = np.argwhere(fast)[0]
+        raise InputError(f'joint {model.joint_names[j]!r}: velocity {point.qd[k, j]:.6g} at '
+                         f't = {t[k]:.4f} s is above its limit {model.velocity_limit[j]:g}')

@@ -71,7 +71,7 @@ def test_simulate_with_model_error_noise_rates_and_plots(tmp_path):
     assert (data['plant_rate_hz'], data['control_rate_hz']) == (2000.0, 500.0)
     assert (data['model_error'], data['torque_noise'], data['seed']) == (0.2, 0.5, 7)
     assert data['samples'] == 1001
-    assert set(data['comparison']) == {'pd', 'pd_gravity', 'computed_torque'}
+    assert set(data['comparison']) == {'pd', 'pd_gravity', 'computed_torque', 'pid'}
     for png in (plot, compare):
         assert png.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
 
@@ -85,11 +85,11 @@ def test_simulate_rejects_bad_arguments_clearly(tmp_path):
     assert 'must be a whole multiple of the control rate' in proc.stderr
 
 
-def test_demo_prints_and_reports_every_robot(tmp_path, bundled):
+def test_info_prints_and_reports_every_robot(tmp_path, bundled):
     out = io.StringIO()
-    report = tmp_path / 'demo.json'
-    args = cli.build_parser().parse_args(['demo', '--report', str(report)])
-    assert cli.demo_command(args, out=out) == 0
+    report = tmp_path / 'info.json'
+    args = cli.build_parser().parse_args(['info', '--report', str(report)])
+    assert cli.info_command(args, out=out) == 0
     text = out.getvalue()
     data = json.loads(report.read_text())
     assert set(data['robots']) == set(bundled)
@@ -102,17 +102,17 @@ def test_demo_prints_and_reports_every_robot(tmp_path, bundled):
     assert 'Jacobian' in text and 'tip pose' in text
 
 
-def test_demo_one_robot_in_a_subprocess():
-    proc = run_cli('demo', '--robot', 'planar_2r')
+def test_info_one_robot_in_a_subprocess():
+    proc = run_cli('info', '--robot', 'planar_2r')
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith('planar_2r: 2 joints')
 
 
 def test_a_missing_plot_dependency_is_a_failure_not_bad_input(monkeypatch, tmp_path, capsys):
     """The one RobotDynamicsError that is not a ValueError (errors.py): exit status 1, not 2."""
-    from robot_dynamics import RobotDynamicsError, simulation
-    assert issubclass(simulation.PlotDependencyError, (RobotDynamicsError, ImportError))
-    assert not issubclass(simulation.PlotDependencyError, ValueError)
+    from robot_dynamics import plots, RobotDynamicsError
+    assert issubclass(plots.PlotDependencyError, (RobotDynamicsError, ImportError))
+    assert not issubclass(plots.PlotDependencyError, ValueError)
     monkeypatch.setitem(sys.modules, 'matplotlib.backends.backend_agg', None)   # import fails
     status = cli.main(['simulate', '--robot', 'planar_2r', '--controller', 'pd', '--plot',
                        str(tmp_path / 'run.png')])

@@ -19,14 +19,15 @@
 For pip installs, where ``ros2 launch`` is not available: the same nodes, parameter files and
 remappings as ``launch/sim.launch.py``. By default all nodes run in this process, each spun by
 its own single-threaded executor in its own thread (measured fastest for 1 kHz loops on these
-machines); ``processes=True`` starts one process per node instead (``python -m <module>``, the
-node's console script entry point). SIGINT or SIGTERM stops everything cleanly, exit status 0.
+machines); ``processes=True`` starts one process per node instead (each node's console script,
+as ``ros2 run`` would). SIGINT or SIGTERM stops everything cleanly, exit status 0.
 A node that fails to start or dies stops the rest, exit status 1.
 """
 
 import ctypes
 import importlib
 import os
+from pathlib import Path
 import signal
 import subprocess
 import sys
@@ -34,7 +35,7 @@ import threading
 import time
 
 import rclpy
-from rclpy._rclpy_pybind11 import NodeNameNonExistentError
+from rclpy._rclpy_pybind11 import NodeNameNonExistentError, RCLError
 from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
@@ -48,7 +49,7 @@ EXIT_FAILED = 1
 #: Time allowed for every node to have its model and serve [s]; the first start of a new install
 #: compiles the library's kernels (tens of seconds), later starts load them from the cache.
 READY_TIMEOUT = 180.0
-#: Time a node process gets to exit after SIGINT before it is killed [s].
+#: Time a node process gets to exit after SIGTERM before it is killed [s].
 STOP_TIMEOUT = 10.0
 _PARAMETER_SERVICES = ('describe_parameters', 'get_parameter_types', 'get_parameters',
                        'list_parameters', 'set_parameters', 'set_parameters_atomically',
@@ -97,10 +98,14 @@ class Bringup:
             for node in self._nodes:
                 self._spin_in_thread(node)
         else:
+            # Each node in a session of its own: Ctrl-C in a terminal signals the foreground
+            # process group, and a node that got that SIGINT and then bringup's stop would be
+            # interrupted again while shutting down (a traceback). Bringup alone stops them,
+            # once each.
             for spec in self.specs:
                 self._children[spec.name] = subprocess.Popen(
-                    [sys.executable, '-m', spec.module] + self.arguments[spec.name],
-                    preexec_fn=_die_with_parent)
+                    _command(spec) + self.arguments[spec.name], preexec_fn=_die_with_parent,
+                    start_new_session=True)
         self._probe = Node('bringup_probe')
         self._spin_in_thread(self._probe)
 
@@ -113,8 +118,9 @@ class Bringup:
             except ExternalShutdownException:
                 pass
             except Exception as exc:  # noqa: B902 - a node died: report it and stop the rest
-                self.failure = f'node {node.get_name()!r} failed: {type(exc).__name__}: {exc}'
-                self.stop_event.set()
+                if rclpy.ok():
+                    self.failure = f'node {node.get_name()!r} failed: {exc}'
+                    self.stop_event.set()
         thread = threading.Thread(target=spin, name=f'spin_{node.get_name()}', daemon=True)
         thread.start()
         self._threads.append(thread)
@@ -147,7 +153,7 @@ class Bringup:
                 offered = probe.get_service_names_and_types_by_node(spec.name, '/')
             else:
                 offered = get_action_server_names_and_types_by_node(probe, spec.name, '/')
-        except NodeNameNonExistentError:   # not discovered yet
+        except (NodeNameNonExistentError, RCLError):   # not discovered yet
             return False
         return any(offered_name == name for offered_name, _ in offered)
 
@@ -190,10 +196,13 @@ class Bringup:
                 return
 
     def stop(self):
-        """Stop every node (SIGINT to processes, then kill stragglers); join the threads."""
+        """Stop every node (SIGTERM to processes, then kill stragglers); join the threads."""
+        # SIGTERM, not SIGINT: a node process that is still importing (a start that failed
+        # elsewhere) ends silently, where SIGINT would print a KeyboardInterrupt traceback; a
+        # running node shuts down cleanly through rclpy's handler either way.
         for child in self._children.values():
             if child.poll() is None:
-                child.send_signal(signal.SIGINT)
+                child.send_signal(signal.SIGTERM)
         deadline = time.monotonic() + STOP_TIMEOUT
         for child in self._children.values():
             try:
@@ -206,6 +215,12 @@ class Bringup:
             thread.join(timeout=STOP_TIMEOUT)
         for node in self._nodes + ([self._probe] if self._probe else []):
             node.destroy_node()
+
+
+def _command(spec):
+    """Return the node's console script next to this interpreter, else ``python -m``."""
+    script = Path(sys.executable).parent / spec.executable
+    return [str(script)] if script.is_file() else [sys.executable, '-m', spec.module]
 
 
 def _die_with_parent():

@@ -183,3 +183,42 @@ def trajectory_point(q=None, qd=None, qdd=None, effort=None, time_from_start=Non
     if time_from_start is not None:
         point.time_from_start = duration_msg(time_from_start)
     return point
+
+
+class JointNameError(InputError):
+    """The joint names of a message do not match the model's joints."""
+
+
+def trajectory_arrays(msg, model):
+    """
+    Return ``(time_from_start (K,), positions (K, n), velocities, accelerations)``, model order.
+
+    From a ``trajectory_msgs/JointTrajectory`` naming every joint of the model once, in any
+    order; velocities and accelerations are ``None`` when the points carry none, and must be
+    given for every point or for none. Raises ``JointNameError`` for unknown, missing or
+    repeated joints, ``InputError`` for anything else malformed, naming the point.
+    """
+    try:
+        idx = model.joint_indices(msg.joint_names)
+    except InputError as exc:
+        raise JointNameError(str(exc)) from None
+    names = list(msg.joint_names)
+    if not msg.points:
+        raise InputError('the trajectory has no points')
+    n = model.dof
+    times = np.array([to_seconds(p.time_from_start) for p in msg.points])
+    fields = {}
+    for field in ('positions', 'velocities', 'accelerations'):
+        sizes = {len(getattr(p, field)) for p in msg.points}
+        if sizes == {0} and field != 'positions':
+            fields[field] = None
+            continue
+        if sizes != {n}:
+            k = next(k for k, p in enumerate(msg.points) if len(getattr(p, field)) != n)
+            raise InputError(f'point {k}: {len(getattr(msg.points[k], field))} {field} for '
+                             f'{n} joints (give one per joint name, in every point, or none)')
+        values = np.empty((len(msg.points), n))
+        for k, p in enumerate(msg.points):
+            values[k, idx] = joint_values(getattr(p, field), names, f'point {k} {field}')
+        fields[field] = values
+    return times, fields['positions'], fields['velocities'], fields['accelerations']

@@ -19,7 +19,8 @@ The node set of robot_dynamics, declared once.
 pip installs) are both built from :data:`NODES`: the same executables, node names, parameter
 files and remappings, so that the two cannot drift apart. A node's parameters come from the
 robot's parameter file ``config/<robot>.yaml`` (its ``/**`` section for every node, then the
-node's own section), then from explicit overrides.
+node's own section), then from the user's parameter file, then from explicit overrides (launch
+arguments such as ``control_law``, ``--param``), which always win.
 """
 
 from pathlib import Path
@@ -27,6 +28,7 @@ from typing import NamedTuple, Tuple
 
 from ..errors import InputError
 from ..robots import share_directory
+from ..simulation import CONTROLLERS
 
 PACKAGE = 'robot_dynamics'
 
@@ -39,7 +41,9 @@ class NodeSpec(NamedTuple):
     holds its node class ``node_class`` and ``main``; ``remappings`` are ``(from, to)`` name
     pairs; ``modes`` says in which bringups it runs (``'sim'``, ``'hardware'``); ``ready`` is
     what the running graph shows once the node has its model and serves: ``('service' |
-    'publisher' | 'action', name)``.
+    'publisher' | 'action', name)``; ``launch_arguments`` names entries of
+    :data:`NODE_ARGUMENTS` that the launch files pass to this node as the parameter of the same
+    name.
     """
 
     name: str
@@ -49,6 +53,15 @@ class NodeSpec(NamedTuple):
     remappings: Tuple[Tuple[str, str], ...]
     modes: Tuple[str, ...]
     ready: Tuple[str, str]
+    launch_arguments: Tuple[str, ...] = ()
+
+
+class LaunchArgument(NamedTuple):
+    """A launch argument, ``ros2 launch robot_dynamics <mode>.launch.py name:=value``."""
+
+    name: str
+    default: str
+    description: str
 
 
 NODES = (
@@ -60,9 +73,25 @@ NODES = (
              ('sim', 'hardware'), ('service', '/compute_ik')),
     NodeSpec('simulator', 'simulator_node', 'robot_dynamics.ros.simulator_node', 'SimulatorNode',
              (), ('sim',), ('publisher', '/joint_states')),
+    NodeSpec('controller', 'controller_node', 'robot_dynamics.ros.controller_node',
+             'ControllerNode', (), ('sim', 'hardware'),
+             ('action', '/controller/follow_joint_trajectory'), ('control_law',)),
 )
 
 MODES = ('sim', 'hardware')
+
+#: Launch arguments that set one parameter of the nodes that list them in ``launch_arguments``
+#: (``robot-dynamics bringup --control-law``); empty keeps the parameter files' value.
+NODE_ARGUMENTS = {
+    'control_law': LaunchArgument(
+        'control_law', '',
+        f'Control law of the controller: {", ".join(CONTROLLERS)}; empty: the parameter '
+        "file's (computed_torque in the bundled ones)."),
+}
+
+#: Parameters a mode gives its nodes after every file, ``{mode: {node: ((name, text), ...)}}``;
+#: values are YAML text, as in ``-p name:=value``.
+MODE_PARAMETERS = {'hardware': {'controller': (('hardware', 'true'),)}}
 
 
 def nodes(mode='sim'):
@@ -72,27 +101,99 @@ def nodes(mode='sim'):
     return [spec for spec in NODES if mode in spec.modes]
 
 
+def robots():
+    """Return the bundled robots that have a parameter file ``config/<robot>.yaml``, sorted."""
+    return sorted(p.stem for p in (Path(share_directory()) / 'config').glob('*.yaml')
+                  if '.' not in p.stem)
+
+
 def parameter_file(robot):
     """Return the parameter file ``config/<robot>.yaml`` of a bundled robot."""
     path = Path(share_directory()) / 'config' / f'{robot}.yaml'
     if not path.is_file():
-        known = sorted(p.stem for p in path.parent.glob('*.yaml') if '.' not in p.stem)
         raise InputError(f'no parameter file for robot {robot!r} ({path}); robots with one: '
-                         f'{known}')
+                         f'{robots()}')
     return path
 
 
-def ros_arguments(spec, parameter_files, overrides=()):
+def parameter_files(robot='', user_files=()):
     """
-    Return the ``--ros-args`` of ``spec``: name, parameter files, overrides, remappings.
+    Return the parameter files of a bringup, in order: the robot's, then the user's.
 
-    ``overrides`` are ``(name, value_text)`` pairs, applied after the files (``-p``).
+    ``robot`` is a bundled robot's name or empty; empty entries of ``user_files`` are skipped.
+    At least one file is needed, and each must exist (``ros2 launch`` would only warn).
+    """
+    files = [parameter_file(robot)] if robot else []
+    for name in filter(None, user_files):
+        path = Path(name).expanduser()
+        if not path.is_file():
+            raise InputError(f'parameter file {name!r} does not exist')
+        files.append(path)
+    if not files:
+        raise InputError('no parameters: give a bundled robot or a parameter file (or both)')
+    return files
+
+
+def launch_arguments(mode):
+    """Return the launch arguments of ``launch/<mode>.launch.py``, in order."""
+    robot = LaunchArgument(
+        'robot', 'scara' if mode == 'sim' else '',
+        f'Bundled robot, parameters from config/<robot>.yaml: {", ".join(robots())}'
+        + ('' if mode == 'sim' else '; empty: only params_file'))
+    user_file = LaunchArgument(
+        'params_file', '', "A parameter file of your own, loaded after the robot's; "
+                           'empty: none')
+    taken = dict.fromkeys(name for spec in nodes(mode) for name in spec.launch_arguments)
+    return [robot, user_file] + [NODE_ARGUMENTS[name] for name in taken]
+
+
+def overrides(mode, values):
+    """
+    Return ``{node: [(name, value text), ...]}``, what ``mode`` sets after the files.
+
+    The mode's :data:`MODE_PARAMETERS`, then the non-empty ``values`` (``{name: text}``) of
+    :data:`NODE_ARGUMENTS` for the nodes that take them.
+    """
+    result = {}
+    for spec in nodes(mode):
+        pairs = list(MODE_PARAMETERS.get(mode, {}).get(spec.name, ()))
+        pairs += [(name, values[name]) for name in spec.launch_arguments if values.get(name)]
+        if pairs:
+            result[spec.name] = pairs
+    return result
+
+
+def launch_nodes(mode, values):
+    """
+    Return the keywords of ``launch_ros.actions.Node`` for every node of ``mode``.
+
+    ``values`` maps the names of :func:`launch_arguments` to their text. A node's
+    :func:`overrides` go after the files as a dictionary of YAML text (as ``-p``), which
+    launch_ros writes under the node's full name when the namespace is given: ``namespace=''``
+    (the root, or the namespace pushed by an including launch file) does that, so that they
+    beat the files' node sections, which a ``/**`` entry would not.
+    """
+    files = [str(path) for path in parameter_files(values['robot'], [values['params_file']])]
+    extra = overrides(mode, values)
+    return [{'package': PACKAGE, 'executable': spec.executable, 'name': spec.name,
+             'namespace': '', 'remappings': list(spec.remappings),
+             'parameters': files + ([dict(extra[spec.name])] if spec.name in extra else [])}
+            for spec in nodes(mode)]
+
+
+def ros_arguments(spec, files, overrides=()):
+    """
+    Return the ``--ros-args`` of ``spec``: name, parameter ``files``, overrides, remappings.
+
+    ``overrides`` are ``(name, value_text)`` pairs, applied after the files. They are written
+    ``-p node:name:=value``: a plain ``-p`` rule goes to the ``/**`` entry, which loses to a
+    file's section for the node whatever the order.
     """
     args = ['--ros-args', '-r', f'__node:={spec.name}']
-    for path in parameter_files:
+    for path in files:
         args += ['--params-file', str(path)]
     for name, value in overrides:
-        args += ['-p', f'{name}:={value}']
+        args += ['-p', f'{spec.name}:{name}:={value}']
     for source, target in spec.remappings:
         args += ['-r', f'{source}:={target}']
     return args

@@ -75,3 +75,21 @@ def declare(node, specs):
             value = list(value)
         values[spec.name.replace('.', '_')] = value
     return types.SimpleNamespace(**values)
+
+
+#: The command parameters shared by the controller and the simulator (and so set once, in the
+#: ``/**`` section of a parameter file, for both).
+COMMAND_PARAMETERS = (
+    Spec('command_interface', 'effort',
+         'What the commands are: effort [N m or N], position [rad or m] or velocity [rad/s or '
+         'm/s], one value per joint in the order of the joints parameter.'),
+    Spec('command_topic', '',
+         'Topic of the std_msgs/Float64MultiArray commands; empty: '
+         "/<command_interface>_controller/commands, the name of ros2_control's "
+         'forward_command_controller for that interface.'),
+)
+
+
+def command_topic(values):
+    """Return the command topic of declared COMMAND_PARAMETERS ``values``."""
+    return values.command_topic or f'/{values.command_interface}_controller/commands'

@@ -17,9 +17,13 @@ How a node process starts and stops: one function behind every node's ``main``.
 
 ``rclpy.init`` installs handlers for SIGINT and SIGTERM that shut the context down; spinning
 then ends with ``ExternalShutdownException``, which is a clean stop (exit status 0). An error in
-the node's construction (bad parameters, a bad robot description) is logged as fatal and gives
-exit status 1, so that launch files and ``robot-dynamics bringup`` see a failed start.
+the node's construction (bad parameters, a bad robot description), or a ``StartupError`` from a
+callback (a check that needs the first messages, e.g. the hardware's joint names), is logged as
+fatal and gives exit status 1, so that launch files and ``robot-dynamics bringup`` see a failed
+start.
 """
+
+import signal
 
 import rclpy
 from rclpy.exceptions import InvalidParameterValueException, ParameterException
@@ -27,12 +31,22 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 
 from ..errors import RobotDynamicsError
 
+
+class StartupError(RobotDynamicsError):
+    """The node cannot run with what it finds (raised from a callback, so also after start)."""
+
+
 #: Errors that mean "this node cannot start with this configuration".
 START_ERRORS = (RobotDynamicsError, ParameterException, InvalidParameterValueException)
 
 
 def run_node(node_class, name, args=None):
     """Construct ``node_class()`` and spin it until shutdown; return the exit status."""
+    # rclpy's SIGINT handler first calls the handler it replaces, then shuts the context down
+    # from another thread. Python's default handler would raise KeyboardInterrupt anywhere in
+    # this thread, also inside an rclpy call while the context is still up: a traceback, not a
+    # clean stop. With a handler that does nothing, rclpy's shutdown alone ends the spin.
+    signal.signal(signal.SIGINT, lambda signum, frame: None)
     rclpy.init(args=args)
     node = None
     try:
@@ -45,6 +59,9 @@ def run_node(node_class, name, args=None):
         return 1
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except Exception:  # noqa: B902 - rclpy raises assorted errors when shut down mid-callback
+        if rclpy.ok():
+            raise
     finally:
         if node is not None:
             node.destroy_node()

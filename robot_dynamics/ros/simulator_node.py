@@ -16,11 +16,12 @@
 The simulator node: the plant of :mod:`robot_dynamics.plant` behind ROS topics.
 
 - Commands: ``std_msgs/Float64MultiArray`` on ``command_topic`` (default
-  ``/effort_controller/commands``), one value per joint in the order of the ``joints`` parameter:
-  what ros2_control's forward_command_controller takes. A command of the wrong length or with a
-  non-finite value is rejected (logged, throttled) and the last good command stays in force.
-  With no valid command for ``command_timeout`` seconds the effort is zero (said once, and once
-  more when commands return).
+  ``/<command_interface>_controller/commands``), one value per joint in the order of the
+  ``joints`` parameter: what ros2_control's forward_command_controller takes; efforts, or
+  positions and velocities for an ideal follower (:mod:`robot_dynamics.plant`). A command of
+  the wrong length or with a non-finite value is rejected (logged, throttled) and the last good
+  command stays in force. With no valid command for ``command_timeout`` seconds the effort is
+  zero (said once, and once more when commands return).
 - State: ``joint_states`` (position, velocity, effort applied over the next step, stamped) every
   ``1 / publish_rate_hz``; ``~/status`` (SimulatorStatus: limit contacts, late steps, rejected
   commands, real-time factor) at ``status_rate_hz`` and whenever a contact changes.
@@ -51,7 +52,8 @@ from std_srvs.srv import Trigger
 
 from .conversions import joint_values, time_msg
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
-from .parameters import declare, DOUBLE_ARRAY, Spec, STRING_ARRAY
+from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, Spec,
+                         STRING_ARRAY)
 from .runner import run_node
 from ..errors import InputError, RobotDynamicsError
 from ..plant import Interface, Plant
@@ -69,17 +71,13 @@ PARAMETERS = (
          'Initial joint positions [rad or m] in joints order; empty: the middle of the limits.'),
     Spec('initial_velocities', DOUBLE_ARRAY,
          'Initial joint velocities [rad/s or m/s] in joints order; empty: zero.'),
-    Spec('command_interface', 'effort',
-         'What commands are: effort [N m or N], position [rad or m] or velocity [rad/s or m/s].'),
-    Spec('command_topic', '/effort_controller/commands',
-         'Topic of the std_msgs/Float64MultiArray commands.'),
     Spec('command_timeout', 0.1,
          'Zero effort (or hold, for position and velocity) after this long without a valid '
          'command [s, wall clock]; 0: never.', read_only=False, bounds=(0.0, 3600.0)),
     Spec('realtime', True, 'Pace steps on the wall clock; false: as fast as possible, with '
                            '/clock.'),
     Spec('friction', True, "Apply the URDF's joint damping and friction."),
-) + CHAIN_PARAMETERS
+) + COMMAND_PARAMETERS + CHAIN_PARAMETERS
 
 #: Longest wait of ~/reset for the stepping thread [s].
 RESET_TIMEOUT = 5.0
@@ -123,13 +121,13 @@ class SimulatorNode(Node):
         self.status_publisher = self.create_publisher(SimulatorStatus, '~/status', 10)
         self.clock_publisher = (None if p.realtime else
                                 self.create_publisher(Clock, '/clock', 10))
-        self.create_subscription(Float64MultiArray, p.command_topic, self.command_callback,
+        self.create_subscription(Float64MultiArray, command_topic(p), self.command_callback,
                                  qos_profile_sensor_data)
         self.create_service(Trigger, '~/reset', self.reset_callback)
         self._thread = threading.Thread(target=self._run, name='simulator_steps', daemon=True)
         self._thread.start()
         self.get_logger().info(
-            f'simulating {model.name!r} ({p.command_interface} commands on {p.command_topic}, '
+            f'simulating {model.name!r} ({p.command_interface} commands on {command_topic(p)}, '
             f'joints {self.joints}) at {p.rate_hz:g} Hz, '
             f'{"real time" if p.realtime else "as fast as possible, publishing /clock"}')
 

@@ -20,7 +20,9 @@ Acceptance tests of the rigid-body dynamics (issue 3, robot_dynamics.dynamics).
   dynamics, one Euler step); B4 tip wrench ``N = J^T F``; B2 rotary-prismatic arm; B10 spatial
   RR arm (the printed M, V, G1 are wrong, the derived closed forms are used).
 - Pinocchio on every bundled robot (``to_urdf()``) and on random URDFs: inverse dynamics, mass
-  matrix, gravity, forward dynamics (aba, crba, strobe), ``C qd``, the regressor; 1e-9 relative.
+  matrix, gravity, forward dynamics (aba, crba, strobe), the Coriolis matrix, the regressor;
+  1e-9 relative. The Christoffel-form Coriolis matrix also against Christoffel symbols from
+  finite differences of M and against Robotics Toolbox's ``coriolis`` on the PUMA 560.
 - Cross-identities, energy along simulated trajectories, batch shapes and bad input.
 
 The bundled planar arms move in the x-z plane (joint axes -y, gravity -z): the seeds' (x, y, z)
@@ -34,12 +36,14 @@ import numba
 import numpy as np
 import pinocchio as pin
 import pytest
-from randomchain import PinChain, random_models, random_q
+from randomchain import PinChain, random_models, random_q, random_rotation
 from robot_dynamics import (dynamics, InputError, kinematics, RobotModel, ShapeError,
                             SingularMassMatrixError)
-from robot_dynamics.dynamics import (COULOMB_VELOCITY_SCALE, friction_torques,
+from robot_dynamics.dynamics import (body_inertia, CoriolisForm, COULOMB_VELOCITY_SCALE,
+                                     friction_torques, inertia_matrix, inertia_times,
                                      INERTIAL_PARAMETER_NAMES)
 from robot_dynamics.integrators import semi_implicit_euler_step, simulate
+from robot_dynamics.spatial import force_cross, skew
 
 BUNDLED = ('iiwa14', 'planar_2r', 'planar_3r', 'puma560', 'rp_arm', 'scara')
 N_RANDOM = 20
@@ -50,6 +54,7 @@ H = 1e-6          # central-difference step
 G = 9.81
 BATCH_SHAPES = [(), (1,), (5,), (2, 3)]
 METHODS = ('aba', 'crba', 'strobe')
+FORMS = tuple(form.value for form in CoriolisForm)
 
 # seed 003 A4 / seed 002 B3 parameters
 L1, L2, LC1, LC2, M1, M2, I1, I2 = 2.0, 2.0, 1.0, 1.0, 2.0, 1.0, 3.0, 1.0
@@ -195,6 +200,35 @@ def elbow_closed_form(q, qd, qdd):
 def mass_matrix_rate(model, q, qd):
     """``dM/dt`` along ``qd`` by central differences."""
     return (model.mass_matrix(q + H * qd) - model.mass_matrix(q - H * qd)) / (2 * H)
+
+
+def christoffel_coriolis(model, q, qd):
+    """
+    Coriolis matrix from the Christoffel symbols of M, with dM/dq by central differences.
+
+    ``c_kj = sum_i 0.5 (dM_kj/dq_i + dM_ki/dq_j - dM_ij/dq_k) qd_i`` (Spong, Hutchinson and
+    Vidyasagar, Robot Modeling and Control, 2nd ed., 2020, §6.3).
+    """
+    n = model.dof
+    dM = np.stack([(model.mass_matrix(q + H * e) - model.mass_matrix(q - H * e)) / (2 * H)
+                   for e in np.eye(n)])                        # dM[i] = dM/dq_i
+    gamma = 0.5 * (dM + np.transpose(dM, (2, 1, 0)) - np.transpose(dM, (1, 0, 2)))
+    # gamma[i, k, j] = 0.5 (dM_kj/dq_i + dM_ki/dq_j - dM_ij/dq_k)
+    return np.einsum('ikj,i->kj', gamma, qd)
+
+
+def spatial_inertia_reference(T, mass, com, inertia):
+    """
+    Return the 6x6 spatial inertia of a body at pose ``T`` about the base origin.
+
+    ``[[m 1, -m S(c)], [m S(c), I_c - m S(c) S(c)]]`` in the body frame (Featherstone, Rigid
+    Body Dynamics Algorithms, 2008, ch. 2), carried to the base with the force transform.
+    """
+    R, p = T[:3, :3], T[:3, 3]
+    Sc = skew(com)
+    body = np.block([[mass * np.eye(3), -mass * Sc], [mass * Sc, inertia - mass * Sc @ Sc]])
+    Xf = np.block([[R, np.zeros((3, 3))], [skew(p) @ R, R]])      # force transform body -> base
+    return Xf @ body @ Xf.T
 
 
 def tip_wrench_from_seed_frame(model, q, f3, n3, permutation=P_SEED):
@@ -493,13 +527,16 @@ def test_forward_dynamics_matches_pinocchio_aba(case, method, rng):
                    what=f'forward_dynamics({method!r})', floor=1e-3)
 
 
+@pytest.mark.parametrize('form', FORMS)
 @pytest.mark.parametrize('case', pin_cases())
-def test_coriolis_matches_pinocchio_and_is_skew(case, rng):
+def test_coriolis_matches_pinocchio_and_is_skew(case, form, rng):
     model, xml = get_case(case)
     ref = PinDynamics(model, xml)
     for _ in range(3):
         q, qd, _, _ = states(rng, model)
-        C = model.coriolis_matrix(q, qd)
+        C = model.coriolis_matrix(q, qd, form=form)
+        if form == 'christoffel':
+            assert_rel(C, ref.coriolis(q, qd), what='C == computeCoriolisMatrix')
         assert_rel(C @ qd, ref.coriolis(q, qd) @ qd, what='C qd')
         assert_rel(C @ qd + model.gravity_torques(q), model.nonlinear_effects(q, qd),
                    what='C qd + g == nonlinear_effects')
@@ -508,6 +545,74 @@ def test_coriolis_matches_pinocchio_and_is_skew(case, rng):
         S = Md - 2 * C
         assert np.abs(S + S.T).max() <= FD_TOL * scale, 'dM/dt - 2C is not skew-symmetric'
         assert np.abs(C + C.T - Md).max() <= FD_TOL * scale, 'C + C^T != dM/dt'
+
+
+@pytest.mark.parametrize('case', identity_cases())
+def test_coriolis_is_built_from_christoffel_symbols(case, rng):
+    """The default C equals the Christoffel symbols of finite-differenced M contracted with qd."""
+    model, _ = get_case(case)
+    q, qd, _, _ = states(rng, model, (3,))
+    C = model.coriolis_matrix(q, qd)
+    np.testing.assert_array_equal(C, model.coriolis_matrix(q, qd, form='christoffel'))
+    np.testing.assert_array_equal(C, model.coriolis_matrix(q, qd, form=CoriolisForm.CHRISTOFFEL))
+    for k in range(3):
+        scale = max(1.0, np.abs(model.mass_matrix(q[k])).max() * np.abs(qd[k]).max())
+        assert_rel(C[k], christoffel_coriolis(model, q[k], qd[k]), rtol=FD_TOL, floor=scale,
+                   what='C == Christoffel symbols of M')
+    # the symbols are symmetric in the two velocity slots: C(q, x) y == C(q, y) x
+    x, y = rng.normal(size=(2,) + qd.shape)
+    assert_rel(np.einsum('bkj,bj->bk', model.coriolis_matrix(q, x), y),
+               np.einsum('bkj,bj->bk', model.coriolis_matrix(q, y), x), what='C(x) y == C(y) x')
+
+
+def test_coriolis_forms_differ_where_the_textbook_says(rng):
+    """
+    On the PUMA 560 the Newton-Euler split has entries far from the Christoffel symbols.
+
+    The Christoffel form is the one Robotics Toolbox's ``coriolis`` returns (with its motor
+    inertia and friction removed, as our model has none).
+    """
+    import roboticstoolbox as rtb
+    puma = rtb.models.DH.Puma560().nofriction(coulomb=True, viscous=True)
+    for link in puma.links:
+        link.Jm = 0.0
+    model = load('puma560')
+    q, qd, _, _ = states(rng, model, (5,))
+    newton_euler = model.coriolis_matrix(q, qd, form='newton_euler')
+    largest = 0.0
+    for k in range(5):
+        C = model.coriolis_matrix(q[k], qd[k])
+        assert_rel(C, puma.coriolis(q[k], qd[k]), what='C == Robotics Toolbox coriolis')
+        christoffel = christoffel_coriolis(model, q[k], qd[k])
+        largest = max(largest, np.abs(newton_euler[k] - christoffel).max())
+    assert largest > 0.1, 'the two forms should differ on a spatial arm'
+
+
+def test_unknown_coriolis_form():
+    model = load('planar_2r')
+    with pytest.raises(InputError, match=r"^form: expected one of .'christoffel', 'newton_e"):
+        model.coriolis_matrix(np.zeros(2), np.zeros(2), form='lagrange')
+
+
+def test_spatial_inertia_helpers_match_the_textbook_matrix(rng):
+    """body_inertia, inertia_times and inertia_matrix against Featherstone's 6x6 formula."""
+    for case in ('iiwa14', 'scara', 0, 3):
+        model, _ = get_case(case)
+        for i in range(model.dof):
+            Ti = np.eye(4)
+            Ti[:3, :3], Ti[:3, 3] = random_rotation(rng), rng.normal(size=3)
+            params = np.empty(10)
+            body_inertia(Ti, model.mass[i], model.com[i], model.inertia[i], params)
+            expected = spatial_inertia_reference(Ti, model.mass[i], model.com[i],
+                                                 model.inertia[i])
+            matrix = np.empty((6, 6))
+            inertia_matrix(params, matrix)
+            assert_rel(matrix, expected, rtol=1e-12, what='inertia_matrix(body_inertia)')
+            v, out = rng.normal(size=6), np.empty(6)
+            inertia_times(params, v, out)
+            assert_rel(out, expected @ v, rtol=1e-12, what='inertia_times')
+            # the momentum's force cross product V x* I V, as the kernels use it
+            assert_rel(force_cross(v, out), force_cross(v, expected @ v), rtol=1e-12)
 
 
 @pytest.mark.parametrize('case', pin_cases())
@@ -663,6 +768,8 @@ def function_table(model, q, qd, qdd, tau, F):
             q, qd, qdd, f_ext=F, friction=True),
         'mass_matrix': lambda: model.mass_matrix(q),
         'coriolis_matrix': lambda: model.coriolis_matrix(q, qd),
+        'coriolis_matrix(newton_euler)': lambda: model.coriolis_matrix(
+            q, qd, form='newton_euler'),
         'gravity_torques': lambda: model.gravity_torques(q),
         'nonlinear_effects': lambda: model.nonlinear_effects(q, qd),
         'kinetic_energy': lambda: model.kinetic_energy(q, qd),
@@ -684,7 +791,7 @@ def all_functions(model, q, qd, qdd, tau, F):
 
 
 def expected_shape(name, shape, n):
-    if name in ('mass_matrix', 'coriolis_matrix'):
+    if name == 'mass_matrix' or name.startswith('coriolis_matrix'):
         return shape + (n, n)
     if name.endswith('energy'):
         return shape

@@ -622,12 +622,40 @@ def test_planar_3r_determinant_over_x_y_yaw(rng):
     assert np.allclose(det, 2.0 * 1.5 * np.sin(q[:, 1]), atol=1e-12)       # l1 l2 s2
 
 
+@pytest.mark.parametrize('case', model_cases())
+def test_motion_subspaces_are_body_twists_per_unit_joint_rate(case, rng):
+    """
+    ``motion_subspace`` (the one formula of the FK, Jacobian and dynamics kernels) by differences.
+
+    Body j moves with ``dT_j/dq_j T_j^-1 = [[S(w), v], [0, 0]]``: the twist ``[v; w]`` of body j,
+    at the base origin, per unit rate of joint j.
+    """
+    model = get_model(case)
+    n = model.dof
+    q = random_q(rng, model)
+
+    def poses(q):
+        T = np.empty((n, 4, 4))
+        kinematics.chain(model.derived.local_basis, q, T)
+        return T
+
+    T = poses(q)
+    S = np.empty(6)
+    for j in range(n):
+        kinematics.motion_subspace(T[j], model.joint_axis[j], model.is_prismatic[j], S)
+        e = np.eye(n)[j]
+        dT = (poses(q + H * e)[j] - poses(q - H * e)[j]) / (2 * H)
+        twist = dT @ np.linalg.inv(T[j])
+        expected = np.concatenate((twist[:3, 3], [twist[2, 1], twist[0, 2], twist[1, 0]]))
+        np.testing.assert_allclose(S, expected, rtol=0, atol=FD_TOL)
+
+
 def test_fused_pose_and_jacobian_fast_path(rng):
     for name in BUNDLED:
         model = load(name)
         q = random_q(rng, model, (3,))
         for link in model.link_names:
-            T, J = kinematics.pose_and_jacobian(model, q, link)
+            T, J = kinematics._pose_and_jacobian(model, q, link)
             assert np.allclose(T, model.fk(q, link), atol=1e-14)
             assert np.allclose(J, model.jacobian(q, link), atol=1e-14)
 

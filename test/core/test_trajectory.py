@@ -341,3 +341,29 @@ def test_cartesian_line_unreachable_names_the_sample(scara):
     T0, T1 = line_poses(scara, q0, [2.0, 0.0, 0.0])
     with pytest.raises(InputError, match=r'sample \d+ of 51 \(t = [0-9.]+ s.*unreachable'):
         tr.CartesianLine(T0, T1, 1.0).to_joint_trajectory(scara, q0)
+
+
+@pytest.mark.parametrize('k', [2, 3, 6])
+def test_positions_only_spline_with_a_start_velocity(k, rng):
+    t = np.cumsum(rng.uniform(0.2, 1.0, k)) - 0.2
+    p = rng.uniform(-1.0, 1.0, (k, 3))
+    v0 = np.array([0.5, -1.0, 2.0])
+    traj = tr.from_waypoints(t, p, start_velocity=v0, start_time=1.0)
+    at = traj.sample(1.0 + t)
+    np.testing.assert_allclose(at.q, p, atol=1e-12)
+    np.testing.assert_allclose(at.qd[0], v0, atol=1e-12)
+    np.testing.assert_allclose(traj.sample(1.0 + t[-1] - 1e-9).qd, 0.0, atol=1e-6)
+    # C2 at the interior knots: the acceleration is continuous
+    for tk in t[1:-1]:
+        np.testing.assert_allclose(traj.sample(1.0 + tk - 1e-7).qdd,
+                                   traj.sample(1.0 + tk + 1e-7).qdd, atol=1e-4)
+    # zero start velocity gives the plain clamped spline
+    plain = tr.from_waypoints(t, p)
+    zero = tr.from_waypoints(t, p, start_velocity=np.zeros(3))
+    np.testing.assert_allclose(plain.coefficients, zero.coefficients, atol=1e-14)
+
+
+def test_start_velocity_with_point_velocities_is_an_error():
+    with pytest.raises(InputError, match='start_velocity'):
+        tr.from_waypoints([0.0, 1.0], [[0.0], [1.0]], velocities=[[0.0], [0.0]],
+                          start_velocity=[1.0])

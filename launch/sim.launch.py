@@ -1,0 +1,46 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Start a simulated arm: the node set of mode 'sim' in ``robot_dynamics.ros.graph``.
+
+    ros2 launch robot_dynamics sim.launch.py robot:=scara
+
+``ros2 launch robot_dynamics sim.launch.py --show-args`` lists the arguments. The nodes, their
+parameter files and remappings come from the graph declaration, which ``robot-dynamics
+bringup`` starts too; this file only turns it into launch actions.
+"""
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+from robot_dynamics.ros import graph
+
+MODE = 'sim'
+
+
+def _nodes(context):
+    values = {argument.name: LaunchConfiguration(argument.name).perform(context)
+              for argument in graph.launch_arguments(MODE)}
+    return [Node(output='screen', **options) for options in graph.launch_nodes(MODE, values)]
+
+
+def generate_launch_description():
+    """Return the launch arguments and the node set of a simulated arm."""
+    return LaunchDescription(
+        [DeclareLaunchArgument(argument.name, default_value=argument.default,
+                               description=argument.description)
+         for argument in graph.launch_arguments(MODE)]
+        + [OpaqueFunction(function=_nodes)])

@@ -1,0 +1,301 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""
+Following joint trajectories in time: the reference that a joint controller tracks.
+
+The goal semantics of ros2_controllers' joint_trajectory_controller, without ROS, so that the
+controller node only converts messages:
+
+- Without a goal the reference holds a position (:meth:`TrajectoryFollower.hold`).
+- A goal (:class:`Goal`: points with times from its start, tolerances) is checked when it is
+  submitted and waits until its start time; then it replaces whatever runs (that goal ends as
+  ``PREEMPTED``). Its trajectory starts from the reference in force at that moment (position,
+  velocity), so a goal whose first point is not where the arm is, or that preempts a motion
+  under way, continues smoothly; points whose time has already passed are dropped.
+- While a goal runs, the tracking error is checked against its path tolerances; after its last
+  point, against its goal tolerances until they hold (``SUCCEEDED``) or ``goal_time`` has
+  passed (``GOAL_TOLERANCE_VIOLATED``; ``goal_time`` 0 waits indefinitely). A violated path
+  tolerance, a cancel or a stop from outside bring the reference to rest smoothly (constant
+  deceleration over ``stop_time``) and hold there.
+
+Times are seconds on the controller's clock; joint arrays are (n,) in model order.
+"""
+
+import enum
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+from .errors import InputError
+from .trajectory import check_limits, from_waypoints
+
+#: Default time [s] to bring a motion to rest after a cancel or an abort.
+DEFAULT_STOP_TIME = 0.25
+#: Default largest velocity [rad/s or m/s] at which a joint counts as stopped at the goal.
+DEFAULT_STOPPED_VELOCITY = 0.01
+
+
+class Outcome(enum.Enum):
+    """How a goal ended."""
+
+    SUCCEEDED = 'succeeded'
+    INVALID = 'invalid'
+    OLD_START_TIME = 'old_start_time'
+    PATH_TOLERANCE_VIOLATED = 'path_tolerance_violated'
+    GOAL_TOLERANCE_VIOLATED = 'goal_tolerance_violated'
+    PREEMPTED = 'preempted'
+    CANCELED = 'canceled'
+    STOPPED = 'stopped'
+
+
+class Tolerances(NamedTuple):
+    """
+    Tracking limits of a goal on the reference minus the measured state; inf: unchecked.
+
+    Per joint (n,), in rad and rad/s (m and m/s for prismatic joints). ``path_*`` apply while the
+    goal moves, ``goal_*`` after its last point (the reference is then at rest, so
+    ``goal_velocity`` says how still the arm must be); ``goal_time`` [s] is how long after the
+    last point the goal tolerances may take to hold (0: no limit). Joint states carry no
+    accelerations, so accelerations are not checked.
+    """
+
+    path_position: np.ndarray
+    path_velocity: np.ndarray
+    goal_position: np.ndarray
+    goal_velocity: np.ndarray
+    goal_time: float = 0.0
+
+    @classmethod
+    def unchecked(cls, n, stopped_velocity=DEFAULT_STOPPED_VELOCITY):
+        """Check nothing but that the arm has stopped at the end (``|qd| <= stopped_velocity``)."""
+        inf = np.full(n, np.inf)
+        return cls(inf, inf, inf, np.full(n, float(stopped_velocity)), 0.0)
+
+
+class StartTimePassed(InputError):
+    """Every point of a goal is due before the time it would start."""
+
+
+class Goal(NamedTuple):
+    """
+    A trajectory to follow: ``positions`` (K, n) at ``start_time + time_from_start`` (K,).
+
+    ``velocities`` and ``accelerations`` (K, n) are optional (see
+    :func:`robot_dynamics.trajectory.from_waypoints`). ``tag`` is the caller's handle of the goal
+    (e.g. an action goal handle), returned with its outcome.
+    """
+
+    tag: object
+    start_time: float
+    time_from_start: np.ndarray
+    positions: np.ndarray
+    velocities: Optional[np.ndarray]
+    accelerations: Optional[np.ndarray]
+    tolerances: Tolerances
+
+
+class Event(NamedTuple):
+    """A goal ended: its ``tag``, the :class:`Outcome` and a message in words."""
+
+    tag: object
+    outcome: Outcome
+    message: str
+
+
+class Mode(enum.Enum):
+    """What the reference does."""
+
+    HOLD = 'hold'
+    TRAJECTORY = 'trajectory'
+
+
+class TrajectoryFollower:
+    """
+    The reference of a joint controller: hold, follow goals, stop; one per controller.
+
+    Parameters
+    ----------
+    model : RobotModel
+        Gives the joint limits that goals are checked against.
+    stop_time : float
+        Time [s] to bring the reference to rest after a cancel, an abort or a stop.
+
+    """
+
+    def __init__(self, model, *, stop_time=DEFAULT_STOP_TIME):
+        self.model = model
+        self.stop_time = float(stop_time)
+        if not self.stop_time > 0.0:
+            raise InputError(f'stop_time: expected a positive number of seconds, got {stop_time}')
+        self.trajectory = None
+        self.active = None          # the running Goal, until it ends
+        self.pending = None         # a Goal waiting for its start time
+
+    @property
+    def mode(self):
+        """Return HOLD when no goal runs (also while stopping, after the end), else TRAJECTORY."""
+        return Mode.TRAJECTORY if self.active is not None else Mode.HOLD
+
+    def hold(self, q, t):
+        """Hold the positions ``q`` from time ``t`` on; a running or waiting goal is dropped."""
+        q = np.array(q, dtype=float)
+        self.trajectory = from_waypoints([0.0], q[None, :], start_time=t)
+        self.active = self.pending = None
+
+    def check(self, goal, t):
+        """Raise ``InputError`` if ``goal``, started from the current reference, breaks a limit."""
+        check_limits(self.model, self._build(goal, max(t, goal.start_time)))
+
+    def submit(self, goal, t):
+        """
+        Take ``goal``: it starts at its start time, replacing what runs then.
+
+        Returns the events this causes now: the goal itself ``INVALID`` or ``OLD_START_TIME``
+        when it cannot run, or the waiting goal it replaces ``PREEMPTED``.
+        """
+        if self.trajectory is None:
+            raise InputError('the follower has no reference yet: call hold() first')
+        try:
+            self.check(goal, t)
+        except InputError as exc:
+            return [_rejected(goal, exc)]
+        events = []
+        if self.pending is not None:
+            events.append(Event(self.pending.tag, Outcome.PREEMPTED,
+                                'preempted by a newer goal before it started'))
+        self.pending = goal
+        return events
+
+    def cancel(self, tag, t):
+        """End the goal ``tag`` (running: brought to rest smoothly); return its events."""
+        if self.pending is not None and self.pending.tag is tag:
+            self.pending = None
+            return [Event(tag, Outcome.CANCELED, 'canceled before it started')]
+        if self.active is not None and self.active.tag is tag:
+            return self._end_active(t, Outcome.CANCELED, 'canceled; stopping')
+        return []
+
+    def stop(self, t, message):
+        """Bring any motion to rest smoothly and end every goal (``STOPPED``); return events."""
+        events = []
+        if self.pending is not None:
+            events.append(Event(self.pending.tag, Outcome.STOPPED, message))
+            self.pending = None
+        if self.trajectory is not None:
+            events += self._end_active(t, Outcome.STOPPED, message)
+        return events
+
+    def update(self, t, q, qd):
+        """
+        Advance to time ``t`` with the measured state ``(q, qd)``: ``(reference, events)``.
+
+        Starts a waiting goal whose time has come, samples the reference, and checks the
+        running goal's tolerances. ``reference`` is a :class:`TrajectoryPoint` of (n,) arrays.
+        """
+        events = []
+        if self.pending is not None and t >= self.pending.start_time:
+            events += self._activate(t)
+        point = self.trajectory.sample(t)
+        goal = self.active
+        if goal is None:
+            return point, events
+        tol = goal.tolerances
+        if t < self.trajectory.end_time:
+            bad = _violations(point, q, qd, tol.path_position, tol.path_velocity,
+                              self.model.joint_names)
+            if bad:
+                events += self._end_active(t, Outcome.PATH_TOLERANCE_VIOLATED,
+                                           f'path tolerance violated: {bad}')
+            return point, events
+        bad = _violations(point, q, qd, tol.goal_position, tol.goal_velocity,
+                          self.model.joint_names)
+        if not bad:
+            self.active = None
+            events.append(Event(goal.tag, Outcome.SUCCEEDED, 'goal reached'))
+        elif tol.goal_time > 0.0 and t > self.trajectory.end_time + tol.goal_time:
+            self.active = None
+            events.append(Event(goal.tag, Outcome.GOAL_TOLERANCE_VIOLATED,
+                                f'goal tolerance violated {tol.goal_time:g} s after the last '
+                                f'point: {bad}'))
+        return point, events
+
+    # ---- internals ------------------------------------------------------------------------------
+
+    def _build(self, goal, t):
+        """Build the goal's trajectory, started at time ``t`` from the current reference."""
+        times = goal.start_time + np.asarray(goal.time_from_start, dtype=float)
+        keep = times > t
+        if not keep.any():
+            raise StartTimePassed(f'every point of the goal is in the past (its last point was '
+                                  f'due {t - times[-1]:.3f} s before it could start)')
+        point = self.trajectory.sample(t)
+        positions = np.vstack((point.q, goal.positions[keep]))
+        times = np.concatenate(([t], times[keep]))
+        velocities = accelerations = start_velocity = None
+        if goal.velocities is None:
+            start_velocity = point.qd
+        else:
+            velocities = np.vstack((point.qd, goal.velocities[keep]))
+            if goal.accelerations is not None:
+                accelerations = np.vstack((point.qdd, goal.accelerations[keep]))
+        return from_waypoints(times - t, positions, velocities, accelerations, start_time=t,
+                              start_velocity=start_velocity)
+
+    def _activate(self, t):
+        goal, self.pending = self.pending, None
+        try:
+            trajectory = self._build(goal, t)
+            check_limits(self.model, trajectory)
+        except InputError as exc:
+            return [_rejected(goal, exc)]
+        events = []
+        if self.active is not None:
+            events.append(Event(self.active.tag, Outcome.PREEMPTED, 'preempted by a newer goal'))
+        self.trajectory, self.active = trajectory, goal
+        return events
+
+    def _end_active(self, t, outcome, message):
+        """End the running goal with ``outcome`` and bring the reference to rest."""
+        events = [] if self.active is None else [Event(self.active.tag, outcome, message)]
+        self.active = None
+        point = self.trajectory.sample(t)
+        if np.any(point.qd != 0.0):
+            # constant deceleration to rest: the cubic through (q, qd) and (q + qd T / 2, 0)
+            end = np.clip(point.q + 0.5 * self.stop_time * point.qd, self.model.lower,
+                          self.model.upper)
+            self.trajectory = from_waypoints([0.0, self.stop_time], np.vstack((point.q, end)),
+                                             np.vstack((point.qd, np.zeros_like(point.qd))),
+                                             start_time=t)
+        else:
+            self.trajectory = from_waypoints([0.0], point.q[None, :], start_time=t)
+        return events
+
+
+def _rejected(goal, exc):
+    """Return the event of a goal that cannot run."""
+    outcome = Outcome.OLD_START_TIME if isinstance(exc, StartTimePassed) else Outcome.INVALID
+    return Event(goal.tag, outcome, str(exc))
+
+
+def _violations(point, q, qd, position, velocity, names):
+    """Return the violated tolerances in words ('' when none)."""
+    out = []
+    for what, error, limit in (('position', point.q - q, position),
+                               ('velocity', point.qd - qd, velocity)):
+        bad = np.abs(error) > limit
+        out += [f'{names[j]} {what} error {error[j]:.3g} > {limit[j]:.3g}'
+                for j in np.flatnonzero(bad)]
+    return ', '.join(out)

@@ -1,0 +1,143 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""The trajectory follower: start, preemption, cancel, tolerances, limits (no ROS)."""
+
+import numpy as np
+import pytest
+from robot_dynamics import RobotModel
+from robot_dynamics.follower import Goal, Mode, Outcome, Tolerances, TrajectoryFollower
+from robot_dynamics.trajectory import point_to_point
+
+
+@pytest.fixture
+def arm():
+    return RobotModel.load('planar_2r')
+
+
+def _goal(tag, start, q0, q1, duration=2.0, tolerances=None, points=11):
+    path = point_to_point(q0, q1, duration, 'quintic')
+    t = np.linspace(0.0, duration, points)
+    s = path.sample(t)
+    return Goal(tag, start, t, s.q, s.qd, s.qdd, tolerances or Tolerances.unchecked(2)), path
+
+
+def _run(follower, times, track=True, q=None):
+    """Advance through ``times`` with the arm on the reference (or at ``q``); collect events."""
+    events, refs = [], []
+    for t in times:
+        point = follower.trajectory.sample(t)
+        ref, ev = follower.update(t, point.q if track else q, point.qd if track else 0 * q)
+        refs.append(ref)
+        events += ev
+    return events, refs
+
+
+def test_a_goal_waits_for_its_start_and_follows_its_path(arm):
+    f = TrajectoryFollower(arm)
+    q0 = np.array([0.2, 0.3])
+    f.hold(q0, 0.0)
+    goal, path = _goal('a', 1.0, q0, [0.9, -0.4])
+    assert f.submit(goal, 0.5) == []
+    ref, events = f.update(0.9, q0, np.zeros(2))
+    assert f.mode is Mode.HOLD and np.array_equal(ref.q, q0) and not events
+    f.update(1.0, q0, np.zeros(2))
+    assert f.mode is Mode.TRAJECTORY
+    times = np.arange(1.0, 3.0, 0.01)
+    events, refs = _run(f, times)
+    # a quintic sampled with its derivatives is reproduced by the quintic Hermite segments
+    np.testing.assert_allclose([r.q for r in refs], path.sample(times - 1.0).q, atol=1e-12)
+    ref, events = f.update(3.0, path.end, np.zeros(2))
+    assert events == [(goal.tag, Outcome.SUCCEEDED, 'goal reached')]
+    assert f.mode is Mode.HOLD
+    np.testing.assert_allclose(f.update(5.0, path.end, np.zeros(2))[0].q, path.end)
+
+
+def test_a_goal_starts_from_the_reference_with_its_velocity(arm):
+    f = TrajectoryFollower(arm)
+    f.hold([0.0, 0.0], 0.0)
+    first, _ = _goal('a', 0.0, [0.0, 0.0], [1.0, 1.0])
+    f.submit(first, 0.0)
+    _run(f, np.arange(0.0, 1.0, 0.01))
+    before = f.trajectory.sample(1.0)
+    # a positions-only goal whose first point is elsewhere: no jump in position or velocity
+    second = Goal('b', 1.0, np.array([0.5, 1.5]), np.array([[0.2, 0.2], [0.1, -0.3]]), None,
+                  None, Tolerances.unchecked(2))
+    events = f.submit(second, 1.0)
+    ref, events = f.update(1.0, before.q, before.qd)
+    assert events == [('a', Outcome.PREEMPTED, 'preempted by a newer goal')]
+    np.testing.assert_allclose(ref.q, before.q, atol=1e-12)
+    np.testing.assert_allclose(ref.qd, before.qd, atol=1e-12)
+    np.testing.assert_allclose(f.update(1.5, before.q, before.qd)[0].q, [0.2, 0.2], atol=1e-12)
+
+
+def test_cancel_brings_the_reference_to_rest_and_holds(arm):
+    f = TrajectoryFollower(arm, stop_time=0.4)
+    f.hold([0.0, 0.0], 0.0)
+    goal, _ = _goal('a', 0.0, [0.0, 0.0], [1.0, -1.0])
+    f.submit(goal, 0.0)
+    _run(f, np.arange(0.0, 1.0, 0.01))
+    moving = f.trajectory.sample(1.0)
+    assert np.abs(moving.qd).max() > 0.5
+    assert f.cancel('a', 1.0) == [('a', Outcome.CANCELED, 'canceled; stopping')]
+    _, refs = _run(f, np.arange(1.0, 2.0, 0.001))
+    qdd = np.array([r.qdd for r in refs])
+    # constant deceleration qd / stop_time down to rest, then a hold half-way further
+    np.testing.assert_allclose(qdd[:300], np.broadcast_to(-moving.qd / 0.4, (300, 2)),
+                               atol=1e-9)
+    np.testing.assert_allclose(refs[-1].q, moving.q + 0.2 * moving.qd, atol=1e-12)
+    assert np.abs(refs[-1].qd).max() == 0.0 and f.mode is Mode.HOLD
+    assert f.cancel('a', 2.0) == []
+
+
+def test_path_and_goal_tolerances(arm):
+    tight = Tolerances(np.full(2, 0.01), np.full(2, np.inf), np.full(2, 0.001),
+                       np.full(2, 0.01), 0.5)
+    f = TrajectoryFollower(arm)
+    f.hold([0.0, 0.0], 0.0)
+    goal, _ = _goal('a', 0.0, [0.0, 0.0], [0.5, 0.5], tolerances=tight)
+    f.submit(goal, 0.0)
+    _run(f, np.arange(0.0, 0.5, 0.01))
+    ref = f.trajectory.sample(0.5)
+    _, events = f.update(0.5, ref.q + [0.0, 0.02], ref.qd)     # 2 cm off on joint2
+    assert [e.outcome for e in events] == [Outcome.PATH_TOLERANCE_VIOLATED]
+    assert 'joint2 position error -0.02' in events[0].message
+    # goal tolerance: the arm never gets there, the goal fails goal_time after the end
+    f.hold([0.0, 0.0], 10.0)
+    goal, path = _goal('b', 10.0, [0.0, 0.0], [0.5, 0.5], tolerances=tight)
+    f.submit(goal, 10.0)
+    events, _ = _run(f, np.arange(10.0, 12.0, 0.01))
+    off = path.end + [0.005, 0.0]
+    events, _ = _run(f, [12.0, 12.3, 12.49], track=False, q=off)
+    assert events == []
+    events, _ = _run(f, [12.51], track=False, q=off)
+    assert [e.outcome for e in events] == [Outcome.GOAL_TOLERANCE_VIOLATED]
+
+
+def test_goals_outside_the_limits_or_in_the_past_are_refused(arm):
+    f = TrajectoryFollower(arm)
+    f.hold([3.0, 0.0], 0.0)
+    # the points are inside the limits (pi) but the spline from 3.0 overshoots past pi
+    goal = Goal('a', 0.0, np.array([0.2, 1.0]), np.array([[3.14, 0.0], [0.0, 0.0]]), None, None,
+                Tolerances.unchecked(2))
+    events = f.submit(goal, 0.0)
+    assert events[0].outcome is Outcome.INVALID and 'joint1' in events[0].message
+    fast, _ = _goal('b', 0.0, [3.0, 0.0], [-3.0, 0.0], duration=0.5)
+    events = f.submit(fast, 0.0)
+    assert events[0].outcome is Outcome.INVALID and 'velocity' in events[0].message
+    old, _ = _goal('c', -5.0, [3.0, 0.0], [2.0, 0.0])
+    events = f.submit(old, 0.0)
+    assert events[0].outcome is Outcome.OLD_START_TIME
+    assert f.mode is Mode.HOLD and f.pending is None

@@ -1,0 +1,230 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``robot-dynamics bringup``: comes up, says what runs, serves, publishes, and stops cleanly.
+
+In one process (the default) and with ``--processes``; SIGINT goes to the process group, as
+Ctrl-C in a terminal does, SIGTERM to bringup alone, as a service manager does. The node
+processes of ``--processes`` are found as children of bringup in ``/proc`` (or by their
+command line) and must all be gone once it exited. Bad parameters end bringup with exit status
+1 and a message naming the problem.
+"""
+
+import os
+from pathlib import Path
+import signal
+import time
+
+from geometry_msgs.msg import PoseStamped
+import numpy as np
+import pytest
+from robot_dynamics import RobotModel
+from robot_dynamics.ros import graph
+from robot_dynamics.ros.conversions import matrix_to_pose
+from robot_dynamics.spatial import pose_error
+from robot_dynamics_interfaces.msg import ControllerState
+from robot_dynamics_interfaces.srv import SolveIK
+from sensor_msgs.msg import JointState
+
+pytestmark = pytest.mark.ros
+
+RUNNING = 'running; Ctrl-C stops every node'
+#: Time for bringup to come up: the first start of an install compiles the library's kernels.
+TIMEOUT = 240.0
+#: Wall time over which the rate of /joint_states is measured [s].
+RATE_WINDOW = 4.0
+
+
+def _wait_output(processes, proc, text, timeout=TIMEOUT):
+    """Wait until ``proc`` printed ``text``; fail with its output if it exits or times out."""
+    deadline = time.monotonic() + timeout
+    while text not in processes.output(proc):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            pytest.fail(f'bringup did not print {text!r} (exit status {proc.poll()}):\n'
+                        f'{processes.output(proc)}')
+        time.sleep(0.1)
+
+
+def _stat(pid):
+    """Return ``(state, parent pid, start time)`` of ``pid`` from /proc, or None if gone."""
+    try:
+        text = Path(f'/proc/{pid}/stat').read_text()
+    except OSError:
+        return None
+    fields = text.rsplit(')', 1)[1].split()   # the command name may hold spaces
+    return fields[0], int(fields[1]), int(fields[19])
+
+
+def _processes(accept):
+    """Return ``{pid: (start time, command line)}`` of the processes ``accept(ppid, cmdline)``."""
+    found = {}
+    for entry in Path('/proc').iterdir():
+        if entry.name.isdigit():
+            stat = _stat(entry.name)
+            try:
+                cmdline = [part.decode() for part in
+                           (entry / 'cmdline').read_bytes().split(b'\0')]
+            except OSError:
+                continue
+            if stat is not None and accept(stat[1], cmdline):
+                found[int(entry.name)] = (stat[2], cmdline)
+    return found
+
+
+def _children(pid):
+    return _processes(lambda ppid, _: ppid == pid)
+
+
+def _still_running(children):
+    """Return the pids of ``children`` that are the same processes and not zombies."""
+    running = []
+    for pid, (start, _) in children.items():
+        stat = _stat(pid)
+        if stat is not None and stat[2] == start and stat[0] != 'Z':
+            running.append(pid)
+    return running
+
+
+def _basename(path):
+    return Path(path).name
+
+
+def _group_exists(pgid):
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _assert_clean_exit(processes, proc, children, code):
+    output = processes.output(proc)
+    assert code == 0, output
+    assert 'Traceback' not in output, output
+    assert output.rstrip().endswith('robot-dynamics bringup scara: stopped'), output
+    assert not _still_running(children), f'node processes left: {_still_running(children)}'
+    assert not _group_exists(proc.pid)
+
+
+def _start(processes, name, *extra):
+    proc = processes.start(name, ['robot-dynamics', 'bringup', '--robot', 'scara', *extra])
+    _wait_output(processes, proc, RUNNING)
+    children = _children(proc.pid)
+    if '--processes' in extra:
+        # one process per node: its console script, or python -m its module
+        started = sorted(spec.name for spec in graph.nodes('sim') for _, cmdline in
+                         children.values() if spec.executable in map(_basename, cmdline)
+                         or spec.module in cmdline)
+        assert started == sorted(spec.name for spec in graph.nodes('sim')), children
+        # out of bringup's process group, so that Ctrl-C reaches them through bringup only
+        assert all(os.getpgid(child) != proc.pid for child in children)
+    else:
+        assert not children
+    return proc, children
+
+
+@pytest.fixture(scope='module', params=['one_process', 'processes'])
+def bringup(request, processes):
+    """Return ``(process, its children)`` of a running bringup of scara."""
+    extra = ['--processes'] if request.param == 'processes' else []
+    return _start(processes, f'bringup_{request.param}', *extra)
+
+
+def test_prints_what_it_started(bringup, processes):
+    output = processes.output(bringup[0])
+    for spec in graph.nodes('sim'):
+        assert f'/{spec.name} ({spec.executable})' in output
+    lines = output.splitlines()
+    assert any('serves' in line and '/compute_ik' in line and '/compute_fk' in line
+               for line in lines), output
+    assert any('publishes' in line and '/joint_states' in line for line in lines), output
+    assert any('publishes' in line and '/robot_description' in line for line in lines), output
+
+
+def test_serves_compute_ik(bringup, probe, rng):
+    model = RobotModel.load('scara')
+    client = probe.client(SolveIK, '/compute_ik')
+    try:
+        for q_true in rng.uniform(0.8 * model.lower + 0.2 * model.upper,
+                                  0.2 * model.lower + 0.8 * model.upper, (5, model.dof)):
+            T = model.fk(q_true)
+            request = SolveIK.Request(pose_stamped=PoseStamped(pose=matrix_to_pose(T)))
+            response = probe.call(client, request)
+            assert response.success, response.message
+            q = np.array(response.solution.position)
+            assert list(response.solution.name) == list(model.joint_names)
+            # the library's FK of the answer meets the target (in the arm's task space)
+            error = pose_error(model.fk(q), T) * model.task_mask
+            assert np.linalg.norm(error[:3]) < 1e-6 and np.linalg.norm(error[3:]) < 1e-6
+    finally:
+        probe.node.destroy_client(client)
+
+
+def test_publishes_joint_states_at_500_hz_or_more(bringup, probe):
+    received = probe.collect(JointState, '/joint_states')
+    probe.wait_for(lambda: len(received) > 10, what='/joint_states')
+    # a throughput floor over several seconds of wall time, not a latency check
+    start, count = time.monotonic(), len(received)
+    time.sleep(RATE_WINDOW)
+    rate = (len(received) - count) / (time.monotonic() - start)
+    assert rate >= 500.0, f'/joint_states at {rate:.0f} Hz'
+    assert list(received[-1][0].name) == list(RobotModel.load('scara').joint_names)
+
+
+def test_sigint_stops_everything(bringup, processes):
+    proc, children = bringup
+    code = processes.stop(proc, signal.SIGINT, timeout=60.0)   # to the group, as Ctrl-C
+    _assert_clean_exit(processes, proc, children, code)
+
+
+def test_sigterm_stops_every_node_process(processes, probe):
+    # --control-law beats the control_law that scara.yaml sets in the controller's section
+    proc, children = _start(processes, 'bringup_sigterm', '--processes',
+                            '--control-law', 'pd_gravity')
+    states = probe.collect(ControllerState, '/controller/controller_state')
+    probe.wait_for(lambda: states, what='/controller/controller_state')
+    assert states[-1][0].control_law == 'pd_gravity'
+    os.kill(proc.pid, signal.SIGTERM)   # bringup alone: it stops its nodes itself
+    code = proc.wait(60.0)
+    _assert_clean_exit(processes, proc, children, code)
+
+
+def _assert_failed_start(processes, proc, *named):
+    code = proc.wait(TIMEOUT)
+    output = processes.output(proc)
+    assert code == 1, output
+    for text in named:
+        assert text in output, output
+    assert 'Traceback' not in output, output
+    assert not _group_exists(proc.pid), 'a node process outlived bringup'
+
+
+def test_bad_robot_description_fails_naming_the_problem(processes):
+    proc = processes.start('bringup_bad_xml', [
+        'robot-dynamics', 'bringup', '--robot', 'scara', '--param', "model.robot:=''",
+        '--param', 'model.robot_description:=<robot name="broken"><link name="a"/>'])
+    _assert_failed_start(processes, proc, 'cannot start: malformed URDF')
+
+
+def test_bad_urdf_path_in_processes_fails_and_stops_the_rest(processes, tmp_path):
+    missing = tmp_path / 'no_such_arm.urdf'
+    params = tmp_path / 'bad.yaml'
+    params.write_text(f"model:\n  ros__parameters:\n    robot: ''\n    urdf_file: {missing}\n")
+    proc = processes.start('bringup_bad_path', [
+        'robot-dynamics', 'bringup', '--robot', 'scara', '--params-file', str(params),
+        '--processes'])
+    _assert_failed_start(processes, proc, f"urdf_file '{missing}' does not exist",
+                         "node 'model' exited with status 1")
+    assert not _processes(lambda _, cmdline: str(params) in cmdline), 'node processes left'

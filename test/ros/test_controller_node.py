@@ -1,0 +1,301 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""The controller node in a closed loop with the simulator, each in its own process."""
+
+import numpy as np
+import pytest
+from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
+from rclpy.action import ActionClient
+from robot_dynamics import RobotModel
+from robot_dynamics.ros.conversions import duration_msg, to_seconds
+from robot_dynamics.trajectory import point_to_point
+from robot_dynamics_interfaces.action import FollowJointTrajectory
+from robot_dynamics_interfaces.msg import ControllerState, JointTolerance
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+pytestmark = pytest.mark.ros
+
+Result = FollowJointTrajectory.Result
+SUCCEEDED, CANCELED, ABORTED = 4, 5, 6     # action_msgs/GoalStatus
+
+
+class Loop:
+    """Model, simulator and controller processes, and the probe's view of them."""
+
+    def __init__(self, processes, probe, robot, controller=(), simulator=()):
+        self.processes, self.probe = processes, probe
+        self.model = RobotModel.load(robot)
+        self.robot = robot
+        self.states = probe.collect(JointState, '/joint_states')
+        self.controller_states = probe.collect(ControllerState, '/controller/controller_state')
+        self.procs = [processes.start('model', ['model_node', '--ros-args', '-r',
+                                                '__node:=model', '-p', f'robot:={robot}'])]
+        self.simulator_args = list(simulator)
+        self.start_simulator()
+        self.procs.append(processes.start('controller', self._args(
+            'controller_node', 'controller', ['state_publish_rate_hz:=1000.0', *controller])))
+        self.action = ActionClient(probe.node, FollowJointTrajectory,
+                                   '/controller/follow_joint_trajectory')
+        probe.wait_for(lambda: self.action.server_is_ready(), what='the action server')
+        probe.wait_for(lambda: self.mode() == 'hold', what='the controller holding')
+
+    def _args(self, executable, name, parameters):
+        args = [executable, '--ros-args', '-r', f'__node:={name}',
+                '--params-file', f'config/{self.robot}.yaml']
+        for p in parameters:
+            args += ['-p', p]
+        return args
+
+    def start_simulator(self):
+        self.simulator = self.processes.start('simulator', self._args(
+            'simulator_node', 'simulator', self.simulator_args))
+        self.procs.append(self.simulator)
+
+    def mode(self):
+        return self.controller_states[-1][0].mode if self.controller_states else None
+
+    def position(self):
+        return np.array(self.states[-1][0].position)
+
+    def send(self, trajectory, path_tolerance=(), goal_tolerance=(), goal_time=0.0):
+        goal = FollowJointTrajectory.Goal(trajectory=trajectory,
+                                          path_tolerance=list(path_tolerance),
+                                          goal_tolerance=list(goal_tolerance),
+                                          goal_time_tolerance=duration_msg(goal_time))
+        future = self.action.send_goal_async(goal)
+        handle = self.probe.wait_for(lambda: future.done() and future.result(),
+                                     what='the goal response')
+        assert handle.accepted
+        return handle
+
+    def result(self, handle, timeout=60.0):
+        future = handle.get_result_async()
+        self.probe.wait_for(future.done, timeout, 'the goal result')
+        return future.result()
+
+    def stop(self):
+        for proc in reversed(self.procs):
+            assert self.processes.stop(proc) == 0, self.processes.output(proc)
+
+
+def quintic(model, q0, q1, duration, points=21, names=None):
+    """Return a JointTrajectory sampling the rest-to-rest quintic from q0 to q1."""
+    path = point_to_point(q0, q1, duration, 'quintic')
+    times = np.linspace(0.0, duration, points)
+    sample = path.sample(times)
+    msg = JointTrajectory(joint_names=list(names or model.joint_names))
+    order = [list(model.joint_names).index(j) for j in msg.joint_names]
+    msg.points = [JointTrajectoryPoint(positions=sample.q[k, order].tolist(),
+                                       velocities=sample.qd[k, order].tolist(),
+                                       accelerations=sample.qdd[k, order].tolist(),
+                                       time_from_start=duration_msg(t))
+                  for k, t in enumerate(times)]
+    return msg, path
+
+
+def tolerances(model, value):
+    return [JointTolerance(name=j, position=value) for j in model.joint_names]
+
+
+@pytest.fixture
+def loop(processes, probe):
+    """Return ``start(robot, controller parameters...)``; everything stops after the test."""
+    started = []
+
+    def start(robot, controller=(), simulator=()):
+        started.append(Loop(processes, probe, robot, controller, simulator))
+        return started[-1]
+    yield start
+    for item in started:
+        item.stop()
+
+
+@pytest.mark.parametrize('robot, bound', [('planar_2r', 1e-3), ('scara', 1e-3),
+                                          ('puma560', 1e-2)])
+def test_closed_loop_tracks_a_quintic(loop, probe, robot, bound):
+    arm = loop(robot)
+    model = arm.model
+    q0 = arm.position()
+    q1 = np.clip(q0 + np.where(model.is_prismatic, 0.1, 0.6), model.lower, model.upper)
+    msg, path = quintic(model, q0, q1, 2.0)
+    start = probe.node.get_clock().now().nanoseconds * 1e-9 + 0.5
+    msg.header.stamp.sec, msg.header.stamp.nanosec = int(start), int(start % 1 * 1e9)
+    handle = arm.send(msg, goal_tolerance=tolerances(model, bound), goal_time=2.0)
+    result = arm.result(handle)
+    assert result.status == SUCCEEDED, result.result.error_string
+    # the controller's own account of the motion
+    moving = [m for m, _ in arm.controller_states if m.mode == 'trajectory']
+    error = np.array([m.error.positions for m in moving])
+    assert len(moving) > 200
+    assert np.sqrt(np.mean(error ** 2)) < bound
+    # independently: the simulated joint states against the planned quintic at their stamps
+    states = [m for m, _ in arm.states if start <= to_seconds(m.header.stamp) <= start + 2.0]
+    t = np.array([to_seconds(m.header.stamp) for m in states]) - start
+    q = np.array([m.position for m in states])
+    assert len(states) > 200
+    assert np.sqrt(np.mean((q - path.sample(t).q) ** 2)) < bound
+    np.testing.assert_allclose(arm.position(), q1, atol=bound)
+
+
+def test_bad_goals_are_rejected_and_the_motion_goes_on(loop, probe):
+    arm = loop('planar_2r')
+    model = arm.model
+    q0 = arm.position()
+    good, path = quintic(model, q0, q0 + [0.5, -0.4], 3.0)
+    running = arm.send(good, goal_time=2.0)
+    probe.wait_for(lambda: arm.mode() == 'trajectory', what='the motion')
+
+    def bad(change):
+        msg, _ = quintic(model, q0, q0 + [0.2, 0.2], 1.0)
+        change(msg)
+        return msg
+
+    def unknown_joint(msg):
+        msg.joint_names[0] = 'elbow'
+
+    def nan(msg):
+        msg.points[3].positions[1] = float('nan')
+
+    def backwards(msg):
+        msg.points[5].time_from_start = msg.points[2].time_from_start
+
+    def outside(msg):
+        msg.points[-1].positions[0] = 4.0
+
+    def missing_joint(msg):
+        msg.joint_names = msg.joint_names[:1]
+        for p in msg.points:
+            p.positions = p.positions[:1]
+            p.velocities = p.velocities[:1]
+            p.accelerations = p.accelerations[:1]
+
+    for change, code, words in ((unknown_joint, Result.INVALID_JOINTS, ['elbow', 'unknown']),
+                                (missing_joint, Result.INVALID_JOINTS, ['missing', 'joint2']),
+                                (nan, Result.INVALID_GOAL, ['nan', 'point 3']),
+                                (backwards, Result.INVALID_GOAL, ['increasing']),
+                                (outside, Result.INVALID_GOAL, ['joint1', 'limit'])):
+        result = arm.result(arm.send(bad(change)))
+        assert result.status == ABORTED
+        assert result.result.error_code == code, result.result.error_string
+        assert all(w in result.result.error_string for w in words), result.result.error_string
+        assert arm.mode() == 'trajectory'
+    result = arm.result(running)
+    assert result.status == SUCCEEDED and result.result.error_code == Result.SUCCESSFUL
+    np.testing.assert_allclose(arm.position(), path.end, atol=1e-3)
+
+
+def test_a_newer_goal_preempts_and_cancel_stops_smoothly(loop, probe):
+    arm = loop('planar_2r')
+    model = arm.model
+    q0 = arm.position()
+    first, _ = quintic(model, q0, q0 + [0.8, 0.0], 3.0)
+    old = arm.send(first)
+    probe.wait_for(lambda: arm.mode() == 'trajectory', what='the first motion')
+    newer, path = quintic(model, q0, q0 + [0.0, 0.6], 2.0)
+    new = arm.send(newer, goal_time=2.0)
+    result = arm.result(old)
+    assert result.status == ABORTED and 'preempted' in result.result.error_string
+    assert arm.result(new).status == SUCCEEDED
+    np.testing.assert_allclose(arm.position(), path.end, atol=1e-3)
+    # cancel in the middle of a motion: the arm comes to rest and holds there
+    q0 = arm.position()
+    motion, _ = quintic(model, q0, q0 + [-0.8, 0.5], 2.0)
+    handle = arm.send(motion)
+    probe.wait_for(lambda: arm.mode() == 'trajectory' and np.abs(
+        arm.states[-1][0].velocity).max() > 0.3, what='speed')
+    cancel = handle.cancel_goal_async()
+    probe.wait_for(cancel.done, what='the cancel response')
+    assert arm.result(handle).status == CANCELED
+    count = len(arm.controller_states)
+    probe.wait_for(lambda: len(arm.controller_states) > count + 1000, what='1 s after the cancel')
+    after = [m for m, _ in arm.controller_states[count:]]
+    assert all(m.mode == 'hold' for m in after[-500:])
+    # smooth: the reference decelerates at most |qd| / stop_time; then it rests
+    reference_qdd = np.array([m.reference.accelerations for m in after])
+    assert np.abs(reference_qdd).max() < 2.0 / 0.25
+    assert np.abs(after[-1].reference.velocities).max() == 0.0
+    assert np.abs(arm.states[-1][0].velocity).max() < 1e-2
+
+
+def test_topic_trajectory_and_gains_at_run_time(loop, probe):
+    arm = loop('planar_2r')
+    model = arm.model
+    q0 = arm.position()
+    msg, path = quintic(model, q0, q0 + [-0.3, 0.3], 1.0, names=['joint2', 'joint1'])
+    publisher = probe.node.create_publisher(JointTrajectory, '/controller/joint_trajectory', 10)
+    probe.wait_for(lambda: publisher.get_subscription_count() > 0, what='the controller')
+    publisher.publish(msg)
+    probe.wait_for(lambda: np.abs(arm.position() - path.end).max() < 1e-3
+                   and arm.mode() == 'hold', what='the topic trajectory to end')
+    # gains are parameters, validated: a negative gain is refused, a good one applied
+    client = probe.client(SetParameters, '/controller/set_parameters')
+
+    def set_gain(value):
+        request = SetParameters.Request(parameters=[ParameterMsg(
+            name='gains.joint1.kp', value=ParameterValue(type=ParameterType.PARAMETER_DOUBLE,
+                                                         double_value=value))])
+        return probe.call(client, request).results[0]
+    refused = set_gain(-5.0)
+    assert not refused.successful and 'kp' in refused.reason
+    assert set_gain(900.0).successful
+
+
+def test_stale_states_put_the_controller_in_safe_mode_and_it_resumes(loop, probe, processes):
+    arm = loop('planar_2r', controller=['state_timeout:=0.2', 'safe_mode:=damping'])
+    assert processes.stop(arm.simulator) == 0
+    last = to_seconds(arm.states[-1][0].header.stamp)
+    safe = probe.wait_for(lambda: [m for m, _ in arm.controller_states if m.mode == 'safe'],
+                          what='the safe mode')[0]
+    assert to_seconds(safe.header.stamp) - last <= 2 * 0.2
+    # damping and gravity compensation from the last state
+    np.testing.assert_allclose(safe.effort, arm.model.gravity_torques(safe.feedback.positions)
+                               - 1.0 * np.array(safe.feedback.velocities), atol=1e-9)
+    count = len(arm.controller_states)
+    arm.start_simulator()
+    probe.wait_for(lambda: any(m.mode == 'hold' for m, _ in arm.controller_states[count:]),
+                   what='holding again')
+
+
+def test_extra_joints_are_ignored_and_a_missing_joint_sends_nothing(processes, probe):
+    model = RobotModel.load('planar_2r')
+    commands = probe.collect(Float64MultiArray, '/effort_controller/commands')
+    procs = [processes.start('model', ['model_node', '--ros-args', '-r', '__node:=model',
+                                       '-p', 'robot:=planar_2r']),
+             processes.start('controller', ['controller_node', '--ros-args', '-r',
+                                            '__node:=controller', '-p', 'state_timeout:=5.0'])]
+    publisher = probe.node.create_publisher(JointState, '/joint_states', 10)
+    q = np.array([0.3, 0.5])
+
+    def publish(names, values):
+        publisher.publish(JointState(name=names, position=values, velocity=[0.0] * len(names)))
+        return commands
+    # a whole robot's joint states, in another order: the two arm joints are found by name
+    probe.wait_for(lambda: publish(['gripper', 'joint2', 'joint1'], [0.04, q[1], q[0]]),
+                   what='a command')
+    probe.wait_for(lambda: publish(['gripper', 'joint2', 'joint1'], [0.04, q[1], q[0]]) and
+                   np.allclose(commands[-1][0].data, model.gravity_torques(q), atol=1e-9),
+                   what='gravity compensation at the held position')
+    count = len(commands)
+    for _ in range(20):
+        publish(['gripper', 'joint2'], [0.04, 0.5])
+    probe.wait_for(lambda: 'missing' in processes.output(procs[1]), what='the error')
+    assert len(commands) == count
+    assert procs[1].poll() is None
+    for proc in procs:
+        assert processes.stop(proc) == 0

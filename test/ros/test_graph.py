@@ -1,0 +1,232 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The node-set declaration of ``robot_dynamics.ros.graph`` against what it names.
+
+Executables are console scripts of ``setup.py`` installed in the venv, modules hold the node
+classes, the parameter files set only parameters their nodes declare (with the declared type),
+and the remappings start from names the nodes create and end at the public names of the API.
+The last checks run the node classes in this process, in a context of their own.
+"""
+
+import ast
+import importlib
+import os
+from pathlib import Path
+import sys
+import threading
+
+import pytest
+import rclpy
+from rclpy.action import get_action_server_names_and_types_by_node
+from rclpy.context import Context
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.expand_topic_name import expand_topic_name
+from rclpy.node import Node
+from robot_dynamics import RobotModel
+from robot_dynamics.ros import graph
+from robot_dynamics.ros.parameters import DOUBLE_ARRAY, STRING_ARRAY
+import yaml
+
+pytestmark = pytest.mark.ros
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+#: Remapping targets users rely on (the ROS 2 graph table of the API).
+API_NAMES = {'/robot_description', '/joint_states', '/effort_controller/commands',
+             '/compute_ik', '/compute_fk'}
+TIMEOUT = 120.0
+
+
+def _console_scripts():
+    """Return ``{script: 'module:function'}`` from setup.py's ``entry_points``."""
+    for call in ast.walk(ast.parse((REPO / 'setup.py').read_text())):
+        if isinstance(call, ast.Call) and getattr(call.func, 'id', None) == 'setup':
+            keywords = {k.arg: k.value for k in call.keywords}
+            entries = ast.literal_eval(keywords['entry_points'])['console_scripts']
+            return dict(entry.replace(' ', '').split('=') for entry in entries)
+    raise AssertionError('no setup() call in setup.py')
+
+
+def _declared(spec):
+    """Return ``{name: parameters.Spec}`` of the node module of ``spec``."""
+    return {p.name: p for p in importlib.import_module(spec.module).PARAMETERS}
+
+
+def _flatten(parameters, prefix=''):
+    """Yield ``(dotted name, value)`` of a ``ros__parameters`` mapping."""
+    for key, value in parameters.items():
+        if isinstance(value, dict):
+            yield from _flatten(value, f'{prefix}{key}.')
+        else:
+            yield f'{prefix}{key}', value
+
+
+def _same_type(default, value):
+    """Return whether rclpy takes ``value`` (from YAML) for a parameter declared ``default``."""
+    if default is STRING_ARRAY or default is DOUBLE_ARRAY:
+        element = str if default is STRING_ARRAY else float
+        return isinstance(value, list) and all(type(v) is element for v in value)
+    if isinstance(default, list):
+        return isinstance(value, list) and all(type(v) is type(default[0]) for v in value)
+    # exact: rclpy refuses an integer for a double parameter, and bool is not an integer
+    return type(value) is type(default)
+
+
+def test_nodes_have_unique_names_and_executables():
+    assert len({spec.name for spec in graph.NODES}) == len(graph.NODES)
+    assert len({spec.executable for spec in graph.NODES}) == len(graph.NODES)
+    for mode in graph.MODES:
+        assert graph.nodes(mode), f'no node runs in mode {mode!r}'
+
+
+@pytest.mark.parametrize('spec', graph.NODES, ids=lambda spec: spec.name)
+def test_executable_is_a_console_script_of_the_node_module(spec):
+    assert _console_scripts().get(spec.executable) == f'{spec.module}:main'
+    script = BIN / spec.executable
+    assert script.is_file() and os.access(script, os.X_OK), f'{script}: run make setup'
+    module = importlib.import_module(spec.module)
+    assert callable(module.main)
+    assert issubclass(getattr(module, spec.node_class), Node)
+    # what the launch arguments and the modes set, the node declares
+    for name in spec.launch_arguments:
+        assert name in _declared(spec), f'{spec.name} does not declare {name!r}'
+    for mode in spec.modes:
+        for name, text in graph.MODE_PARAMETERS.get(mode, {}).get(spec.name, ()):
+            assert _same_type(_declared(spec)[name].default, yaml.safe_load(text))
+
+
+def test_every_bundled_robot_has_a_parameter_file():
+    assert graph.robots() == RobotModel.available()
+
+
+@pytest.mark.parametrize('robot', graph.robots())
+def test_parameter_file_sets_only_declared_parameters(robot):
+    data = yaml.safe_load(graph.parameter_file(robot).read_text())
+    declared = {spec.name: _declared(spec) for spec in graph.NODES}
+    assert set(data) <= {'/**'} | set(declared), f'{robot}.yaml: sections {sorted(data)}'
+    assert data['model']['ros__parameters']['robot'] == robot
+    for section, content in data.items():
+        assert list(content) == ['ros__parameters'], f'{robot}.yaml: {section}'
+        # '/**' reaches every node: some must declare what it sets, the others ignore it
+        nodes = declared if section == '/**' else {section: declared[section]}
+        for name, value in _flatten(content['ros__parameters']):
+            takers = [node for node, specs in nodes.items() if name in specs]
+            assert takers, f'{robot}.yaml: {section} sets {name!r}, which no node declares'
+            for node in takers:
+                default = nodes[node][name].default
+                assert _same_type(default, value), \
+                    f'{robot}.yaml: {section} sets {name}: {value!r}, declared {default!r} ' \
+                    f'in {node!r}'
+
+
+def test_remapping_targets_are_public_names():
+    for mode in graph.MODES:
+        targets = {target for spec in graph.nodes(mode) for _, target in spec.remappings}
+        assert targets <= API_NAMES
+        assert {'/compute_ik', '/compute_fk'} <= targets
+
+
+class _InProcess:
+    """Every declared node built in this process, in a context of its own, spinning."""
+
+    def __init__(self, domain, specs, files, overrides=None):
+        self.context = Context()
+        rclpy.init(context=self.context, domain_id=domain)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.nodes = {}
+        self.thread = None
+        for spec in specs:
+            node_class = getattr(importlib.import_module(spec.module), spec.node_class)
+            arguments = graph.ros_arguments(spec, files, (overrides or {}).get(spec.name, ()))
+            self.nodes[spec.name] = node_class(context=self.context, cli_args=arguments)
+            self.executor.add_node(self.nodes[spec.name])
+        self.thread = threading.Thread(target=self._spin, daemon=True)
+        self.thread.start()
+
+    def _spin(self):
+        try:
+            self.executor.spin()
+        except ExternalShutdownException:
+            pass
+
+    def names(self, spec):
+        """Return every topic, service and action name node ``spec`` offers or uses."""
+        node = self.nodes[spec.name]
+        found = set()
+        for query in (node.get_publisher_names_and_types_by_node,
+                      node.get_subscriber_names_and_types_by_node,
+                      node.get_service_names_and_types_by_node):
+            found.update(name for name, _ in query(spec.name, '/'))
+        found.update(name for name, _ in
+                     get_action_server_names_and_types_by_node(node, spec.name, '/'))
+        return found
+
+    def close(self):
+        rclpy.try_shutdown(context=self.context)
+        if self.thread is not None:
+            self.thread.join(timeout=10.0)
+        for node in self.nodes.values():
+            node.destroy_node()
+
+
+def _own_name(spec, name):
+    """Return ``name`` before the remappings of ``spec`` (fully expanded)."""
+    for source, target in spec.remappings:
+        if target == name:
+            return expand_topic_name(source, spec.name, '/')
+    return expand_topic_name(name, spec.name, '/')
+
+
+@pytest.mark.parametrize('robot', graph.robots())
+def test_running_nodes_create_the_remapped_names_and_take_the_file(robot, ros_domain, probe):
+    # without the remappings, so that the names the nodes create themselves show
+    specs = [spec._replace(remappings=()) for spec in graph.NODES]
+    running = _InProcess(ros_domain, specs, [graph.parameter_file(robot)])
+    try:
+        for spec in graph.NODES:
+            ready = _own_name(spec, spec.ready[1])
+            probe.wait_for(lambda: ready in running.names(spec), TIMEOUT,
+                           f'{spec.name} to offer {ready}')
+            names = running.names(spec)
+            for source, _ in spec.remappings:
+                assert expand_topic_name(source, spec.name, '/') in names, \
+                    f'{spec.name} creates no {source!r} (it has {sorted(names)})'
+        data = yaml.safe_load(graph.parameter_file(robot).read_text())
+        for section, content in data.items():
+            targets = running.nodes if section == '/**' else {section: running.nodes[section]}
+            for name, value in _flatten(content['ros__parameters']):
+                takers = {n: node for n, node in targets.items() if node.has_parameter(name)}
+                assert takers, f'no node has the parameter {name!r} ({robot}.yaml: {section})'
+                for node_name, node in takers.items():
+                    got = node.get_parameter(name).value
+                    assert (list(got) if isinstance(value, list) else got) == value, \
+                        f'{node_name}.{name} is {got!r}, {robot}.yaml sets {value!r}'
+    finally:
+        running.close()
+
+
+def test_overrides_beat_the_files_node_section(ros_domain):
+    # scara.yaml sets rate_hz in the simulator's own section, which a plain -p rule loses to
+    spec = next(spec for spec in graph.NODES if spec.name == 'simulator')
+    running = _InProcess(ros_domain, [spec], [graph.parameter_file('scara')],
+                         {'simulator': [('rate_hz', '250.0'), ('realtime', 'false')]})
+    try:
+        node = running.nodes['simulator']
+        assert node.get_parameter('rate_hz').value == 250.0
+        assert node.get_parameter('realtime').value is False
+        assert node.get_parameter('command_timeout').value == 0.1   # from the file
+    finally:
+        running.close()

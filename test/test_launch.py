@@ -1,0 +1,135 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``launch/*.launch.py`` start exactly the declared node set of ``robot_dynamics.ros.graph``.
+
+launch and launch_ros are not installable here: the files run against the recording
+stand-ins of ``launch_standins`` (a test helper), and the recorded ``Node`` actions are
+compared with the declaration and with the repository's parameter files.
+"""
+
+from pathlib import Path
+
+from launch_standins import run_launch_file
+import pytest
+from robot_dynamics.errors import InputError
+from robot_dynamics.ros import graph
+
+REPO = Path(__file__).resolve().parents[1]
+LAUNCH = {mode: REPO / 'launch' / f'{mode}.launch.py' for mode in graph.MODES}
+ROBOTS = sorted(p.stem for p in (REPO / 'config').glob('*.yaml') if '.' not in p.stem)
+
+
+def _launch(mode, monkeypatch, **arguments):
+    return run_launch_file(LAUNCH[mode], arguments, monkeypatch)
+
+
+def _assert_robot_file(path, robot):
+    path = Path(path)
+    assert path.name == f'{robot}.yaml' and path.is_file()
+    assert path.read_text() == (REPO / 'config' / f'{robot}.yaml').read_text()
+
+
+def test_every_mode_has_a_launch_file():
+    assert sorted(p.name for p in (REPO / 'launch').glob('*.launch.py')) == \
+        sorted(p.name for p in LAUNCH.values())
+
+
+def test_robots_with_parameter_files():
+    assert ROBOTS and graph.robots() == ROBOTS
+
+
+@pytest.mark.parametrize('mode', graph.MODES)
+@pytest.mark.parametrize('robot', ROBOTS)
+def test_launch_starts_the_declared_nodes(mode, robot, monkeypatch):
+    declared, nodes = _launch(mode, monkeypatch, robot=robot)
+    specs = graph.nodes(mode)
+    assert [node.options['name'] for node in nodes] == [spec.name for spec in specs]
+    for node, spec in zip(nodes, specs):
+        options = node.options
+        assert options['package'] == 'robot_dynamics'
+        assert options['executable'] == spec.executable
+        assert options['namespace'] == ''
+        assert options['remappings'] == list(spec.remappings)
+        assert options['output'] == 'screen'
+        robot_file, *rest = options['parameters']
+        _assert_robot_file(robot_file, robot)
+        # after the file only what the mode sets (the launch arguments are empty here)
+        mode_parameters = dict(graph.MODE_PARAMETERS.get(mode, {}).get(spec.name, ()))
+        assert rest == ([mode_parameters] if mode_parameters else [])
+    assert all(argument.default_value == '' for argument in declared[2:])
+
+
+@pytest.mark.parametrize('mode', graph.MODES)
+def test_declared_arguments(mode, monkeypatch):
+    declared, _ = _launch(mode, monkeypatch, robot='planar_2r')
+    taken = dict.fromkeys(name for spec in graph.nodes(mode) for name in spec.launch_arguments)
+    assert [argument.name for argument in declared] == ['robot', 'params_file', *taken]
+    robot = declared[0]
+    assert robot.default_value == ('scara' if mode == 'sim' else '')
+    for name in ROBOTS:
+        assert name in robot.description
+    assert declared[1].default_value == ''
+
+
+@pytest.mark.parametrize('mode', graph.MODES)
+def test_user_parameter_file_comes_after_the_robots(mode, monkeypatch, tmp_path):
+    user = tmp_path / 'my_arm.yaml'
+    user.write_text('/**:\n  ros__parameters:\n    tip_link: tool0\n')
+    _, nodes = _launch(mode, monkeypatch, robot='scara', params_file=str(user))
+    for node in nodes:
+        robot_file, user_file = node.options['parameters'][:2]
+        _assert_robot_file(robot_file, 'scara')
+        assert user_file == str(user)
+
+
+def test_hardware_with_only_a_users_file(monkeypatch, tmp_path):
+    user = tmp_path / 'my_arm.yaml'
+    user.write_text('model:\n  ros__parameters:\n    urdf_file: /opt/my_arm.urdf\n')
+    _, nodes = _launch('hardware', monkeypatch, params_file=str(user))
+    assert [node.options['parameters'][0] for node in nodes] == [str(user)] * len(nodes)
+
+
+def test_bad_arguments_name_the_problem(monkeypatch, tmp_path):
+    with pytest.raises(InputError, match=r"robot 'r2d2'.*'planar_2r'"):
+        _launch('sim', monkeypatch, robot='r2d2')
+    with pytest.raises(InputError, match='give a bundled robot or a parameter file'):
+        _launch('hardware', monkeypatch)
+    missing = str(tmp_path / 'missing.yaml')
+    with pytest.raises(InputError, match=f'parameter file {missing!r} does not exist'):
+        _launch('hardware', monkeypatch, params_file=missing)
+
+
+@pytest.mark.parametrize('mode', graph.MODES)
+def test_control_law_goes_to_the_node_that_takes_it(mode, monkeypatch):
+    takers = [spec.name for spec in graph.nodes(mode) if 'control_law' in spec.launch_arguments]
+    assert takers == ['controller']
+    declared, nodes = _launch(mode, monkeypatch, robot='scara', control_law='pd')
+    law = [argument for argument in declared if argument.name == 'control_law']
+    assert len(law) == 1 and 'pd_gravity' in law[0].description
+    for node in nodes:
+        robot_file, *rest = node.options['parameters']
+        _assert_robot_file(robot_file, 'scara')
+        expected = dict(graph.MODE_PARAMETERS.get(mode, {}).get(node.options['name'], ()))
+        if node.options['name'] in takers:
+            expected['control_law'] = 'pd'
+        assert rest == ([expected] if expected else [])
+
+
+def test_hardware_mode_tells_the_controller(monkeypatch):
+    _, nodes = _launch('hardware', monkeypatch, robot='scara')
+    parameters = {node.options['name']: node.options['parameters'] for node in nodes}
+    assert 'simulator' not in parameters
+    assert parameters['controller'][1:] == [{'hardware': 'true'}]
