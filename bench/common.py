@@ -40,6 +40,8 @@ try:  # the installed package (make bench); else the source tree next to this fo
     import robot_dynamics  # noqa: F401
 except ImportError:  # pragma: no cover - depends on how the bench is started
     sys.path.insert(0, str(REPO))
+# test/ros/isolation.py: the pool of ROS domains that the ROS tests use too
+sys.path.insert(0, str(REPO / 'test' / 'ros'))
 
 from robot_dynamics import RobotModel  # noqa: E402
 

@@ -20,7 +20,8 @@ Usage: ``python bench/run.py [--quick] [--only NAME ...] [--json FILE]`` (``make
 
 Rows with ``ours_us`` and other ``<peer>_us`` columns get ratio columns ``ours/<peer>``
 (below 1: robot_dynamics is faster). Rows of any other shape are printed with the columns they
-have, so modules with their own measures (IK success rates, ...) fit in too.
+have, so modules with their own measures (IK success rates, ...) fit in too; a module whose rows
+carry a ``table`` key gets one table per title.
 """
 
 import argparse
@@ -117,12 +118,24 @@ def table(rows):
     return '\n'.join(out)
 
 
+def titled(rows):
+    """Return the text of each table: rows with a ``table`` key are grouped under that title."""
+    groups = {}
+    for row in rows:
+        groups.setdefault(row.get('table'), []).append(
+            {k: v for k, v in row.items() if k != 'table'})
+    return [table(group) if title is None else f'-- {title} --\n{table(group)}'
+            for title, group in groups.items()]
+
+
 def main(argv=None):
     """Run the benchmarks and print the tables; return the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='fewer repetitions (a smoke run)')
     parser.add_argument('--only', action='append', metavar='NAME',
-                        help='run only this module (kinematics or bench_kinematics); repeatable')
+                        help='run only this module, one of '
+                             f'{", ".join(n[len("bench_"):] for n in discover())} (or with the '
+                             'bench_ prefix); repeatable')
     parser.add_argument('--json', metavar='FILE', help='also write all rows as JSON')
     args = parser.parse_args(argv)
 
@@ -146,7 +159,7 @@ def main(argv=None):
             continue
         results[name] = rows
         print(f'\n== {name} ({time.perf_counter() - start:.1f} s) ==')
-        print(table(rows) if rows else '(no rows)')
+        print('\n\n'.join(titled(rows)) if rows else '(no rows)')
     if args.json:
         Path(args.json).write_text(json.dumps({'environment': env, 'results': results},
                                               indent=2, default=float))

@@ -557,66 +557,94 @@ def _pivot_scale_kernel(basis, axis, prismatic, mass, com, inertia, Q):
 
 
 @njit
-def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0, Fext):
-    """
-    Articulated-body algorithm in base coordinates (Featherstone 2008, §7.3), O(n).
+def aba_work(n):
+    """Return the work arrays of :func:`aba_state` for a chain of ``n`` joints."""
+    return (np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 10)), np.empty((n, 6, 6)),
+            np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6)),
+            np.empty(n), np.empty(n), np.empty(n), np.empty((6, 6)), np.empty(6), np.empty(6),
+            np.empty(6), np.empty(3))
 
-    Returns ``(qdd, bad)``: ``bad`` is -1, or the index of a joint whose articulated inertia
-    ``D_i`` is a singular pivot (:func:`robot_dynamics.linalg.singular_pivot`).
+
+@njit
+def aba_state(basis, axis, prismatic, mass, com, inertia, tip, q, qd, tau, a0, fext, work,
+              qdd):
     """
+    Articulated-body algorithm in base coordinates (Featherstone 2008, §7.3), O(n), one state.
+
+    Writes the accelerations of ``(q, qd, tau)`` (n,) to ``qdd`` (n,), with the base
+    acceleration ``a0 = -g`` (3,) and the tip wrench ``fext`` (6,) on the environment in the base
+    frame; ``work`` is :func:`aba_work`. Returns -1, or the index of a joint whose articulated
+    inertia ``D_i`` is a singular pivot (:func:`robot_dynamics.linalg.singular_pivot`).
+    """
+    T, S, Ib, IA, V, c, pA, U, D, u, scale, w66, Sqd, a, t, pt = work
+    n = q.shape[0]
+    _bodies(basis, axis, prismatic, mass, com, inertia, q, T, S, Ib)
+    for i in range(n):
+        for k in range(6):
+            Sqd[k] = S[i, k] * qd[i]
+            V[i, k] = Sqd[k] + (V[i - 1, k] if i > 0 else 0.0)
+        motion_cross6(V[i], Sqd, c[i])            # dS_i/dt qd_i
+        inertia_times(Ib[i], V[i], t)
+        _force_cross(V[i], t, pA[i])              # V x* I V
+        inertia_matrix(Ib[i], IA[i])
+    _pivot_scales(S, IA, w66, scale)
+    # the tip wrench on the environment, as a force at the base origin
+    rotate3(T[n - 1], tip, pt, False)
+    for k in range(3):
+        pt[k] += T[n - 1, k, 3]
+    cross3(pt, fext[:3], t[:3])
+    for k in range(3):
+        pA[n - 1, k] += fext[k]
+        pA[n - 1, 3 + k] += fext[3 + k] + t[k]
+    for i in range(n - 1, -1, -1):
+        matvec6(IA[i], S[i], U[i])
+        D[i] = _dot6(S[i], U[i])
+        if singular_pivot(D[i], scale[i]):
+            return i
+        u[i] = tau[i] - _dot6(S[i], pA[i])
+        if i > 0:
+            # Ia = IA - U U^T / D is added to the parent, and so is pA + Ia c + U u / D
+            matvec6(IA[i], c[i], t)
+            Uc = _dot6(U[i], c[i])
+            for r in range(6):
+                pA[i - 1, r] += pA[i, r] + t[r] + U[i, r] * (u[i] - Uc) / D[i]
+                Ur = U[i, r] / D[i]
+                for k in range(r, 6):
+                    x = IA[i, r, k] - Ur * U[i, k]       # symmetric: computed once
+                    IA[i - 1, r, k] += x
+                    if k > r:
+                        IA[i - 1, k, r] += x
+    for k in range(3):
+        a[k] = a0[k]
+        a[3 + k] = 0.0
+    for i in range(n):
+        for k in range(6):
+            a[k] += c[i, k]
+        qdd[i] = (u[i] - _dot6(U[i], a)) / D[i]
+        for k in range(6):
+            a[k] += S[i, k] * qdd[i]
+    return -1
+
+
+@njit
+def _aba_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, TAU, a0, Fext):
+    """:func:`aba_state` over the states (B, n); returns ``(qdd, bad)`` (-1 or a joint)."""
     B, n = Q.shape
     qdd = np.empty((B, n))
-    T, S, Ib, IA = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 10)), np.empty((n, 6, 6))
-    V, c, pA, U = np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6))
-    D, u, scale, work = np.empty(n), np.empty(n), np.empty(n), np.empty((6, 6))
-    Sqd, a, t, pt = np.empty(6), np.empty(6), np.empty(6), np.empty(3)
+    work = aba_work(n)
     for b in range(B):
-        _bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, Ib)
-        for i in range(n):
-            for k in range(6):
-                Sqd[k] = S[i, k] * QD[b, i]
-                V[i, k] = Sqd[k] + (V[i - 1, k] if i > 0 else 0.0)
-            motion_cross6(V[i], Sqd, c[i])            # dS_i/dt qd_i
-            inertia_times(Ib[i], V[i], t)
-            _force_cross(V[i], t, pA[i])              # V x* I V
-            inertia_matrix(Ib[i], IA[i])
-        _pivot_scales(S, IA, work, scale)
-        # the tip wrench on the environment, as a force at the base origin
-        rotate3(T[n - 1], tip, pt, False)
-        for k in range(3):
-            pt[k] += T[n - 1, k, 3]
-        cross3(pt, Fext[b, :3], t[:3])
-        for k in range(3):
-            pA[n - 1, k] += Fext[b, k]
-            pA[n - 1, 3 + k] += Fext[b, 3 + k] + t[k]
-        for i in range(n - 1, -1, -1):
-            matvec6(IA[i], S[i], U[i])
-            D[i] = _dot6(S[i], U[i])
-            if singular_pivot(D[i], scale[i]):
-                return qdd, i
-            u[i] = TAU[b, i] - _dot6(S[i], pA[i])
-            if i > 0:
-                # Ia = IA - U U^T / D is added to the parent, and so is pA + Ia c + U u / D
-                matvec6(IA[i], c[i], t)
-                Uc = _dot6(U[i], c[i])
-                for r in range(6):
-                    pA[i - 1, r] += pA[i, r] + t[r] + U[i, r] * (u[i] - Uc) / D[i]
-                    Ur = U[i, r] / D[i]
-                    for k in range(r, 6):
-                        x = IA[i, r, k] - Ur * U[i, k]       # symmetric: computed once
-                        IA[i - 1, r, k] += x
-                        if k > r:
-                            IA[i - 1, k, r] += x
-        for k in range(3):
-            a[k] = a0[k]
-            a[3 + k] = 0.0
-        for i in range(n):
-            for k in range(6):
-                a[k] += c[i, k]
-            qdd[b, i] = (u[i] - _dot6(U[i], a)) / D[i]
-            for k in range(6):
-                a[k] += S[i, k] * qdd[b, i]
+        bad = aba_state(basis, axis, prismatic, mass, com, inertia, tip, Q[b], QD[b], TAU[b],
+                        a0, Fext[b], work, qdd[b])
+        if bad >= 0:
+            return qdd, bad
     return qdd, -1
+
+
+def singular_joint_error(model, joint):
+    """Return the error that reports joint ``joint``'s singular articulated inertia (ABA)."""
+    return SingularMassMatrixError(
+        f'joint {model.joint_names[joint]!r} moves no mass or inertia: the mass matrix is '
+        'singular; give the links after it mass or inertia')
 
 
 def _cholesky_solve(model, q, M, rhs):
@@ -665,9 +693,7 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
                                model.derived.tip_origin, q, qd,
                                kernel_array(tau), -g, F)
         if bad >= 0:
-            raise SingularMassMatrixError(
-                f'joint {model.joint_names[bad]!r} moves no mass or inertia: the mass matrix '
-                'is singular; give the links after it mass or inertia')
+            raise singular_joint_error(model, bad)
     else:
         bias = _rnea(model, q, qd, np.zeros_like(q), g, f_ext)
         if method is ForwardDynamicsMethod.CRBA:

@@ -20,8 +20,9 @@ The plant behind the simulator node, usable without ROS. Each step holds the com
 forward_command_controller offers them:
 
 - ``'effort'``: torques [N m or N], clipped to the effort limits (actuator saturation), drive
-  the forward dynamics (RK4, :func:`robot_dynamics.integrators.rk4_step`), with the URDF's
-  damping and friction unless ``friction=False``;
+  the forward dynamics (RK4 in one compiled call,
+  :func:`robot_dynamics.integrators.rk4_step_compiled`), with the URDF's damping and friction
+  unless ``friction=False``;
 - ``'position'``: an ideal position follower: the joints move to the commanded positions, at
   most ``velocity_limit * dt`` per step;
 - ``'velocity'``: an ideal velocity follower: the commanded velocities, clipped to the velocity
@@ -37,7 +38,7 @@ import enum
 import numpy as np
 
 from .errors import as_joint_array, choice, InputError
-from .integrators import rk4_step
+from .integrators import rk4_step_compiled
 from .limits import middle
 
 
@@ -131,7 +132,7 @@ class Plant:
         q, qd = self.q, self.qd
         if self.interface is Interface.EFFORT:
             effort = np.clip(command, -model.effort_limit, model.effort_limit)
-            q_next, qd_next = rk4_step(model, q, qd, effort, dt, friction=self.friction)
+            q_next, qd_next = rk4_step_compiled(model, q, qd, effort, dt, friction=self.friction)
         else:
             vmax = model.velocity_limit
             if self.interface is Interface.POSITION:

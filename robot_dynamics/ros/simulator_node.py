@@ -115,6 +115,8 @@ class SimulatorNode(Node):
         self.steps = 0
         self._lateness = np.zeros(JITTER_WINDOW)
         self._status_mark = (time.monotonic(), 0.0)
+        # one message, refilled for every publication (rclpy converts it when publishing)
+        self._state_msg = JointState(name=self.joints)
         self.state_publisher = self.create_publisher(JointState, 'joint_states', 10)
         self.status_publisher = self.create_publisher(SimulatorStatus, '~/status', 10)
         self.clock_publisher = (None if p.realtime else
@@ -219,7 +221,7 @@ class SimulatorNode(Node):
             if reset is not None:
                 reset.stamp = stamp
                 reset.set()
-            contacts = (plant.at_lower.copy(), plant.at_upper.copy())
+            contacts = (plant.at_lower, plant.at_upper)     # a step replaces these arrays
             try:
                 plant.step(command)
             except RobotDynamicsError as exc:
@@ -245,8 +247,7 @@ class SimulatorNode(Node):
         return stamp
 
     def _publish_state(self, command):
-        plant = self.plant
-        msg = JointState(name=self.joints)
+        plant, msg = self.plant, self._state_msg
         msg.header.stamp = self._stamp()
         msg.position = plant.q[self.to_model].tolist()
         msg.velocity = plant.qd[self.to_model].tolist()
@@ -276,8 +277,9 @@ class SimulatorNode(Node):
         msg.rejected_commands = self.rejected_commands
         msg.simulated_time = plant.t
         msg.real_time_factor = (plant.t - sim0) / (now - wall0) if now > wall0 else 0.0
-        window = self._lateness[:min(self.steps, JITTER_WINDOW)]
-        msg.step_lateness_p99 = float(np.percentile(window, 99)) if window.size else 0.0
+        # steps as fast as possible are never late (and their window stays zero)
+        window = self._lateness[:min(self.steps, JITTER_WINDOW)] if self.params.realtime else ()
+        msg.step_lateness_p99 = float(np.percentile(window, 99)) if len(window) else 0.0
         self.status_publisher.publish(msg)
 
     def destroy_node(self):

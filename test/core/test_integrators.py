@@ -25,8 +25,8 @@ from functools import lru_cache
 import numpy as np
 import pytest
 from robot_dynamics import InputError, RobotModel, ShapeError, SingularMassMatrixError
-from robot_dynamics.integrators import (Method, rk4_step, semi_implicit_euler_step, simulate,
-                                        Trajectory)
+from robot_dynamics.integrators import (Method, rk4_step, rk4_step_compiled,
+                                        semi_implicit_euler_step, simulate, Trajectory)
 from scipy.integrate import solve_ivp
 
 G = 9.81
@@ -120,6 +120,42 @@ def test_steps_on_a_batch_equal_a_loop(step, rng):
         qk, qdk = step(model, q[k], qd[k], tau[k], 1e-3, friction=True)
         np.testing.assert_allclose(q1[k], qk, rtol=1e-13, atol=1e-15)
         np.testing.assert_allclose(qd1[k], qdk, rtol=1e-13, atol=1e-15)
+
+
+# ---- the compiled step --------------------------------------------------------------------------
+
+@pytest.mark.parametrize('friction', [False, True])
+def test_compiled_rk4_step_equals_rk4_step(bundled_model, friction, rng):
+    """One compiled call gives rk4_step's state, damping and Coulomb friction included."""
+    n = bundled_model.dof
+    # damping and friction on every joint (the bundled files leave some at 0)
+    model = bundled_model.replace(damping=rng.uniform(0.1, 2.0, n),
+                                  friction=rng.uniform(0.1, 3.0, n))
+    lo = np.where(np.isfinite(model.lower), model.lower, -np.pi)
+    hi = np.where(np.isfinite(model.upper), model.upper, np.pi)
+    for _ in range(10):
+        q = rng.uniform(lo, hi)
+        qd = rng.normal(size=n)
+        qd[0] = 2e-4                   # inside the smoothing band of the Coulomb term
+        tau = rng.normal(scale=5.0, size=n)
+        for dt in (1e-3, 1e-2):
+            expected = rk4_step(model, q, qd, tau, dt, friction=friction)
+            got = rk4_step_compiled(model, q, qd, tau, dt, friction=friction)
+            for a, b in zip(got, expected):
+                np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_compiled_rk4_step_on_a_singular_model_names_the_joint():
+    with pytest.raises(SingularMassMatrixError, match='moves no mass'):
+        rk4_step_compiled(massless_pendulum(), np.array([0.3]), np.zeros(1), np.zeros(1), 1e-3)
+
+
+def test_compiled_rk4_step_reports_a_diverging_state():
+    """An overflowing state is an error, not a nan handed to the next step."""
+    model = RobotModel.load('planar_2r')
+    with pytest.raises(InputError, match='non-finite.*smaller dt'):
+        rk4_step_compiled(model, np.array([0.1, 0.2]), np.array([1e300, 0.0]), np.zeros(2),
+                          1e-3)
 
 
 # ---- simulate -----------------------------------------------------------------------------------

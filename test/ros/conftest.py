@@ -25,16 +25,12 @@ about them fails. The test's own node lives in its own rclpy context on that dom
 a background thread; tests wait on conditions with generous time-outs, never on sleeps.
 """
 
-import fcntl
 import os
-from pathlib import Path
-import signal
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 
+from isolation import environment, lock_domain, Processes
 import pytest
 import rclpy
 from rclpy.context import Context
@@ -49,74 +45,7 @@ os.environ.setdefault('ROS_LOG_DIR', tempfile.mkdtemp(prefix='robot_dynamics_ros
 #: Generous limit for anything to happen (process start, discovery, a reply) [s]; the first
 #: start in a new install compiles the library's kernels.
 TIMEOUT = 120.0
-BIN = Path(sys.executable).parent
 COLLECT_QOS = QoSProfile(depth=10000, reliability=ReliabilityPolicy.RELIABLE)
-_DOMAINS = range(1, 102)
-_LOCK_DIR = Path(tempfile.gettempdir()) / 'robot_dynamics_ros_domains'
-
-
-def _lock_domain():
-    """Return ``(domain, open lock file)`` for the first domain no other process holds."""
-    _LOCK_DIR.mkdir(exist_ok=True)
-    for domain in _DOMAINS:
-        handle = open(_LOCK_DIR / f'{domain}.lock', 'w')
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.close()
-            continue
-        return domain, handle
-    raise RuntimeError(f'every ROS domain in {_DOMAINS} is in use on this machine')
-
-
-class Processes:
-    """Start processes on the test's domain and stop them all, by process group."""
-
-    def __init__(self, env, log_dir):
-        self.env = env
-        self.log_dir = log_dir
-        self.started = []
-
-    def start(self, name, args):
-        """Start ``args`` (a list; a bare executable name is looked up in the venv's bin)."""
-        if not os.path.isabs(args[0]) and (BIN / args[0]).exists():
-            args = [str(BIN / args[0])] + list(args[1:])
-        log = open(self.log_dir / f'{name}-{len(self.started)}.log', 'w+')
-        proc = subprocess.Popen(args, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        proc.log = log
-        proc.name = name
-        self.started.append(proc)
-        return proc
-
-    @staticmethod
-    def output(proc):
-        """Return everything ``proc`` printed so far."""
-        proc.log.flush()
-        return Path(proc.log.name).read_text()
-
-    def stop(self, proc, sig=signal.SIGINT, timeout=20.0):
-        """Stop ``proc``'s process group with ``sig``, then SIGKILL; return its exit status."""
-        if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, sig)
-            except ProcessLookupError:
-                pass
-            try:
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                pass
-        try:   # whatever of its group is left (children of a bringup, say)
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        return proc.wait()
-
-    def stop_all(self):
-        """Stop every process started here (newest first)."""
-        for proc in reversed(self.started):
-            self.stop(proc)
-            proc.log.close()
 
 
 class TestNode:
@@ -189,7 +118,7 @@ class TestNode:
 @pytest.fixture(scope='module')
 def ros_domain():
     """Return a ROS domain id held by this test module alone."""
-    domain, handle = _lock_domain()
+    domain, handle = lock_domain()
     yield domain
     handle.close()
 
@@ -197,13 +126,7 @@ def ros_domain():
 @pytest.fixture(scope='module')
 def ros_env(ros_domain, tmp_path_factory):
     """Return the environment of processes started by this module."""
-    env = dict(os.environ)
-    env.update(ROS_DOMAIN_ID=str(ros_domain), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
-               ROS_LOG_DIR=str(tmp_path_factory.mktemp('ros_log')),
-               AMENT_PREFIX_PATH=os.pathsep.join(
-                   p for p in (sys.prefix, os.environ.get('AMENT_PREFIX_PATH')) if p),
-               PYTHONUNBUFFERED='1', RCUTILS_LOGGING_BUFFERED_STREAM='0')
-    return env
+    return environment(ros_domain, tmp_path_factory.mktemp('ros_log'))
 
 
 @pytest.fixture(scope='module')

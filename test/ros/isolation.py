@@ -1,0 +1,108 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Isolated ROS 2 process groups: a domain held through a lock file, and processes stopped by group.
+
+Used by the fixtures of ``conftest.py`` next to this file and by ``bench/bench_ros.py``, so that
+tests and benchmarks running at the same time on this machine take distinct ``ROS_DOMAIN_ID``s
+from one pool and never see each other's traffic. Discovery stays on loopback.
+"""
+
+import fcntl
+import os
+from pathlib import Path
+import signal
+import subprocess
+import sys
+import tempfile
+
+BIN = Path(sys.executable).parent
+_DOMAINS = range(1, 102)
+_LOCK_DIR = Path(tempfile.gettempdir()) / 'robot_dynamics_ros_domains'
+
+
+def lock_domain():
+    """Return ``(domain, open lock file)`` for the first domain no other process holds."""
+    _LOCK_DIR.mkdir(exist_ok=True)
+    for domain in _DOMAINS:
+        handle = open(_LOCK_DIR / f'{domain}.lock', 'w')
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            continue
+        return domain, handle
+    raise RuntimeError(f'every ROS domain in {_DOMAINS} is in use on this machine')
+
+
+def environment(domain, log_dir):
+    """Return the environment of processes on ``domain`` logging to ``log_dir``."""
+    env = dict(os.environ)
+    env.update(ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
+               ROS_LOG_DIR=str(log_dir),
+               AMENT_PREFIX_PATH=os.pathsep.join(
+                   p for p in (sys.prefix, os.environ.get('AMENT_PREFIX_PATH')) if p),
+               PYTHONUNBUFFERED='1', RCUTILS_LOGGING_BUFFERED_STREAM='0')
+    return env
+
+
+class Processes:
+    """Start processes on the test's domain and stop them all, by process group."""
+
+    def __init__(self, env, log_dir):
+        self.env = env
+        self.log_dir = Path(log_dir)
+        self.started = []
+
+    def start(self, name, args):
+        """Start ``args`` (a list; a bare executable name is looked up in the venv's bin)."""
+        if not os.path.isabs(args[0]) and (BIN / args[0]).exists():
+            args = [str(BIN / args[0])] + list(args[1:])
+        log = open(self.log_dir / f'{name}-{len(self.started)}.log', 'w+')
+        proc = subprocess.Popen(args, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        proc.log = log
+        proc.name = name
+        self.started.append(proc)
+        return proc
+
+    @staticmethod
+    def output(proc):
+        """Return everything ``proc`` printed so far."""
+        proc.log.flush()
+        return Path(proc.log.name).read_text()
+
+    def stop(self, proc, sig=signal.SIGINT, timeout=20.0):
+        """Stop ``proc``'s process group with ``sig``, then SIGKILL; return its exit status."""
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                pass
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                pass
+        try:   # whatever of its group is left (children of a bringup, say)
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        return proc.wait()
+
+    def stop_all(self):
+        """Stop every process started here (newest first)."""
+        for proc in reversed(self.started):
+            self.stop(proc)
+            proc.log.close()
