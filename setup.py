@@ -49,6 +49,9 @@ setup(
         'numba',
         'pyyaml',
         'urdfdom-py',
+        # ROS 2 recordings (MCAP): the recorder node writes them, robot-dynamics plot reads them
+        'mcap',
+        'mcap-ros2-support',
     ],
     extras_require={
         'test': ['pytest', 'pin', 'roboticstoolbox-python', 'matplotlib', 'example-robot-data',
@@ -69,6 +72,7 @@ setup(
             'kinematics_node = robot_dynamics.ros.kinematics_node:main',
             'simulator_node = robot_dynamics.ros.simulator_node:main',
             'controller_node = robot_dynamics.ros.controller_node:main',
+            'recorder_node = robot_dynamics.ros.recording:main',
         ],
     },
 )

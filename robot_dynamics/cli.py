@@ -20,10 +20,14 @@ Subcommands:
 - ``simulate``: a closed loop in the library (no ROS): RK4 plant, a control law at its own rate,
   optional model error and torque noise; prints a summary, writes the JSON report (``--report``)
   and PNG plots (``--plot``, ``--compare-plot``; matplotlib needed).
-- ``demo``: for each bundled robot (or ``--robot``), its joints and limits, and the tip pose and
+- ``demo``: the main job: a pick-and-place through the ROS 2 graph (``robot_dynamics.ros.demo``),
+  with the JSON report (``--report``) and the plots (``--out``).
+- ``info``: for each bundled robot (or ``--robot``), its joints and limits, and the tip pose and
   Jacobian at a bent configuration inside the limits; ``--report`` writes them as JSON.
 - ``bringup``: the ROS 2 node set of ``launch/sim.launch.py`` without ``ros2 launch``; runs
   until SIGINT or SIGTERM (exit status 0), exit status 1 when a node fails.
+- ``plot``: a ROS 2 recording (MCAP, from the recorder node or ``ros2 bag record -s mcap``) as
+  a CSV file per topic and the PNG plots of the demo (matplotlib needed, unless ``--csv-only``).
 
 Exit status: 0 on success, 1 if a simulation diverged or a file could not be written, 2 for
 bad arguments (argparse's convention).
@@ -163,6 +167,22 @@ def build_parser():
                         'its forward_command_controller; the controller checks joint names, '
                         'effort limits and that its commands are heard (README: real arms)')
     p.set_defaults(handler=bringup_command)
+
+    p = sub.add_parser(
+        'plot', help='CSV tables and PNG plots of a ROS 2 recording (MCAP)',
+        description='Read a recording made by the recorder node (recorder_node) or by ros2 '
+                    'bag record -s mcap, with ROS 2 message definitions; '
+                    'write a CSV file per topic (log_time, stamp, one column per field, '
+                    'per-joint columns like position.shoulder) and the plots tracking.png '
+                    '(reference vs actual and error per joint), effort.png (effort with the '
+                    'limits of the recorded robot description) and tip_path.png (the tip in the '
+                    'workspace against the reference). No ROS installation needed.')
+    p.add_argument('recording', metavar='FILE.mcap', help='the recording')
+    p.add_argument('--out', required=True, metavar='DIR',
+                   help='folder for the CSV and PNG files (created if missing)')
+    p.add_argument('--csv-only', action='store_true',
+                   help='write the CSV files only (no matplotlib needed)')
+    p.set_defaults(handler=plot_command)
     return parser
 
 
@@ -199,6 +219,7 @@ def _print_summary(rep, out):
 def simulate_command(args, out=sys.stdout):
     """Run ``robot-dynamics simulate``; return the exit status."""
     from . import simulation as sim
+    from .plots import require_matplotlib
     settings = sim.Settings(robot=args.robot, controller=args.controller,
                             duration=args.duration, plant_rate=args.plant_rate,
                             control_rate=args.control_rate, model_error=args.model_error,
@@ -206,7 +227,7 @@ def simulate_command(args, out=sys.stdout):
                             natural_frequency=args.natural_frequency,
                             damping_ratio=args.damping_ratio, friction=args.friction)
     if args.plot or args.compare_plot:
-        sim.require_matplotlib()  # fail before simulating, not after
+        require_matplotlib()  # fail before simulating, not after
     result = sim.run(settings)
     report = result.report
     _print_summary(report, out)
@@ -342,6 +363,19 @@ def bringup_command(args, out=sys.stdout):
         overrides.setdefault(node, []).append((name, value))
     return bringup.run(specs, files, overrides, processes=args.processes, out=out,
                        title=f'{PROG} bringup {args.robot or ""}'.rstrip())
+
+
+# ---- plot ---------------------------------------------------------------------------------------
+
+def plot_command(args, out=sys.stdout):
+    """Run ``robot-dynamics plot``; return the exit status."""
+    from .recordings import export
+    written, notes = export(args.recording, args.out, plot=not args.csv_only)
+    for path in written:
+        print(f'wrote {path}', file=out)
+    for note in notes:
+        print(f'note: {note}', file=out)
+    return EXIT_OK
 
 
 def main(argv=None):

@@ -19,7 +19,7 @@ Every error derives from :class:`RobotDynamicsError`. Errors about bad input (a 
 description, an argument, a model that cannot be simulated) are also ``ValueError`` subclasses,
 so that callers (and ROS nodes) can catch bad input with one ``except ValueError`` and report its
 message. The one error about the environment instead, a missing optional dependency
-(:class:`robot_dynamics.simulation.PlotDependencyError`: no matplotlib for the plots), is an
+(:class:`robot_dynamics.plots.PlotDependencyError`: no matplotlib for the plots), is an
 ``ImportError``; the command line exits with 2 for the former and 1 for it.
 """
 

@@ -23,8 +23,8 @@ builds the reference (a quintic through a few waypoints around a home pose, then
 controller (on a model whose masses and inertias may be scaled to simulate model error), runs
 the loop and returns the report of ``api.md`` (``rms_tracking_error``, ``max_tracking_error``,
 ``max_abs_torque``, ``saturated_fraction`` and the settings). :func:`plot_run` and
-:func:`plot_comparison` draw PNG figures with matplotlib (the ``plots`` extra), imported only
-when called.
+:func:`plot_comparison` draw PNG figures with matplotlib (the ``plots`` extra, through
+:mod:`robot_dynamics.plots`), imported only when called.
 """
 
 import dataclasses
@@ -34,8 +34,9 @@ from typing import NamedTuple
 import numpy as np
 
 from . import control, integrators, time_scaling, trajectory
-from .errors import choice, InputError, RobotDynamicsError
+from .errors import choice, InputError
 from .limits import middle
+from .plots import figure
 from .spatial import pose_error
 
 DEFAULT_DURATION = 4.0            # s
@@ -67,10 +68,6 @@ CONTROLLERS = tuple(law.value for law in (control.Law.PD, control.Law.PD_GRAVITY
                                           control.Law.PID, control.Law.COMPUTED_TORQUE))
 #: Integral time of the default PID in units of ``1 / wn``: ``ki = kp wn / PID_INTEGRAL_TIME``.
 PID_INTEGRAL_TIME = 10.0
-
-
-class PlotDependencyError(RobotDynamicsError, ImportError):
-    """Matplotlib, needed for the PNG plots, is not installed."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -470,26 +467,6 @@ def run(settings):
 
 # ---- plots --------------------------------------------------------------------------------------
 
-def require_matplotlib():
-    """Import matplotlib's Agg canvas and Figure, or raise :class:`PlotDependencyError`."""
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise PlotDependencyError(
-            'plots need matplotlib, which is not installed: pip install matplotlib (or the '
-            "'plots' extra, pip install 'robot_dynamics[plots]')") from None
-    return FigureCanvasAgg, Figure
-
-
-def _figure(figsize):
-    """Return a matplotlib Figure on the Agg canvas (no pyplot, no global state)."""
-    FigureCanvasAgg, Figure = require_matplotlib()
-    fig = Figure(figsize=figsize, layout='constrained')
-    FigureCanvasAgg(fig)
-    return fig
-
-
 def plot_run(result, path):
     """
     Write a PNG of one run: reference and actual positions, error, torque, per joint.
@@ -503,7 +480,7 @@ def plot_run(result, path):
 
     """
     rec, plant = result.record, result.plant
-    fig = _figure((10.0, 9.0))
+    fig = figure((10.0, 9.0))
     axes = fig.subplots(3, 1, sharex=True)
     ref = result.reference.sample(rec.t)
     err = ref.q - rec.q
@@ -535,7 +512,7 @@ def plot_comparison(results, path):
 
     Rows share their y axis so that the error magnitudes compare at a glance.
     """
-    fig = _figure((5.0 * len(results), 7.0))
+    fig = figure((5.0 * len(results), 7.0))
     axes = fig.subplots(2, len(results), sharex=True, sharey='row', squeeze=False)
     for col, result in enumerate(results):
         rec, plant, rep = result.record, result.plant, result.report

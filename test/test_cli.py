@@ -110,9 +110,9 @@ def test_info_one_robot_in_a_subprocess():
 
 def test_a_missing_plot_dependency_is_a_failure_not_bad_input(monkeypatch, tmp_path, capsys):
     """The one RobotDynamicsError that is not a ValueError (errors.py): exit status 1, not 2."""
-    from robot_dynamics import RobotDynamicsError, simulation
-    assert issubclass(simulation.PlotDependencyError, (RobotDynamicsError, ImportError))
-    assert not issubclass(simulation.PlotDependencyError, ValueError)
+    from robot_dynamics import plots, RobotDynamicsError
+    assert issubclass(plots.PlotDependencyError, (RobotDynamicsError, ImportError))
+    assert not issubclass(plots.PlotDependencyError, ValueError)
     monkeypatch.setitem(sys.modules, 'matplotlib.backends.backend_agg', None)   # import fails
     status = cli.main(['simulate', '--robot', 'planar_2r', '--controller', 'pd', '--plot',
                        str(tmp_path / 'run.png')])

@@ -19,5 +19,7 @@ Every module here may import rclpy and message packages; nothing outside this su
 so the library works without ROS. One module per node (``model_node``, ``kinematics_node``,
 ``simulator_node``, ``controller_node``), the message <-> numpy conversions in
 :mod:`~robot_dynamics.ros.conversions`, the node set that launch files and
-``robot-dynamics bringup`` start in :mod:`~robot_dynamics.ros.graph`.
+``robot-dynamics bringup`` start in :mod:`~robot_dynamics.ros.graph`, the MCAP recorder in
+:mod:`~robot_dynamics.ros.recording` (with the message definitions it stores,
+:mod:`~robot_dynamics.ros.definitions`, which reads files only).
 """

@@ -141,8 +141,8 @@ PARAMETERS = (
          read_only=False, bounds=(0.0, 1e3)),
 ) + COMMAND_PARAMETERS + CHAIN_PARAMETERS
 
-#: Per-joint parameters, declared once the joints are known: ``prefix.<joint>.name``.
-GAIN_NAMES = ('kp', 'kd', 'ki')
+#: Per-joint default tolerances, declared once the joints are known: ``constraints.<joint>.<name>``
+#: (the names of joint_trajectory_controller).
 TOLERANCE_NAMES = ('trajectory', 'goal')
 
 
@@ -266,7 +266,6 @@ class ControllerNode(Node):
         self.law.compute(0.0, q, np.zeros_like(q), reference)
         if self.law_name is Law.PID:
             self.law.reset()
-        self.follower = TrajectoryFollower(self.model, stop_time=self.params.stop_time)
         self.get_logger().info(f'warmed up in {time.perf_counter() - start:.2f} s')
 
     def _check_effort_limits(self):

@@ -28,16 +28,15 @@ writes the PNG plots.
 import json
 from pathlib import Path
 import sys
-import threading
+import tempfile
 import time
 from typing import NamedTuple
 
 import numpy as np
 import rclpy
+from action_msgs.msg import GoalStatus
 from rclpy.action import ActionClient
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
 from robot_dynamics_interfaces.srv import SolveIK
@@ -46,6 +45,8 @@ from trajectory_msgs.msg import JointTrajectory
 
 from . import bringup, graph
 from .conversions import joint_state, matrix_to_pose, to_seconds, trajectory_point
+from .recording import RecorderNode
+from .. import plots, recordings
 from ..errors import InputError
 from ..limits import middle
 from ..linalg import damped_least_squares
@@ -63,7 +64,8 @@ LIFT_FRACTION = 0.08
 RATE_DAMPING = 1e-6
 #: Time allowed for the goal after its last point [s].
 GOAL_TIME = 2.0
-_RELIABLE = QoSProfile(depth=100000, reliability=ReliabilityPolicy.RELIABLE)
+#: The demo's recording, in ``--out`` (or a temporary folder).
+RECORDING = 'demo.mcap'
 
 
 class Plan(NamedTuple):
@@ -110,20 +112,21 @@ def waypoints(model, q_start):
 
 
 class DemoClient(Node):
-    """The demo's own node: joint states, controller states, IK calls and the action."""
+    """The demo's own node: the latest joint state, the IK calls and the action."""
 
     def __init__(self):
         super().__init__('demo')
-        self.states = []
-        self.controller_states = []
-        self.create_subscription(JointState, '/joint_states', self.states.append, _RELIABLE)
-        self.create_subscription(ControllerState, '/controller/controller_state',
-                                 self.controller_states.append, _RELIABLE)
+        self.state = None
+        self.create_subscription(JointState, '/joint_states', self.state_callback, 1)
         self.ik = self.create_client(SolveIK, '/compute_ik')
         self.action = ActionClient(self, FollowJointTrajectory,
                                    '/controller/follow_joint_trajectory')
         self.ik_latency = []
         self.ik_successes = 0
+
+    def state_callback(self, msg):
+        """Keep the latest joint state (the plan starts from it)."""
+        self.state = msg
 
     @staticmethod
     def wait(future, timeout, what):
@@ -190,10 +193,14 @@ def _percentiles(values_s):
     return {'p50': float(np.percentile(values, 50)), 'p99': float(np.percentile(values, 99))}
 
 
-def summarise(model, client, motion, result, started, ended):
-    """Return the JSON report of the run (api.md): tracking, control loop, IK."""
-    window = [m for m in client.controller_states
-              if started <= to_seconds(m.header.stamp) <= ended]
+def summarise(model, client, motion, result, controller_states, started, ended):
+    """
+    Return the JSON report of the run (api.md): tracking, control loop, IK.
+
+    ``controller_states`` are the controller's ControllerState messages (recorded at every
+    cycle); the control statistics cover those stamped between ``started`` and ``ended`` [s].
+    """
+    window = [m for m in controller_states if started <= to_seconds(m.header.stamp) <= ended]
     tracking = [m for m in window if m.mode == ControllerState.MODE_TRAJECTORY]
     error = np.array([m.error.positions for m in tracking]) if tracking else np.zeros((0, 1))
     latency = [to_seconds(m.header.stamp) - to_seconds(m.state_stamp) for m in window]
@@ -202,7 +209,8 @@ def summarise(model, client, motion, result, started, ended):
     return {
         'robot': model.name,
         'joints': list(model.joint_names),
-        'succeeded': result.status == 4 and result.result.error_code == 0,
+        'succeeded': result.status == GoalStatus.STATUS_SUCCEEDED
+        and result.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL,
         'result': {'status': int(result.status), 'error_code': int(result.result.error_code),
                    'error_string': result.result.error_string},
         'segments': motion.names,
@@ -217,6 +225,30 @@ def summarise(model, client, motion, result, started, ended):
         'ik_successes': client.ik_successes,
         'ik_latency_ms': _percentiles(client.ik_latency),
     }
+
+
+def plot(model, motion, recording, out_dir):
+    """Write the demo's PNG plots from its recording and plan; return their paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    t = np.linspace(0.0, motion.times[-1], 400)
+    planned = np.concatenate([line.sample(t[(t >= line.start_time) & (t <= line.end_time)])
+                              .pose[:, :3, 3] for line in motion.lines])
+    goal_points = model.fk(motion.q)[:, :3, 3]
+    for name, (data, why), draw, changes in (
+            ('tracking', recordings.tracking(recording, model), plots.plot_tracking, {}),
+            ('effort', recordings.effort(recording, model), plots.plot_effort, {}),
+            ('tip_path', recordings.tip_path(recording, model), plots.plot_tip_path,
+             {'planned': planned, 'waypoints': goal_points,
+              'title': f'{model.name}: tip path, base frame\nplanned: straight lines between '
+                       'the pick-and-place poses; points: the /compute_ik solutions'})):
+        if data is None:
+            raise InputError(f'{recordings.PLOT_FILES[name]}: {why}')
+        path = out_dir / recordings.PLOT_FILES[name]
+        draw(path, **{**data._asdict(), **changes})
+        written.append(str(path))
+    return written
 
 
 def _print_summary(report, out):
@@ -235,25 +267,28 @@ def _print_summary(report, out):
 
 def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, out=sys.stdout):
     """Run the demo on a bundled robot; return the exit status (0: the goal succeeded)."""
+    if out_dir is not None:
+        plots.require_matplotlib()
     model = RobotModel.load(robot)
-    files = [graph.parameter_file(robot)]
+    work = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix='demo_'))
+    work.mkdir(parents=True, exist_ok=True)
+    recording_path = work / RECORDING
+    recording_path.unlink(missing_ok=True)
     overrides = {'controller': [('state_publish_rate_hz', '1000.0')]}
     rclpy.init(signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-    nodes = bringup.Bringup(graph.nodes('sim'), files, overrides, processes=True, out=out)
+    nodes = bringup.Bringup(graph.nodes('sim'), [graph.parameter_file(robot)], overrides,
+                            processes=True, out=out)
     client = DemoClient()
-    executor = SingleThreadedExecutor()
-    executor.add_node(client)
-    spinner = threading.Thread(target=_spin, args=(executor,), daemon=True)
-    spinner.start()
     try:
-        print(f'demo: bringing up {robot} (model, kinematics, simulator, controller)', file=out,
-              flush=True)
+        print(f'demo: bringing up {robot} (model, kinematics, simulator, controller), recording '
+              f'to {recording_path}', file=out, flush=True)
         nodes.start()
+        nodes.add_node(RecorderNode(cli_args=['--ros-args', '-p', f'path:={recording_path}']))
+        nodes.add_node(client)
         if not nodes.wait_ready():
             raise RuntimeError(nodes.failure)
-        wait_until(lambda: client.states, 60.0, 'joint states')
-        q_start = client.states[-1].position
-        q_start = np.array(q_start)[model.indices_in(client.states[-1].name)]
+        wait_until(lambda: client.state is not None, 60.0, 'joint states')
+        q_start = np.array(client.state.position)[model.indices_in(client.state.name)]
         print('demo: planning through /compute_ik', file=out, flush=True)
         motion = plan(client, model, q_start, duration)
         wait_until(client.action.server_is_ready, 60.0, 'the follow_joint_trajectory action')
@@ -265,11 +300,15 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, out
         result = client.wait(handle.get_result_async(), motion.times[-1] + 60.0,
                              'the goal result')
         ended = client.get_clock().now().nanoseconds * 1e-9
-        report = summarise(model, client, motion, result, started, ended)
     finally:
-        nodes.stop()          # shuts the context down, which ends the spinning thread
-        spinner.join(timeout=5.0)
-        client.destroy_node()
+        nodes.stop()          # shuts the context down, joins the threads, finishes the file
+    recording = recordings.read(recording_path)
+    states = recording.tables.get(recordings.CONTROLLER_STATE)
+    report = summarise(model, client, motion, result, states.messages if states else [],
+                       started, ended)
+    report['recording'] = str(recording_path)
+    if out_dir is not None:
+        report['plots'] = plot(model, motion, recording, out_dir)
     _print_summary(report, out)
     if report_path:
         Path(report_path).write_text(json.dumps(report, indent=2))
@@ -286,8 +325,3 @@ def wait_until(condition, timeout, what):
         time.sleep(0.001)
 
 
-def _spin(executor):
-    try:
-        executor.spin()
-    except ExternalShutdownException:
-        pass

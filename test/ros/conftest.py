@@ -120,7 +120,12 @@ class Processes:
 
 
 class TestNode:
-    """The test's own node, spinning in a background thread, with waiting helpers."""
+    """
+    The test's own node, spinning in a background thread, with waiting helpers.
+
+    Entities created on it live until the module's end: destroying one while the executor
+    spins in another thread invalidates a handle the executor holds.
+    """
 
     def __init__(self, domain):
         self.context = Context()

@@ -90,7 +90,6 @@ class Loop:
         return future.result()
 
     def stop(self):
-        self.action.destroy()
         for proc in reversed(self.procs):
             assert self.processes.stop(proc) == 0, self.processes.output(proc)
 
@@ -255,7 +254,6 @@ def test_topic_trajectory_and_gains_at_run_time(loop, probe):
     refused = set_gain(-5.0)
     assert not refused.successful and 'kp' in refused.reason
     assert set_gain(900.0).successful
-    probe.node.destroy_publisher(publisher)
 
 
 def test_stale_states_put_the_controller_in_safe_mode_and_it_resumes(loop, probe, processes):
@@ -301,4 +299,3 @@ def test_extra_joints_are_ignored_and_a_missing_joint_sends_nothing(processes, p
     assert procs[1].poll() is None
     for proc in procs:
         assert processes.stop(proc) == 0
-    probe.node.destroy_publisher(publisher)

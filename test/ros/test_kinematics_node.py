@@ -46,9 +46,6 @@ def robot(request, processes, probe):
     yield RobotModel.load(name), ik, fk
     for proc in procs:
         assert processes.stop(proc) == 0, processes.output(proc)
-    # the next robot's nodes must not find this robot's services
-    probe.node.destroy_client(ik)
-    probe.node.destroy_client(fk)
 
 
 def _state(model, q):
@@ -204,4 +201,3 @@ def test_markers_and_tip_pose_follow_joint_states(robot, probe, rng):
     tip = model.fk(q)[:3, 3]
     np.testing.assert_allclose([end.x, end.y, end.z], tip, atol=1e-12)
     assert len([m for m in array.markers if m.ns == 'joints']) == model.dof
-    probe.node.destroy_publisher(publisher)

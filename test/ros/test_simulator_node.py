@@ -132,7 +132,6 @@ def test_constant_effort_follows_the_library_simulation(simulator, probe):
             np.testing.assert_allclose(m.velocity, run.qd[k], rtol=0, atol=1e-9)
             compared += 1
     assert compared > 100 and np.abs(run.q[-1] - q0).max() > 0.1
-    probe.node.destroy_publisher(publisher)
 
 
 def test_a_joint_driven_into_its_limit_stops_there(simulator, probe):
@@ -194,7 +193,6 @@ def test_commands_timeout_rejects_and_reset(simulator, probe):
     t0 = _reset(probe, states)
     probe.wait_for(lambda: [m for m in _since(states, t0, t0) if list(m.position) == [0.4, 0.8]
                             and list(m.velocity) == [0.0, 0.0]], what='the initial state')
-    probe.node.destroy_publisher(publisher)
 
 
 def probe_output(proc):

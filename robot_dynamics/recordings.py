@@ -1,0 +1,516 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+ROS 2 recordings (MCAP) read without ROS: a table per topic, CSV files and the demo's plots.
+
+A recording is what the robot_dynamics recorder writes, or what ``ros2 bag record -s mcap``
+writes on a real arm: CDR messages whose schemas are ``ros2msg`` definitions, decoded here by
+mcap-ros2-support (no ROS install needed). Topics whose schema cannot be decoded are skipped
+and reported, the others are read.
+
+Each topic becomes a :class:`Table` with one row per message and the message's fields
+flattened into columns (the CSV layout of ``robot-dynamics plot``):
+
+- ``log_time``: when the recorder received the message [s since the epoch of its clock];
+- ``stamp`` [s] and ``frame_id`` from the message's ``header`` (a nested header gives
+  ``<field>.stamp``); ``builtin_interfaces`` Time and Duration fields as seconds;
+- arrays parallel to the message's joint names (``name`` in ``sensor_msgs/JointState``,
+  ``joint_names`` elsewhere, also for the arrays of nested messages) one column per joint:
+  ``position.shoulder``, ``reference.positions.elbow``; the names themselves are in the
+  column titles only;
+- other arrays one column per index (``data.0``, ``data.1``), lists of messages per index and
+  field (``points.0.positions.shoulder``), byte arrays (``uint8[]``) as one hex string;
+- nested messages with dotted prefixes (``pose.position.x``); numbers, booleans (0 or 1) and
+  strings as they are. Columns appear in the order fields first appear; a message without a
+  column leaves its cell empty.
+
+:func:`export` writes the CSV files and the PNG plots of :mod:`robot_dynamics.plots`: joint
+tracking (from ``/controller/controller_state`` when present, else ``/joint_states`` alone),
+effort against the limits of ``/robot_description``, and the tip path (forward kinematics of
+the joint states with the recorded description, else ``/kinematics/tip_pose``).
+"""
+
+import csv
+import functools
+from pathlib import Path
+from typing import NamedTuple, Optional
+
+from mcap.exceptions import McapError
+from mcap.reader import NonSeekingReader
+from mcap.records import Schema
+from mcap.well_known import MessageEncoding, SchemaEncoding
+from mcap_ros2.decoder import DecoderFactory
+import numpy as np
+
+from . import plots
+from .errors import InputError, RobotDynamicsError
+
+JOINT_STATES = '/joint_states'
+CONTROLLER_STATE = '/controller/controller_state'
+JOINT_TRAJECTORY = '/controller/joint_trajectory'
+ROBOT_DESCRIPTION = '/robot_description'
+TIP_POSE = '/kinematics/tip_pose'
+
+#: What the robot_dynamics recorder records unless told otherwise: state, the commands of the
+#: effort, position and velocity forward command controllers, goals, the controller's state and
+#: its action's feedback and status, the robot description, the tip pose, the simulator's status.
+DEFAULT_TOPICS = (
+    JOINT_STATES,
+    '/effort_controller/commands',
+    '/position_controller/commands',
+    '/velocity_controller/commands',
+    JOINT_TRAJECTORY,
+    CONTROLLER_STATE,
+    '/controller/follow_joint_trajectory/_action/feedback',
+    '/controller/follow_joint_trajectory/_action/status',
+    ROBOT_DESCRIPTION,
+    TIP_POSE,
+    '/simulator/status',
+)
+
+#: Fields that name the joints of a message's arrays.
+NAME_FIELDS = ('name', 'joint_names')
+#: Message types written as seconds.
+TIME_TYPES = ('builtin_interfaces/Time', 'builtin_interfaces/Duration')
+HEADER_TYPE = 'std_msgs/Header'
+#: The first bytes of every MCAP file (MCAP specification, version 0).
+MAGIC = b'\x89MCAP0\r\n'
+PLOT_FILES = {'tracking': 'tracking.png', 'effort': 'effort.png', 'tip_path': 'tip_path.png'}
+
+
+# ---- decoding and flattening --------------------------------------------------------------------
+
+def _is_message(value):
+    return hasattr(value, '_type') and hasattr(value, '__slots__')
+
+
+def _seconds(t):
+    return t.sec + t.nanosec * 1e-9
+
+
+def _names_of(msg):
+    for field in NAME_FIELDS:
+        value = getattr(msg, field, None) if field in msg.__slots__ else None
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return field, value
+    return None, None
+
+
+def _flatten(msg, prefix, names, row):
+    names_field, own = _names_of(msg)
+    if own is not None:
+        names = own
+    for field in msg.__slots__:
+        if field == names_field:
+            continue
+        value = getattr(msg, field)
+        key = prefix + field
+        if _is_message(value):
+            if value._type in TIME_TYPES:
+                row[key] = _seconds(value)
+            elif value._type == HEADER_TYPE and field == 'header':
+                row[prefix + 'stamp'] = _seconds(value.stamp)
+                row[prefix + 'frame_id'] = value.frame_id
+            else:
+                _flatten(value, key + '.', names, row)
+        elif isinstance(value, (bytes, bytearray, memoryview)):
+            row[key] = bytes(value).hex()
+        elif isinstance(value, (list, tuple)):
+            if value and _is_message(value[0]):
+                for i, item in enumerate(value):
+                    _flatten(item, f'{key}.{i}.', names, row)
+            else:
+                labels = names if names is not None and len(names) == len(value) else \
+                    range(len(value))
+                for label, item in zip(labels, value):
+                    row[f'{key}.{label}'] = item
+        else:
+            row[key] = value
+
+
+def flatten(msg):
+    """Return the columns of one decoded message as a dict (see the module's layout)."""
+    row = {}
+    _flatten(msg, '', None, row)
+    return row
+
+
+def _cell(value):
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float):
+        return repr(value)
+    return value
+
+
+class Table:
+    """
+    The messages of one topic: ``log_times`` (int ns), ``messages`` (decoded), and their columns.
+
+    ``rows`` (one dict per message, :func:`flatten` with ``log_time`` first) and ``columns``
+    (every column name, in order of first appearance) are built when first used.
+    """
+
+    def __init__(self, topic, type_name):
+        self.topic = topic
+        self.type_name = type_name
+        self.log_times = []
+        self.messages = []
+
+    def __len__(self):
+        return len(self.messages)
+
+    def sort(self):
+        """Put the messages in log time order (stable: equal times keep their order)."""
+        order = sorted(range(len(self)), key=self.log_times.__getitem__)
+        self.log_times = [self.log_times[i] for i in order]
+        self.messages = [self.messages[i] for i in order]
+
+    @functools.cached_property
+    def rows(self):
+        """One dict per message: ``log_time`` [s] and the flattened fields."""
+        return [{'log_time': t * 1e-9, **flatten(m)}
+                for t, m in zip(self.log_times, self.messages)]
+
+    @functools.cached_property
+    def columns(self):
+        """Every column name, in the order the columns first appear."""
+        return list(dict.fromkeys(key for row in self.rows for key in row))
+
+    def column(self, name):
+        """Return a column as floats, shape (K,); NaN where a message has no value."""
+        if name not in self.columns:
+            raise InputError(f'{self.topic}: no column {name!r}')
+        values = [row.get(name) for row in self.rows]
+        if any(isinstance(v, str) for v in values):
+            raise InputError(f'{self.topic}: column {name!r} holds text, not numbers')
+        return np.array([np.nan if v is None else float(v) for v in values])
+
+    def joints(self, field):
+        """Return the joint names of the per-joint columns ``<field>.<joint>``, in order."""
+        start = field + '.'
+        return [c[len(start):] for c in self.columns
+                if c.startswith(start) and '.' not in c[len(start):]]
+
+    def joint_array(self, field, names):
+        """Return the columns ``<field>.<name>`` for ``names`` as an array (K, len(names))."""
+        return np.stack([self.column(f'{field}.{name}') for name in names], axis=-1) \
+            if names else np.zeros((len(self), 0))
+
+    def time(self):
+        """Return each message's time [s]: its header stamp, else its log time."""
+        return self.column('stamp' if 'stamp' in self.columns else 'log_time')
+
+    def write_csv(self, path):
+        """Write the table as CSV: a title row of column names, one row per message."""
+        with open(path, 'w', newline='', encoding='utf-8') as f:
+            writer = csv.writer(f)
+            writer.writerow(self.columns)
+            for row in self.rows:
+                writer.writerow([_cell(row.get(c, '')) for c in self.columns])
+
+
+class Recording(NamedTuple):
+    """
+    A read recording: ``tables`` by topic, ``skipped`` topics with the reason, and ``problem``.
+
+    ``problem`` is empty for a complete file, else it says where the file ended early (an
+    unfinished recording: the tables hold the messages before that point).
+    """
+
+    path: str
+    tables: dict
+    skipped: dict
+    problem: str
+
+
+def _decoder(schema, channel, factory):
+    """Return the decoder of a channel's messages; raise ``InputError`` saying why not."""
+    if channel.message_encoding != MessageEncoding.CDR:
+        raise InputError(f'message encoding {channel.message_encoding!r}, not cdr')
+    if schema is None or schema.encoding != SchemaEncoding.ROS2:
+        encoding = None if schema is None else schema.encoding or 'none'
+        raise InputError(f'no ros2msg message definition in the recording (schema encoding '
+                         f'{encoding!r})')
+    # mcap-ros2-support parses the root type under its own name, and accepts only CamelCase
+    # names there: rosidl's action parts (X_FeedbackMessage) are decoded under a name without
+    # the underscore (the fields and their types do not change).
+    package, _, name = schema.name.rpartition('/')
+    alias = Schema(id=schema.id, name=f'{package}/{name.replace("_", "")}',
+                   encoding=schema.encoding, data=schema.data)
+    try:
+        return factory.decoder_for(MessageEncoding.CDR, alias)
+    except Exception as exc:  # noqa: B902 - the vendored parser raises many unrelated types
+        raise InputError(f'cannot parse the message definition of {schema.name}: '
+                         f'{type(exc).__name__}: {exc}') from None
+
+
+def read(path, topics=None):
+    """
+    Read an MCAP recording of ROS 2 messages.
+
+    The file is read from start to end as a stream (its index is not needed), so that an
+    unfinished file (the recorder killed) gives the messages up to where it ends; each table is
+    then put in log time order.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ``.mcap`` file.
+    topics : sequence of str, optional
+        Only these topics; default every topic.
+
+    Returns
+    -------
+    Recording
+        A :class:`Table` per decoded topic; the topics that could not be decoded in
+        ``skipped`` with the reason.
+
+    """
+    factory = DecoderFactory()
+    tables, skipped, decoders = {}, {}, {}
+    problem = ''
+    try:
+        with open(path, 'rb') as stream:
+            if stream.read(len(MAGIC)) != MAGIC:
+                raise InputError(f'{path}: not an MCAP file (it does not start with the MCAP '
+                                 'magic bytes)')
+            stream.seek(0)
+            for schema, channel, message in NonSeekingReader(stream).iter_messages(
+                    topics=topics, log_time_order=False):
+                topic = channel.topic
+                if topic in skipped:
+                    continue
+                if channel.id not in decoders:
+                    try:
+                        decoders[channel.id] = _decoder(schema, channel, factory)
+                    except InputError as exc:
+                        skipped[topic] = str(exc)
+                        continue
+                    tables[topic] = Table(topic, schema.name)
+                try:
+                    msg = decoders[channel.id](message.data)
+                except Exception as exc:  # noqa: B902 - bytes that do not match the definition
+                    skipped[topic] = f'a message does not decode: {type(exc).__name__}: {exc}'
+                    del tables[topic]
+                    continue
+                tables[topic].log_times.append(message.log_time)
+                tables[topic].messages.append(msg)
+    except McapError as exc:
+        problem = (f'the file ends early ({type(exc).__name__}: {exc}), as an unfinished '
+                   'recording does: read the messages before that point')
+    for table in tables.values():
+        table.sort()
+    return Recording(str(path), tables, skipped, problem)
+
+
+# ---- what the plots show ------------------------------------------------------------------------
+
+def robot_model(recording):
+    """
+    Return ``(model, note)``: the RobotModel of the last recorded description, or None and why.
+
+    The chain is the URDF's default (``RobotModel.from_urdf``'s tip rule): a recording does not
+    hold the nodes' chain parameters.
+    """
+    from .model import RobotModel
+    table = recording.tables.get(ROBOT_DESCRIPTION)
+    if table is None or not len(table):
+        return None, f'no {ROBOT_DESCRIPTION} in the recording'
+    try:
+        return RobotModel.from_urdf(table.messages[-1].data), ''
+    except RobotDynamicsError as exc:
+        return None, f'the recorded robot description does not build a model: {exc}'
+
+
+def _units(names, model, revolute, prismatic):
+    if model is None:
+        return [f'{revolute} or {prismatic}'] * len(names)
+    kinds = dict(zip(model.joint_names, model.is_prismatic))
+    return [prismatic if kinds.get(n) else revolute if n in kinds else
+            f'{revolute} or {prismatic}' for n in names]
+
+
+class Tracking(NamedTuple):
+    """Arguments of :func:`robot_dynamics.plots.plot_tracking`."""
+
+    t: np.ndarray
+    names: list
+    q: np.ndarray
+    q_ref: Optional[np.ndarray]
+    error: Optional[np.ndarray]
+    units: list
+    waypoints: Optional[tuple]
+    title: str
+
+
+class Effort(NamedTuple):
+    """Arguments of :func:`robot_dynamics.plots.plot_effort`."""
+
+    t: np.ndarray
+    names: list
+    effort: np.ndarray
+    limits: np.ndarray
+    units: list
+    title: str
+
+
+class TipPath(NamedTuple):
+    """Arguments of :func:`robot_dynamics.plots.plot_tip_path`."""
+
+    p: np.ndarray
+    planned: Optional[np.ndarray]
+    waypoints: Optional[np.ndarray]
+    title: str
+
+
+def _goal_points(recording, names):
+    """Return ``(t (M,), q (M, len(names)))`` of the recorded trajectory goals' points, or None."""
+    table = recording.tables.get(JOINT_TRAJECTORY)
+    times, positions = [], []
+    for log_time, msg in zip(table.log_times, table.messages) if table else ():
+        index = {n: i for i, n in enumerate(msg.joint_names)}
+        if not set(names) <= set(index):
+            continue
+        start = _seconds(msg.header.stamp) or log_time * 1e-9   # zero stamp: start on receipt
+        for point in msg.points:
+            if len(point.positions) == len(index):
+                times.append(start + _seconds(point.time_from_start))
+                positions.append([point.positions[index[n]] for n in names])
+    if not times:
+        return None
+    return np.array(times), np.array(positions)
+
+
+def tracking(recording, model=None):
+    """Return the :class:`Tracking` of a recording, or ``(None, why not)``; see :func:`export`."""
+    state = recording.tables.get(CONTROLLER_STATE)
+    if state is not None and state.joints('feedback.positions'):
+        names = state.joints('feedback.positions')
+        t = state.time()
+        q = state.joint_array('feedback.positions', names)
+        q_ref = state.joint_array('reference.positions', names) \
+            if set(names) <= set(state.joints('reference.positions')) else None
+        error = state.joint_array('error.positions', names) \
+            if q_ref is not None and set(names) <= set(state.joints('error.positions')) else None
+        source = f'{CONTROLLER_STATE}: reference and feedback'
+    elif recording.tables.get(JOINT_STATES) is not None:
+        table = recording.tables[JOINT_STATES]
+        names = table.joints('position')
+        t, q, q_ref, error = table.time(), table.joint_array('position', names), None, None
+        source = f'{JOINT_STATES} (no {CONTROLLER_STATE} recorded: no reference)'
+    else:
+        return None, f'neither {CONTROLLER_STATE} nor {JOINT_STATES} in the recording'
+    if not names or not len(t):
+        return None, f'no joint positions in {source.split()[0]}'
+    t0 = t[0]
+    waypoints = _goal_points(recording, names)
+    if waypoints is not None:
+        waypoints = (waypoints[0] - t0, waypoints[1])
+    return Tracking(t - t0, names, q, q_ref, error, _units(names, model, 'rad', 'm'), waypoints,
+                    f'joint tracking\nfrom {source}'), ''
+
+
+def effort(recording, model=None):
+    """Return the :class:`Effort` of a recording, or ``(None, why not)``; see :func:`export`."""
+    state = recording.tables.get(CONTROLLER_STATE)
+    joints = recording.tables.get(JOINT_STATES)
+    if state is not None and state.joints('effort'):
+        table, source = state, f'commanded effort, {CONTROLLER_STATE}'
+    elif joints is not None and joints.joints('effort'):
+        table, source = joints, f'effort, {JOINT_STATES}'
+    else:
+        return None, f'no effort in {CONTROLLER_STATE} or {JOINT_STATES}'
+    names = table.joints('effort')
+    t = table.time()
+    limits = np.full(len(names), np.nan)
+    if model is not None:
+        known = dict(zip(model.joint_names, model.effort_limit))
+        limits = np.array([known.get(n, np.nan) for n in names])
+        note = 'limits from the recorded robot description'
+    else:
+        note = 'no limits: no robot description in the recording'
+    return Effort(t - t[0], names, table.joint_array('effort', names), limits,
+                  _units(names, model, 'N m', 'N'), f'{source}\n{note}'), ''
+
+
+def tip_path(recording, model=None):
+    """Return the :class:`TipPath` of a recording, or ``(None, why not)``; see :func:`export`."""
+    state = recording.tables.get(CONTROLLER_STATE)
+    joints = recording.tables.get(JOINT_STATES)
+    if model is not None:
+        wanted = set(model.joint_names)
+        for table, field in ((joints, 'position'), (state, 'feedback.positions')):
+            if table is not None and wanted <= set(table.joints(field)):
+                names = list(model.joint_names)
+                p = model.fk(table.joint_array(field, names))[:, :3, 3]
+                planned = None
+                if state is not None and wanted <= set(state.joints('reference.positions')):
+                    planned = model.fk(state.joint_array('reference.positions', names))[:, :3, 3]
+                goals = _goal_points(recording, names)
+                waypoints = None if goals is None else model.fk(goals[1])[:, :3, 3]
+                return TipPath(p, planned, waypoints,
+                               f'tip path: {model.tip_link} in the {model.base_link} frame\n'
+                               f'forward kinematics of {table.topic}'), ''
+    pose = recording.tables.get(TIP_POSE)
+    if pose is not None and len(pose):
+        p = np.stack([pose.column(f'pose.position.{axis}') for axis in 'xyz'], axis=-1)
+        return TipPath(p, None, None, f'tip path, base frame\nfrom {TIP_POSE}'), ''
+    return None, (f'neither {TIP_POSE} nor joint positions with a robot description in the '
+                  'recording')
+
+
+# ---- export -------------------------------------------------------------------------------------
+
+def csv_name(topic):
+    """Return the CSV file name of ``topic``: ``/a/b`` -> ``a.b.csv``."""
+    return topic.strip('/').replace('/', '.') + '.csv'
+
+
+def export(path, out_dir, plot=True):
+    """
+    Write a CSV per topic and (if ``plot``) the PNG plots of a recording into ``out_dir``.
+
+    Returns ``(written, notes)``: the files written, and one line per topic skipped or plot
+    left out, saying why. Raises :class:`~robot_dynamics.plots.PlotDependencyError` before
+    reading when ``plot`` and matplotlib is missing.
+    """
+    if plot:
+        plots.require_matplotlib()
+    recording = read(path)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    notes = [f'{topic}: skipped: {why}' for topic, why in recording.skipped.items()]
+    if recording.problem:
+        notes.append(recording.problem)
+    for topic, table in recording.tables.items():
+        table.write_csv(out_dir / csv_name(topic))
+        written.append(out_dir / csv_name(topic))
+    if not plot:
+        return written, notes
+    model, note = robot_model(recording)
+    if note:
+        notes.append(note)
+    for name, (data, why), draw in (
+            ('tracking', tracking(recording, model), plots.plot_tracking),
+            ('effort', effort(recording, model), plots.plot_effort),
+            ('tip_path', tip_path(recording, model), plots.plot_tip_path)):
+        if data is None:
+            notes.append(f'{PLOT_FILES[name]}: not drawn: {why}')
+            continue
+        draw(out_dir / PLOT_FILES[name], **data._asdict())
+        written.append(out_dir / PLOT_FILES[name])
+    return written, notes

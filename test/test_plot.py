@@ -1,0 +1,417 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``robot-dynamics plot`` and :mod:`robot_dynamics.recordings` on recordings written here.
+
+No ROS process runs: the recordings are written with mcap-ros2-support's writer (a library
+simulation of the SCARA as the controller would publish it, and a real arm's layout as
+``ros2 bag record`` would write it), and with the plain ``mcap`` writer for hand-made CDR bytes.
+"""
+
+import csv
+import io
+from pathlib import Path
+import struct
+import sys
+
+from mcap.writer import Writer as McapWriter
+from mcap_ros2.writer import Writer
+import numpy as np
+import pytest
+
+from robot_dynamics import cli, plots, recordings, RobotModel, ShapeError, simulation
+from robot_dynamics.robots import from_source
+from robot_dynamics.ros.definitions import message_definition
+
+NS = 1_000_000_000
+T0 = 1000.0          # stamp of the first sample [s]
+LOG_DELAY = 0.0004   # receive time after the stamp [s]
+MIN_PNG_BYTES = 10_000
+
+# Standard definitions as a rosbag2 recording on a ROS 2 distribution stores them (comments
+# left out; the format of rosbag2's docs/message_definition_encoding.md): an independent
+# reference for the reader, not built by robot_dynamics.
+TIME_DEF = 'int32 sec\nuint32 nanosec\n'
+HEADER_DEF = 'builtin_interfaces/Time stamp\nstring frame_id\n'
+SEP = '\n' + '=' * 80 + '\n'
+JOINT_STATE_DEF = ('std_msgs/Header header\nstring[] name\nfloat64[] position\n'
+                   'float64[] velocity\nfloat64[] effort\n'
+                   f'{SEP}MSG: std_msgs/Header\n{HEADER_DEF}'
+                   f'{SEP}MSG: builtin_interfaces/Time\n{TIME_DEF}')
+STRING_DEF = 'string data\n'
+MULTI_ARRAY_DEF = (
+    'MultiArrayLayout layout\nfloat64[] data\n'
+    f'{SEP}MSG: std_msgs/MultiArrayLayout\nMultiArrayDimension[] dim\nuint32 data_offset\n'
+    f'{SEP}MSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n')
+
+
+def _time(seconds):
+    ns = int(round(seconds * NS))
+    return {'sec': ns // NS, 'nanosec': ns % NS}
+
+
+def _header(seconds):
+    return {'stamp': _time(seconds), 'frame_id': ''}
+
+
+def _write(path, topics):
+    """Write ``{topic: (type, definition, [(stamp [s], message)])}`` with mcap-ros2-support."""
+    with open(path, 'wb') as f:
+        writer = Writer(f)
+        for topic, (type_name, definition, messages) in topics.items():
+            schema = writer.register_msgdef(type_name, definition)
+            for stamp, msg in messages:
+                log = int(round((stamp + LOG_DELAY) * NS))
+                writer.write_message(topic, schema, msg, log_time=log, publish_time=log)
+        writer.finish()
+
+
+def _read_csv(path):
+    with open(path, newline='') as f:
+        rows = list(csv.reader(f))
+    return rows[0], rows[1:]
+
+
+def _columns(path, names):
+    """Return the CSV columns ``names`` of ``path`` as floats, shape (K, len(names))."""
+    header, rows = _read_csv(path)
+    idx = [header.index(n) for n in names]
+    return np.array([[float(r[i]) for i in idx] for r in rows])
+
+
+def _scara_tip(q):
+    """SCARA tip position, closed form from urdf/scara.urdf: r1 = 0.325, r2 = 0.275 m."""
+    c1, s1 = np.cos(q[:, 0]), np.sin(q[:, 0])
+    c12, s12 = np.cos(q[:, 0] + q[:, 1]), np.sin(q[:, 0] + q[:, 1])
+    return np.stack([0.325 * c1 + 0.275 * c12, 0.325 * s1 + 0.275 * s12, 0.45 - q[:, 2]], -1)
+
+
+def _planar_2r_tip(q):
+    """Planar 2R tip position (x-z plane), closed form: l1 = l2 = 2 m."""
+    c1, s1 = np.cos(q[:, 0]), np.sin(q[:, 0])
+    c12, s12 = np.cos(q[:, 0] + q[:, 1]), np.sin(q[:, 0] + q[:, 1])
+    return np.stack([2 * c1 + 2 * c12, np.zeros(len(q)), 2 * s1 + 2 * s12], -1)
+
+
+# ---- our layout: a simulated SCARA with the controller's state ---------------------------------
+
+@pytest.fixture(scope='module')
+def simulated(tmp_path_factory):
+    """Record a computed-torque SCARA run as the ROS controller and simulator publish it."""
+    run = simulation.run(simulation.Settings(robot='scara', controller='computed_torque',
+                                             duration=1.5, model_error=0.2))
+    rec, names = run.record, list(run.plant.joint_names)
+    ref = run.reference.sample(rec.t)
+    error = ref.q - rec.q
+    _, urdf = from_source(robot='scara')
+    stamps = T0 + rec.t
+    point = run.report['reference']
+    states, controller = [], []
+    for k, stamp in enumerate(stamps):
+        states.append((stamp, {'header': _header(stamp), 'name': names,
+                               'position': rec.q[k].tolist(), 'velocity': rec.qd[k].tolist(),
+                               'effort': rec.tau_applied[k].tolist()}))
+        controller.append((stamp, {
+            'header': _header(stamp), 'state_stamp': _time(stamp), 'joint_names': names,
+            'control_law': 'computed_torque', 'mode': 'trajectory',
+            'reference': {'positions': ref.q[k].tolist(), 'velocities': ref.qd[k].tolist(),
+                          'accelerations': ref.qdd[k].tolist()},
+            'feedback': {'positions': rec.q[k].tolist(), 'velocities': rec.qd[k].tolist()},
+            'error': {'positions': error[k].tolist()},
+            'effort': rec.tau[k].tolist(), 'effort_requested': rec.tau[k].tolist(),
+            'saturated': rec.saturated[k].tolist(), 'cycles': k, 'missed_cycles': 0}))
+    goal = {'header': _header(T0), 'joint_names': names, 'points': [
+        {'positions': q, 'time_from_start': _time(t)}
+        for t, q in zip(point['time_from_start'], point['positions'])]}
+    path = tmp_path_factory.mktemp('simulated') / 'scara.mcap'
+    types = ('std_msgs/msg/String', 'sensor_msgs/msg/JointState',
+             'robot_dynamics_interfaces/msg/ControllerState',
+             'trajectory_msgs/msg/JointTrajectory')
+    _write(path, {
+        '/robot_description': (types[0], message_definition(types[0]), [(T0, {'data': urdf})]),
+        '/joint_states': (types[1], message_definition(types[1]), states),
+        '/controller/controller_state': (types[2], message_definition(types[2]), controller),
+        '/controller/joint_trajectory': (types[3], message_definition(types[3]),
+                                         [(T0, goal)]),
+    })
+    return {'path': path, 'run': run, 'ref': ref, 'error': error, 'urdf': urdf, 'names': names,
+            'goal': point}
+
+
+@pytest.fixture(scope='module')
+def plotted(simulated, tmp_path_factory):
+    out = tmp_path_factory.mktemp('plots')
+    status = cli.main(['plot', str(simulated['path']), '--out', str(out)])
+    assert status == cli.EXIT_OK
+    return out
+
+
+def test_csv_layout_and_numbers_of_the_joint_states(simulated, plotted):
+    rec, names = simulated['run'].record, simulated['names']
+    header, rows = _read_csv(plotted / 'joint_states.csv')
+    assert header == (['log_time', 'stamp', 'frame_id']
+                      + [f'{field}.{n}' for field in ('position', 'velocity', 'effort')
+                         for n in names])
+    assert len(rows) == len(rec.t)
+    # float64 round trip: the CSV holds exactly the recorded numbers
+    np.testing.assert_array_equal(_columns(plotted / 'joint_states.csv',
+                                           [f'position.{n}' for n in names]), rec.q)
+    np.testing.assert_array_equal(_columns(plotted / 'joint_states.csv',
+                                           [f'effort.{n}' for n in names]), rec.tau_applied)
+    times = _columns(plotted / 'joint_states.csv', ['log_time', 'stamp'])
+    np.testing.assert_allclose(times[:, 1], T0 + rec.t, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(times[:, 0] - times[:, 1], LOG_DELAY, rtol=0, atol=1e-6)
+
+
+def test_csv_of_the_controller_state_keeps_nested_fields_by_joint(simulated, plotted):
+    names = simulated['names']
+    header, rows = _read_csv(plotted / 'controller.controller_state.csv')
+    for column in ('state_stamp', 'control_law', 'mode', 'cycles', 'missed_cycles',
+                   *(f'{f}.{n}' for f in ('reference.positions', 'reference.accelerations',
+                                          'feedback.velocities', 'error.positions',
+                                          'effort', 'saturated') for n in names)):
+        assert column in header, column
+    assert 'joint_names' not in header
+    path = plotted / 'controller.controller_state.csv'
+    np.testing.assert_array_equal(_columns(path, [f'reference.positions.{n}' for n in names]),
+                                  simulated['ref'].q)
+    np.testing.assert_array_equal(_columns(path, [f'error.positions.{n}' for n in names]),
+                                  simulated['error'])
+    saturated = _columns(path, [f'saturated.{n}' for n in names])
+    np.testing.assert_array_equal(saturated, simulated['run'].record.saturated.astype(float))
+    assert {r[header.index('mode')] for r in rows} == {'trajectory'}
+    # the goal: one row, points by index and joint
+    header, rows = _read_csv(plotted / 'controller.joint_trajectory.csv')
+    goal = simulated['goal']
+    assert len(rows) == 1
+    last = len(goal['positions']) - 1
+    assert float(rows[0][header.index(f'points.{last}.positions.{names[1]}')]) == \
+        goal['positions'][last][1]
+    assert float(rows[0][header.index(f'points.{last}.time_from_start')]) == \
+        pytest.approx(goal['time_from_start'][last], abs=1e-9)
+
+
+def test_robot_description_csv_holds_the_urdf(simulated, plotted):
+    header, rows = _read_csv(plotted / 'robot_description.csv')
+    assert header == ['log_time', 'data']
+    assert rows[0][1] == simulated['urdf']
+
+
+def test_pngs_are_written(plotted):
+    for name in ('tracking.png', 'effort.png', 'tip_path.png'):
+        data = (plotted / name).read_bytes()
+        assert data.startswith(b'\x89PNG') and len(data) > MIN_PNG_BYTES, name
+
+
+def test_plotted_series_follow_the_controller_state(simulated):
+    recording = recordings.read(simulated['path'])
+    model, note = recordings.robot_model(recording)
+    assert note == '' and model.joint_names == tuple(simulated['names'])
+    rec, ref = simulated['run'].record, simulated['ref']
+    data, why = recordings.tracking(recording, model)
+    assert why == '' and data.names == simulated['names']
+    np.testing.assert_allclose(data.t, rec.t - rec.t[0], rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(data.q, rec.q)
+    np.testing.assert_array_equal(data.q_ref, ref.q)
+    np.testing.assert_array_equal(data.error, simulated['error'])
+    assert data.units == ['rad', 'rad', 'm']
+    goal = simulated['goal']
+    np.testing.assert_allclose(data.waypoints[0], goal['time_from_start'], atol=1e-9)
+    np.testing.assert_array_equal(data.waypoints[1], goal['positions'])
+    # effort: what the controller commanded, with the URDF's limits
+    data, why = recordings.effort(recording, model)
+    np.testing.assert_array_equal(data.effort, rec.tau)
+    np.testing.assert_array_equal(data.limits, [80.0, 40.0, 200.0])
+    assert data.units == ['N m', 'N m', 'N']
+    assert 'controller_state' in data.title
+
+
+def test_tip_path_is_the_forward_kinematics_of_the_recorded_states(simulated):
+    recording = recordings.read(simulated['path'])
+    model, _ = recordings.robot_model(recording)
+    data, why = recordings.tip_path(recording, model)
+    assert why == ''
+    rec = simulated['run'].record
+    np.testing.assert_allclose(data.p, _scara_tip(rec.q), atol=1e-12)
+    np.testing.assert_allclose(data.planned, _scara_tip(simulated['ref'].q), atol=1e-12)
+    np.testing.assert_allclose(data.waypoints,
+                               _scara_tip(np.array(simulated['goal']['positions'])), atol=1e-12)
+
+
+# ---- someone else's layout: a real arm's bag, no controller state -------------------------------
+
+@pytest.fixture(scope='module')
+def foreign(tmp_path_factory):
+    """
+    Write a recording as ``ros2 bag record -s mcap`` makes it next to a driver.
+
+    Joint states name the joints in their own order with an extra gripper joint; commands are a
+    forward command controller's Float64MultiArray; no controller state, no tip pose.
+    """
+    _, urdf = from_source(robot='planar_2r')
+    t = np.arange(0.0, 2.0, 0.01)
+    q = np.stack([0.4 * np.sin(2.0 * t), 0.8 - 0.3 * t], -1)
+    effort = np.stack([50.0 * np.cos(t), -20.0 + 5.0 * t], -1)
+    names = ['gripper_finger', 'joint2', 'joint1']
+    states = [(T0 + tk, {'header': _header(T0 + tk), 'name': names,
+                         'position': [0.01, q[k, 1], q[k, 0]],
+                         'velocity': [0.0, -0.3, 0.8 * np.cos(2.0 * tk)],
+                         'effort': [0.5, effort[k, 1], effort[k, 0]]})
+              for k, tk in enumerate(t)]
+    commands = [(T0 + tk, {'layout': {'dim': [], 'data_offset': 0},
+                           'data': effort[k].tolist()}) for k, tk in enumerate(t)]
+    path = tmp_path_factory.mktemp('foreign') / 'bag_0.mcap'
+    _write(path, {
+        '/robot_description': ('std_msgs/msg/String', STRING_DEF, [(T0, {'data': urdf})]),
+        '/joint_states': ('sensor_msgs/msg/JointState', JOINT_STATE_DEF, states),
+        '/effort_controller/commands': ('std_msgs/msg/Float64MultiArray', MULTI_ARRAY_DEF,
+                                        commands),
+    })
+    return {'path': path, 't': t, 'q': q, 'effort': effort}
+
+
+def _plot(*argv):
+    """Run ``robot-dynamics plot`` in this process; return its exit status and output."""
+    out = io.StringIO()
+    status = cli.plot_command(cli.build_parser().parse_args(['plot', *map(str, argv)]), out)
+    return status, out.getvalue()
+
+
+def test_a_foreign_recording_plots_joint_states_and_effort(foreign, tmp_path):
+    status, text = _plot(foreign['path'], '--out', tmp_path)
+    assert status == cli.EXIT_OK
+    for name in ('joint_states.csv', 'effort_controller.commands.csv', 'tracking.png',
+                 'effort.png', 'tip_path.png'):
+        assert f'wrote {tmp_path / name}' in text
+    for name in ('tracking.png', 'effort.png', 'tip_path.png'):
+        assert (tmp_path / name).stat().st_size > MIN_PNG_BYTES
+    header, _ = _read_csv(tmp_path / 'effort_controller.commands.csv')
+    assert header == ['log_time', 'layout.data_offset', 'data.0', 'data.1']
+    np.testing.assert_array_equal(_columns(tmp_path / 'effort_controller.commands.csv',
+                                           ['data.0', 'data.1']), foreign['effort'])
+
+
+def test_a_foreign_recording_is_matched_by_joint_name(foreign):
+    recording = recordings.read(foreign['path'])
+    model, _ = recordings.robot_model(recording)
+    data, _ = recordings.tracking(recording, model)
+    assert data.names == ['gripper_finger', 'joint2', 'joint1']
+    assert data.q_ref is None and data.error is None and data.waypoints is None
+    assert 'no reference' in data.title
+    np.testing.assert_array_equal(data.q[:, [2, 1]], foreign['q'])
+    assert data.units == ['rad or m', 'rad', 'rad']
+    np.testing.assert_allclose(data.t, foreign['t'], atol=1e-6)
+    data, _ = recordings.effort(recording, model)
+    np.testing.assert_array_equal(data.effort[:, [2, 1]], foreign['effort'])
+    np.testing.assert_array_equal(data.limits[1:], [100.0, 200.0])
+    assert np.isnan(data.limits[0])   # the gripper is not in the description
+    data, _ = recordings.tip_path(recording, model)
+    np.testing.assert_allclose(data.p, _planar_2r_tip(foreign['q']), atol=1e-12)
+    assert data.planned is None
+
+
+def test_csv_only_needs_no_matplotlib(foreign, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, 'matplotlib.backends.backend_agg', None)   # import fails
+    assert cli.main(['plot', str(foreign['path']), '--out', str(tmp_path), '--csv-only']) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        'effort_controller.commands.csv', 'joint_states.csv', 'robot_description.csv']
+    assert cli.main(['plot', str(foreign['path']), '--out', str(tmp_path / 'png')]) == \
+        cli.EXIT_FAILURE
+    assert not (tmp_path / 'png').exists()
+
+
+# ---- damaged and partly readable recordings -----------------------------------------------------
+
+def _cdr_string(text):
+    """Serialize std_msgs/String by hand: CDR little-endian encapsulation, length with NUL."""
+    data = text.encode() + b'\0'
+    return b'\x00\x01\x00\x00' + struct.pack('<I', len(data)) + data
+
+
+def test_undecodable_topics_are_skipped_and_named(tmp_path):
+    path = tmp_path / 'mixed.mcap'
+    with open(path, 'wb') as f:
+        writer = McapWriter(f)
+        writer.start(profile='ros2', library='test')
+        string = writer.register_schema('std_msgs/msg/String', 'ros2msg', STRING_DEF.encode())
+        idl = writer.register_schema('pkg/msg/Thing', 'ros2idl', b'module pkg {};')
+        bare = writer.register_schema('pkg/msg/Other', '', b'')
+        channels = {topic: writer.register_channel(topic, 'cdr', schema)
+                    for topic, schema in (('/text', string), ('/idl', idl), ('/bare', bare))}
+        for k in range(3):
+            for topic, channel in channels.items():
+                data = _cdr_string(f'hello {k}') if topic == '/text' else b'\x00\x01\x00\x00'
+                writer.add_message(channel, log_time=k, data=data, publish_time=k)
+        writer.finish()
+    recording = recordings.read(path)
+    assert [m.data for m in recording.tables['/text'].messages] == ['hello 0', 'hello 1',
+                                                                    'hello 2']
+    assert set(recording.skipped) == {'/idl', '/bare'}
+    assert "'ros2idl'" in recording.skipped['/idl']
+    assert "'none'" in recording.skipped['/bare']
+    assert recording.problem == ''
+
+
+def test_an_unfinished_recording_is_read_up_to_where_it_ends(foreign, tmp_path):
+    data = Path(foreign['path']).read_bytes()
+    cut = tmp_path / 'cut.mcap'
+    cut.write_bytes(data[:len(data) // 2])
+    recording = recordings.read(cut)
+    assert 'ends early' in recording.problem
+    status, text = _plot(cut, '--out', tmp_path / 'out', '--csv-only')
+    assert status == cli.EXIT_OK and 'ends early' in text
+
+
+def test_a_file_that_is_not_mcap_is_bad_input(tmp_path, capsys):
+    path = tmp_path / 'notes.mcap'
+    path.write_text('not a recording')
+    assert cli.main(['plot', str(path), '--out', str(tmp_path / 'out')]) == cli.EXIT_USAGE
+    assert 'not an MCAP file' in capsys.readouterr().err
+    assert cli.main(['plot', str(tmp_path / 'missing.mcap'), '--out', str(tmp_path)]) == \
+        cli.EXIT_FAILURE
+
+
+# ---- the plotting functions ---------------------------------------------------------------------
+
+def test_plot_functions_check_their_shapes(tmp_path):
+    t = np.linspace(0.0, 1.0, 5)
+    with pytest.raises(ShapeError, match='q_ref'):
+        plots.plot_tracking(tmp_path / 'a.png', t, ['a', 'b'], np.zeros((5, 2)),
+                            q_ref=np.zeros((4, 2)))
+    with pytest.raises(ShapeError, match='effort'):
+        plots.plot_effort(tmp_path / 'b.png', t, ['a', 'b'], np.zeros((5, 3)))
+    with pytest.raises(ShapeError, match='planned'):
+        plots.plot_tip_path(tmp_path / 'c.png', np.zeros((5, 3)), planned=np.zeros((5, 2)))
+    with pytest.raises(ValueError, match='units'):
+        plots.plot_effort(tmp_path / 'd.png', t, ['a', 'b'], np.zeros((5, 2)), units=['N'])
+    assert not any(tmp_path.iterdir())
+
+
+def test_plot_functions_take_plain_arrays(tmp_path):
+    """What the demo does: its own planned path and measured arrays, no recording."""
+    model = RobotModel.load('planar_2r')
+    t = np.linspace(0.0, 2.0, 201)
+    q_ref = np.stack([0.5 * t, 1.0 - 0.25 * t], -1)
+    q = q_ref + 1e-3 * np.sin(10 * t)[:, None]
+    plots.plot_tracking(tmp_path / 'tracking.png', t, model.joint_names, q, q_ref,
+                        units=['rad', 'rad'], waypoints=(t[::50], q_ref[::50]),
+                        title='demo')
+    plots.plot_effort(tmp_path / 'effort.png', t, model.joint_names, 30.0 * q,
+                      limits=model.effort_limit, units=['N m', 'N m'])
+    plots.plot_tip_path(tmp_path / 'tip.png', model.fk(q)[:, :3, 3],
+                        planned=model.fk(q_ref)[:, :3, 3],
+                        waypoints=model.fk(q_ref[::50])[:, :3, 3])
+    for name in ('tracking.png', 'effort.png', 'tip.png'):
+        assert (tmp_path / name).stat().st_size > MIN_PNG_BYTES
