@@ -32,9 +32,9 @@ import tempfile
 import time
 from typing import NamedTuple
 
+from action_msgs.msg import GoalStatus
 import numpy as np
 import rclpy
-from action_msgs.msg import GoalStatus
 from rclpy.action import ActionClient
 from rclpy.node import Node
 from robot_dynamics_interfaces.action import FollowJointTrajectory
@@ -323,5 +323,3 @@ def wait_until(condition, timeout, what):
         if time.monotonic() > deadline:
             raise TimeoutError(f'no answer within {timeout:g} s: {what}')
         time.sleep(0.001)
-
-
