@@ -109,6 +109,22 @@ def test_executable_is_a_console_script_of_the_node_module(spec):
             assert _same_type(_declared(spec)[name].default, yaml.safe_load(text))
 
 
+@pytest.mark.parametrize('mode', graph.MODES)
+def test_launch_parameters_have_the_declared_types(mode):
+    # what the launch files give a node after the files, typed as its parameters are
+    specs = {spec.name: spec for spec in graph.nodes(mode)}
+    values = {argument.name: argument.default for argument in graph.launch_arguments(mode)}
+    values.update(robot='scara', control_law='pd')
+    checked = 0
+    for options in graph.launch_nodes(mode, values):
+        for extra in options['parameters'][1:]:
+            for name, value in extra.items():
+                default = _declared(specs[options['name']])[name].default
+                assert _same_type(default, value), f'{options["name"]}.{name}: {value!r}'
+                checked += 1
+    assert checked >= 1
+
+
 def test_every_bundled_robot_has_a_parameter_file():
     assert graph.robots() == RobotModel.available()
 
