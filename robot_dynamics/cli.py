@@ -162,6 +162,10 @@ def build_parser():
                         'computed_torque)')
     p.add_argument('--processes', action='store_true',
                    help='one process per node instead of one process for all')
+    p.add_argument('--record', metavar='FILE.mcap',
+                   help='record joint states, commands, goals (topic), controller state and the '
+                        'robot description to an MCAP file (ros2 bag and Foxglove replay it; '
+                        '`robot-dynamics plot` draws it)')
     p.add_argument('--hardware', action='store_true',
                    help='a real arm: no simulator; states from its /joint_states, commands to '
                         'its forward_command_controller; the controller checks joint names, '
@@ -362,7 +366,7 @@ def bringup_command(args, out=sys.stdout):
             raise InputError(f'--param {node}.{name}: no node {node!r}; nodes: {sorted(names)}')
         overrides.setdefault(node, []).append((name, value))
     return bringup.run(specs, files, overrides, processes=args.processes, out=out,
-                       title=f'{PROG} bringup {args.robot or ""}'.rstrip())
+                       title=f'{PROG} bringup {args.robot or ""}'.rstrip(), record=args.record)
 
 
 # ---- plot ---------------------------------------------------------------------------------------

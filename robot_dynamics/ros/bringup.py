@@ -24,7 +24,6 @@ as ``ros2 run`` would). SIGINT or SIGTERM stops everything cleanly, exit status 
 A node that fails to start or dies stops the rest, exit status 1.
 """
 
-import ctypes
 import importlib
 import os
 from pathlib import Path
@@ -42,7 +41,8 @@ from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
 from . import graph
-from .runner import START_ERRORS
+from .recording import RecorderNode
+from .runner import PARENT_ENV, START_ERRORS
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -102,12 +102,17 @@ class Bringup:
             # process group, and a node that got that SIGINT and then bringup's stop would be
             # interrupted again while shutting down (a traceback). Bringup alone stops them,
             # once each.
+            env = dict(os.environ, **{PARENT_ENV: str(os.getpid())})
             for spec in self.specs:
                 self._children[spec.name] = subprocess.Popen(
-                    _command(spec) + self.arguments[spec.name], preexec_fn=_die_with_parent,
-                    start_new_session=True)
+                    _command(spec) + self.arguments[spec.name], env=env, start_new_session=True)
         self._probe = Node('bringup_probe')
         self._spin_in_thread(self._probe)
+
+    def add_node(self, node):
+        """Spin another node of this process (a recorder, a client) until :meth:`stop`."""
+        self._nodes.append(node)
+        self._spin_in_thread(node)
 
     def _spin_in_thread(self, node):
         def spin():
@@ -223,16 +228,14 @@ def _command(spec):
     return [str(script)] if script.is_file() else [sys.executable, '-m', spec.module]
 
 
-def _die_with_parent():
-    """In a node process: get SIGTERM if bringup dies, so that no node outlives it (Linux)."""
-    try:
-        ctypes.CDLL('libc.so.6', use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
+def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout, title='',
+        record=None):
+    """
+    Start the node set, print what runs, wait for SIGINT or SIGTERM; return exit status.
 
-
-def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout, title=''):
-    """Start the node set, print what runs, wait for SIGINT or SIGTERM; return exit status."""
+    ``record``: an MCAP file to record the default topics of
+    :class:`~robot_dynamics.ros.recording.RecorderNode` into, from this process.
+    """
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     bringup = Bringup(specs, parameter_files, overrides, processes, out)
@@ -241,6 +244,8 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
     try:
         try:
             bringup.start()
+            if record:
+                bringup.add_node(RecorderNode(cli_args=['--ros-args', '-p', f'path:={record}']))
         except START_ERRORS as exc:
             bringup.failure = f'cannot start: {exc}'
         else:
@@ -249,6 +254,8 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
                   f'{os.environ.get("ROS_DOMAIN_ID", "0")})', file=out, flush=True)
             if bringup.wait_ready():
                 print('\n'.join(bringup.describe()), file=out)
+                if record:
+                    print(f'  recording to {record}', file=out)
                 print('running; Ctrl-C stops every node', file=out, flush=True)
                 bringup.wait()
     finally:

@@ -23,6 +23,8 @@ fatal and gives exit status 1, so that launch files and ``robot-dynamics bringup
 start.
 """
 
+import ctypes
+import os
 import signal
 
 import rclpy
@@ -36,6 +38,24 @@ class StartupError(RobotDynamicsError):
     """The node cannot run with what it finds (raised from a callback, so also after start)."""
 
 
+#: Set by ``robot-dynamics bringup`` to its pid in the environment of the node processes it
+#: starts: such a node ends when bringup does, even when bringup is killed (SIGKILL).
+PARENT_ENV = 'ROBOT_DYNAMICS_BRINGUP_PID'
+
+
+def _end_with_parent():
+    """Have the kernel send SIGTERM when the bringup that started this process dies (Linux)."""
+    parent = os.environ.get(PARENT_ENV)
+    if not parent:
+        return
+    try:
+        ctypes.CDLL('libc.so.6', use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != int(parent):     # bringup died before the request took effect
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
 #: Errors that mean "this node cannot start with this configuration".
 START_ERRORS = (RobotDynamicsError, ParameterException, InvalidParameterValueException)
 
@@ -47,6 +67,7 @@ def run_node(node_class, name, args=None):
     # this thread, also inside an rclpy call while the context is still up: a traceback, not a
     # clean stop. With a handler that does nothing, rclpy's shutdown alone ends the spin.
     signal.signal(signal.SIGINT, lambda signum, frame: None)
+    _end_with_parent()
     rclpy.init(args=args)
     node = None
     try:
