@@ -19,28 +19,13 @@ Drive a real arm: the node set of mode 'hardware' in ``robot_dynamics.ros.graph`
 
 States come from the hardware's ``/joint_states``. ``--show-args`` lists the arguments. The
 nodes, their parameter files and remappings come from the graph declaration, which
-``robot-dynamics bringup --hardware`` starts too; this file only turns it into launch actions.
+``robot-dynamics bringup --hardware`` starts too (``robot_dynamics.ros.launch_description``
+turns it into launch actions).
 """
 
-from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node
-from robot_dynamics.ros import graph
-
-MODE = 'hardware'
-
-
-def _nodes(context):
-    values = {argument.name: LaunchConfiguration(argument.name).perform(context)
-              for argument in graph.launch_arguments(MODE)}
-    return [Node(output='screen', **options) for options in graph.launch_nodes(MODE, values)]
+from robot_dynamics.ros.launch_description import generate
 
 
 def generate_launch_description():
-    """Return the launch arguments and the node set for a real arm."""
-    return LaunchDescription(
-        [DeclareLaunchArgument(argument.name, default_value=argument.default,
-                               description=argument.description)
-         for argument in graph.launch_arguments(MODE)]
-        + [OpaqueFunction(function=_nodes)])
+    """Return the launch arguments and the node set of a real arm."""
+    return generate('hardware')

@@ -19,28 +19,12 @@ Start a simulated arm: the node set of mode 'sim' in ``robot_dynamics.ros.graph`
 
 ``ros2 launch robot_dynamics sim.launch.py --show-args`` lists the arguments. The nodes, their
 parameter files and remappings come from the graph declaration, which ``robot-dynamics
-bringup`` starts too; this file only turns it into launch actions.
+bringup`` starts too (``robot_dynamics.ros.launch_description`` turns it into launch actions).
 """
 
-from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node
-from robot_dynamics.ros import graph
-
-MODE = 'sim'
-
-
-def _nodes(context):
-    values = {argument.name: LaunchConfiguration(argument.name).perform(context)
-              for argument in graph.launch_arguments(MODE)}
-    return [Node(output='screen', **options) for options in graph.launch_nodes(MODE, values)]
+from robot_dynamics.ros.launch_description import generate
 
 
 def generate_launch_description():
     """Return the launch arguments and the node set of a simulated arm."""
-    return LaunchDescription(
-        [DeclareLaunchArgument(argument.name, default_value=argument.default,
-                               description=argument.description)
-         for argument in graph.launch_arguments(MODE)]
-        + [OpaqueFunction(function=_nodes)])
+    return generate('sim')

@@ -17,7 +17,8 @@ Test helper, not a launch implementation: stand-ins for ``launch`` and ``launch_
 
 Neither package is installable without a ROS 2 distribution, so the launch files are tested by
 running them against these stand-ins: :func:`run_launch_file` puts them into ``sys.modules``
-under the real module names, loads a ``*.launch.py`` file as ``ros2 launch`` does, calls its
+under the real module names (for the launch file and ``robot_dynamics.ros.launch_description``,
+which it imports), loads a ``*.launch.py`` file as ``ros2 launch`` does, calls its
 ``generate_launch_description()`` and plays the description the way launch does for the few
 actions used here: the command line's arguments are set first, then in order a declared
 argument without a value takes its default (and is checked against its choices), and an
@@ -31,6 +32,9 @@ launch_ros's parameter files) is not imitated.
 import importlib.util
 import sys
 import types
+
+#: The package module behind the launch files, which imports launch and launch_ros.
+ADAPTER = 'robot_dynamics.ros.launch_description'
 
 
 class LaunchContext:
@@ -121,6 +125,8 @@ def run_launch_file(path, arguments, monkeypatch):
     """
     for name, module in _modules().items():
         monkeypatch.setitem(sys.modules, name, module)
+    # imported anew against these stand-ins, and forgotten after the test
+    monkeypatch.delitem(sys.modules, ADAPTER, raising=False)
     spec = importlib.util.spec_from_file_location('launch_file_under_test', path)
     launch_file = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(launch_file)

@@ -26,6 +26,7 @@ from launch_standins import run_launch_file
 import pytest
 from robot_dynamics.errors import InputError
 from robot_dynamics.ros import graph
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 LAUNCH = {mode: REPO / 'launch' / f'{mode}.launch.py' for mode in graph.MODES}
@@ -34,6 +35,11 @@ ROBOTS = sorted(p.stem for p in (REPO / 'config').glob('*.yaml') if '.' not in p
 
 def _launch(mode, monkeypatch, **arguments):
     return run_launch_file(LAUNCH[mode], arguments, monkeypatch)
+
+
+def _typed(pairs):
+    """Return ``(name, YAML text)`` pairs as the dictionary of typed values ``-p`` would set."""
+    return {name: yaml.safe_load(text) for name, text in pairs}
 
 
 def _assert_robot_file(path, robot):
@@ -67,7 +73,7 @@ def test_launch_starts_the_declared_nodes(mode, robot, monkeypatch):
         robot_file, *rest = options['parameters']
         _assert_robot_file(robot_file, robot)
         # after the file only what the mode sets (the launch arguments are empty here)
-        mode_parameters = dict(graph.MODE_PARAMETERS.get(mode, {}).get(spec.name, ()))
+        mode_parameters = _typed(graph.MODE_PARAMETERS.get(mode, {}).get(spec.name, ()))
         assert rest == ([mode_parameters] if mode_parameters else [])
     assert all(argument.default_value == '' for argument in declared[2:])
 
@@ -122,7 +128,7 @@ def test_control_law_goes_to_the_node_that_takes_it(mode, monkeypatch):
     for node in nodes:
         robot_file, *rest = node.options['parameters']
         _assert_robot_file(robot_file, 'scara')
-        expected = dict(graph.MODE_PARAMETERS.get(mode, {}).get(node.options['name'], ()))
+        expected = _typed(graph.MODE_PARAMETERS.get(mode, {}).get(node.options['name'], ()))
         if node.options['name'] in takers:
             expected['control_law'] = 'pd'
         assert rest == ([expected] if expected else [])
@@ -132,4 +138,5 @@ def test_hardware_mode_tells_the_controller(monkeypatch):
     _, nodes = _launch('hardware', monkeypatch, robot='scara')
     parameters = {node.options['name']: node.options['parameters'] for node in nodes}
     assert 'simulator' not in parameters
-    assert parameters['controller'][1:] == [{'hardware': 'true'}]
+    # a bool, as the controller declares it: launch_ros would pass the text 'true' as a string
+    assert parameters['controller'][1:] == [{'hardware': True}]

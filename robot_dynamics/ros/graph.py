@@ -26,6 +26,8 @@ arguments such as ``control_law``, ``--param``), which always win.
 from pathlib import Path
 from typing import NamedTuple, Tuple
 
+import yaml
+
 from ..errors import InputError
 from ..robots import share_directory
 from ..simulation import CONTROLLERS
@@ -168,16 +170,18 @@ def launch_nodes(mode, values):
     Return the keywords of ``launch_ros.actions.Node`` for every node of ``mode``.
 
     ``values`` maps the names of :func:`launch_arguments` to their text. A node's
-    :func:`overrides` go after the files as a dictionary of YAML text (as ``-p``), which
-    launch_ros writes under the node's full name when the namespace is given: ``namespace=''``
-    (the root, or the namespace pushed by an including launch file) does that, so that they
-    beat the files' node sections, which a ``/**`` entry would not.
+    :func:`overrides` go after the files as a dictionary, their text read as YAML here (as
+    ``-p`` reads it; launch_ros would keep a string a string), which launch_ros writes under the
+    node's full name when the namespace is given: ``namespace=''`` (the root, or the namespace
+    pushed by an including launch file) does that, so that they beat the files' node sections,
+    which a ``/**`` entry would not.
     """
     files = [str(path) for path in parameter_files(values['robot'], [values['params_file']])]
-    extra = overrides(mode, values)
+    extra = {name: {key: yaml.safe_load(text) for key, text in pairs}
+             for name, pairs in overrides(mode, values).items()}
     return [{'package': PACKAGE, 'executable': spec.executable, 'name': spec.name,
              'namespace': '', 'remappings': list(spec.remappings),
-             'parameters': files + ([dict(extra[spec.name])] if spec.name in extra else [])}
+             'parameters': files + ([extra[spec.name]] if spec.name in extra else [])}
             for spec in nodes(mode)]
 
 

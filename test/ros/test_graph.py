@@ -22,17 +22,18 @@ The last checks run the node classes in this process, in a context of their own.
 """
 
 import ast
+import contextlib
 import importlib
 import os
 from pathlib import Path
 import sys
-import threading
+import time
 
 import pytest
 import rclpy
 from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.context import Context
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.expand_topic_name import expand_topic_name
 from rclpy.node import Node
 from robot_dynamics import RobotModel
@@ -108,6 +109,22 @@ def test_executable_is_a_console_script_of_the_node_module(spec):
             assert _same_type(_declared(spec)[name].default, yaml.safe_load(text))
 
 
+@pytest.mark.parametrize('mode', graph.MODES)
+def test_launch_parameters_have_the_declared_types(mode):
+    # what the launch files give a node after the files, typed as its parameters are
+    specs = {spec.name: spec for spec in graph.nodes(mode)}
+    values = {argument.name: argument.default for argument in graph.launch_arguments(mode)}
+    values.update(robot='scara', control_law='pd')
+    checked = 0
+    for options in graph.launch_nodes(mode, values):
+        for extra in options['parameters'][1:]:
+            for name, value in extra.items():
+                default = _declared(specs[options['name']])[name].default
+                assert _same_type(default, value), f'{options["name"]}.{name}: {value!r}'
+                checked += 1
+    assert checked >= 1
+
+
 def test_every_bundled_robot_has_a_parameter_file():
     assert graph.robots() == RobotModel.available()
 
@@ -139,47 +156,49 @@ def test_remapping_targets_are_public_names():
         assert {'/compute_ik', '/compute_fk'} <= targets
 
 
-class _InProcess:
-    """Every declared node built in this process, in a context of its own, spinning."""
+@contextlib.contextmanager
+def _running(domain, specs, files, overrides=None):
+    """
+    Build the node classes of ``specs`` in this process, in a context of their own.
 
-    def __init__(self, domain, specs, files, overrides=None):
-        self.context = Context()
-        rclpy.init(context=self.context, domain_id=domain)
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.nodes = {}
-        self.thread = None
+    The nodes get the arguments bringup gives them. Yield ``(nodes, spin_until)``: the nodes
+    by name, and ``spin_until(condition, what)``, which spins them here until ``condition()``.
+    """
+    context = Context()
+    rclpy.init(context=context, domain_id=domain)
+    executor = SingleThreadedExecutor(context=context)
+    nodes = {}
+
+    def spin_until(condition, what):
+        deadline = time.monotonic() + TIMEOUT
+        while not condition():
+            if time.monotonic() > deadline:
+                pytest.fail(f'timed out after {TIMEOUT:g} s waiting for {what}')
+            executor.spin_once(timeout_sec=0.05)
+
+    try:
         for spec in specs:
             node_class = getattr(importlib.import_module(spec.module), spec.node_class)
             arguments = graph.ros_arguments(spec, files, (overrides or {}).get(spec.name, ()))
-            self.nodes[spec.name] = node_class(context=self.context, cli_args=arguments)
-            self.executor.add_node(self.nodes[spec.name])
-        self.thread = threading.Thread(target=self._spin, daemon=True)
-        self.thread.start()
-
-    def _spin(self):
-        try:
-            self.executor.spin()
-        except ExternalShutdownException:
-            pass
-
-    def names(self, spec):
-        """Return every topic, service and action name node ``spec`` offers or uses."""
-        node = self.nodes[spec.name]
-        found = set()
-        for query in (node.get_publisher_names_and_types_by_node,
-                      node.get_subscriber_names_and_types_by_node,
-                      node.get_service_names_and_types_by_node):
-            found.update(name for name, _ in query(spec.name, '/'))
-        found.update(name for name, _ in
-                     get_action_server_names_and_types_by_node(node, spec.name, '/'))
-        return found
-
-    def close(self):
-        rclpy.try_shutdown(context=self.context)
-        if self.thread is not None:
-            self.thread.join(timeout=10.0)
-        for node in self.nodes.values():
+            nodes[spec.name] = node_class(context=context, cli_args=arguments)
+            executor.add_node(nodes[spec.name])
+        yield nodes, spin_until
+    finally:
+        for node in nodes.values():
             node.destroy_node()
+        rclpy.try_shutdown(context=context)
+
+
+def _names(node, spec):
+    """Return every topic, service and action name that ``node`` of ``spec`` offers or uses."""
+    found = set()
+    for query in (node.get_publisher_names_and_types_by_node,
+                  node.get_subscriber_names_and_types_by_node,
+                  node.get_service_names_and_types_by_node):
+        found.update(name for name, _ in query(spec.name, '/'))
+    found.update(name for name, _ in
+                 get_action_server_names_and_types_by_node(node, spec.name, '/'))
+    return found
 
 
 def _own_name(spec, name):
@@ -191,22 +210,21 @@ def _own_name(spec, name):
 
 
 @pytest.mark.parametrize('robot', graph.robots())
-def test_running_nodes_create_the_remapped_names_and_take_the_file(robot, ros_domain, probe):
+def test_running_nodes_create_the_remapped_names_and_take_the_file(robot, ros_domain):
     # without the remappings, so that the names the nodes create themselves show
     specs = [spec._replace(remappings=()) for spec in graph.NODES]
-    running = _InProcess(ros_domain, specs, [graph.parameter_file(robot)])
-    try:
+    with _running(ros_domain, specs, [graph.parameter_file(robot)]) as (nodes, spin_until):
         for spec in graph.NODES:
+            node = nodes[spec.name]
             ready = _own_name(spec, spec.ready[1])
-            probe.wait_for(lambda: ready in running.names(spec), TIMEOUT,
-                           f'{spec.name} to offer {ready}')
-            names = running.names(spec)
+            spin_until(lambda: ready in _names(node, spec), f'{spec.name} to offer {ready}')
+            names = _names(node, spec)
             for source, _ in spec.remappings:
                 assert expand_topic_name(source, spec.name, '/') in names, \
                     f'{spec.name} creates no {source!r} (it has {sorted(names)})'
         data = yaml.safe_load(graph.parameter_file(robot).read_text())
         for section, content in data.items():
-            targets = running.nodes if section == '/**' else {section: running.nodes[section]}
+            targets = nodes if section == '/**' else {section: nodes[section]}
             for name, value in _flatten(content['ros__parameters']):
                 takers = {n: node for n, node in targets.items() if node.has_parameter(name)}
                 assert takers, f'no node has the parameter {name!r} ({robot}.yaml: {section})'
@@ -214,19 +232,14 @@ def test_running_nodes_create_the_remapped_names_and_take_the_file(robot, ros_do
                     got = node.get_parameter(name).value
                     assert (list(got) if isinstance(value, list) else got) == value, \
                         f'{node_name}.{name} is {got!r}, {robot}.yaml sets {value!r}'
-    finally:
-        running.close()
 
 
 def test_overrides_beat_the_files_node_section(ros_domain):
     # scara.yaml sets rate_hz in the simulator's own section, which a plain -p rule loses to
     spec = next(spec for spec in graph.NODES if spec.name == 'simulator')
-    running = _InProcess(ros_domain, [spec], [graph.parameter_file('scara')],
-                         {'simulator': [('rate_hz', '250.0'), ('realtime', 'false')]})
-    try:
-        node = running.nodes['simulator']
+    with _running(ros_domain, [spec], [graph.parameter_file('scara')],
+                  {'simulator': [('rate_hz', '250.0'), ('realtime', 'false')]}) as (nodes, _):
+        node = nodes['simulator']
         assert node.get_parameter('rate_hz').value == 250.0
         assert node.get_parameter('realtime').value is False
         assert node.get_parameter('command_timeout').value == 0.1   # from the file
-    finally:
-        running.close()
