@@ -298,7 +298,9 @@ def _status_stream(session):
 
 
 def _start_simulator(session, name, **overrides):
-    procs = [session.start(name, 'model'), session.start(name, 'simulator', **overrides)]
+    # no controller here: the arm must move (fall) from the start, not wait braked
+    procs = [session.start(name, 'model'),
+             session.start(name, 'simulator', brake_until_command='false', **overrides)]
     status, subscription = _status_stream(session)
     session.spin_until(lambda: status, START_TIMEOUT, f'{name} simulator status', procs)
     return procs, status, subscription

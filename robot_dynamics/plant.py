@@ -124,10 +124,16 @@ class Plant:
         """
         Advance by ``dt`` under ``command`` (n,) in model order, held over the step.
 
+        ``None`` holds the arm where it is, as engaged brakes do (time passes, nothing moves).
         Raises ``InputError`` for a command of the wrong shape or with non-finite values (the
         state is left as it was).
         """
         model, dt = self.model, self.dt
+        if command is None:
+            self.qd = np.zeros(model.dof)
+            self.effort = np.zeros(model.dof)
+            self.t += dt
+            return
         command = as_joint_array(command, model.dof, 'command').reshape(model.dof)
         q, qd = self.q, self.qd
         if self.interface is Interface.EFFORT:

@@ -74,6 +74,9 @@ PARAMETERS = (
     Spec('command_timeout', 0.1,
          'Zero effort (or hold, for position and velocity) after this long without a valid '
          'command [s, wall clock]; 0: never.', read_only=False, bounds=(0.0, 3600.0)),
+    Spec('brake_until_command', True,
+         'Hold the arm at its initial state until the first valid command, as brakes would, '
+         'so that it does not fall before a controller takes over.'),
     Spec('realtime', True, 'Pace steps on the wall clock; false: as fast as possible, with '
                            '/clock.'),
     Spec('friction', True, "Apply the URDF's joint damping and friction."),
@@ -168,8 +171,13 @@ class SimulatorNode(Node):
         return response
 
     def _current_command(self, now):
-        """Return the command in force: the last good one, or the idle one after the timeout."""
+        """
+        Return the command in force: the last good one, the idle one after the timeout, or
+        ``None`` (brakes on) before the first one with ``brake_until_command``.
+        """
         held = self._command
+        if held is None and self.params.brake_until_command:
+            return None
         timeout = self.get_parameter('command_timeout').value
         timed_out = held is None or (timeout > 0.0 and now - held[1] > timeout)
         if timed_out != self._timed_out:
@@ -251,7 +259,9 @@ class SimulatorNode(Node):
         msg.header.stamp = self._stamp()
         msg.position = plant.q[self.to_model].tolist()
         msg.velocity = plant.qd[self.to_model].tolist()
-        if plant.interface is Interface.EFFORT:
+        if command is None:
+            applied = np.zeros(plant.model.dof)        # braked
+        elif plant.interface is Interface.EFFORT:
             applied = np.clip(command, -plant.model.effort_limit, plant.model.effort_limit)
         else:
             applied = plant.effort

@@ -16,7 +16,7 @@
 
 import numpy as np
 import pytest
-from robot_dynamics import InputError
+from robot_dynamics import InputError, RobotModel
 from robot_dynamics.integrators import rk4_step
 from robot_dynamics.plant import hard_stops, Plant
 
@@ -59,3 +59,15 @@ def test_bad_commands_are_rejected_by_name(planar_2r):
     for command in ([1.0], [np.nan, 0.0]):
         with pytest.raises(InputError, match='command'):
             plant.step(command)
+
+
+def test_a_braked_step_holds_the_arm_and_the_clock_runs():
+    model = RobotModel.load('planar_2r')
+    plant = Plant(model, 1e-3, q0=[0.4, 0.8], qd0=[0.3, -0.2])
+    for _ in range(10):
+        plant.step(None)
+    np.testing.assert_array_equal(plant.q, [0.4, 0.8])
+    np.testing.assert_array_equal(plant.qd, [0.0, 0.0])
+    assert plant.t == pytest.approx(0.01, abs=1e-15)
+    plant.step([0.0, 0.0])      # released: gravity pulls the arm down
+    assert plant.q[0] < 0.4

@@ -57,7 +57,7 @@ def _stamp(msg):
 def test_zero_effort_planar_2r_falls(simulator, probe):
     model = RobotModel.load('planar_2r')
     states = probe.collect(JointState, '/joint_states')
-    simulator('planar_2r', initial_positions='[0.4, 0.8]')
+    simulator('planar_2r', initial_positions='[0.4, 0.8]', brake_until_command='false')
     probe.wait_for(lambda: states, what='joint states')
     # it has been falling since it started; reset, and watch it fall from the initial state
     t0 = _reset(probe, states)
@@ -93,6 +93,7 @@ def test_energy_is_conserved_without_friction(simulator, probe):
     statuses = probe.collect(SimulatorStatus, '/simulator/status')
     # hanging near the bottom: a swing that never reaches the +-pi stops
     simulator('planar_2r', realtime='false', friction='false', publish_rate_hz='200.0',
+              brake_until_command='false',
               initial_positions=str(q0), initial_velocities=str(qd0))
     probe.wait_for(lambda: states, what='joint states')
     t0 = _reset(probe, states)
@@ -138,7 +139,7 @@ def test_a_joint_driven_into_its_limit_stops_there(simulator, probe):
     # the SCARA's quill (prismatic, 0 .. 0.3 m, positive down) slides down under gravity
     states = probe.collect(JointState, '/joint_states')
     statuses = probe.collect(SimulatorStatus, '/simulator/status')
-    simulator('scara', realtime='false', publish_rate_hz='100.0',
+    simulator('scara', realtime='false', publish_rate_hz='100.0', brake_until_command='false',
               initial_positions='[0.0, 1.2, 0.05]')
     probe.wait_for(lambda: states and _stamp(states[-1][0]) > 3.0, what='3 s of simulated time')
     last = states[-1][0]
@@ -200,3 +201,19 @@ def probe_output(proc):
     proc.log.flush()
     with open(proc.log.name) as f:
         return f.read()
+
+
+def test_brakes_hold_the_arm_until_the_first_command(simulator, probe):
+    states = probe.collect(JointState, '/joint_states')
+    simulator('planar_2r', initial_positions='[0.4, 0.8]')
+    probe.wait_for(lambda: len(states) > 300, what='300 joint states')
+    # gravity acts, but nothing moves before a controller commands
+    assert all(list(m.position) == [0.4, 0.8] and list(m.velocity) == [0.0, 0.0]
+               for m, _ in states)
+    publisher = probe.node.create_publisher(Float64MultiArray, COMMANDS, 10)
+    count = len(states)
+
+    def released():
+        publisher.publish(Float64MultiArray(data=[0.0, 0.0]))   # zero effort: it falls
+        return any(m.position[0] < 0.39 for m, _ in states[count:])
+    probe.wait_for(released, what='the arm to fall once commanded')
