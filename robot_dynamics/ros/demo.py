@@ -251,18 +251,21 @@ def plot(model, motion, recording, out_dir):
     return written
 
 
+def _fmt(value, spec):
+    return 'n/a' if value is None else format(value, spec)
+
+
 def _print_summary(report, out):
+    latency, ik = report['control_latency_ms'], report['ik_latency_ms']
     print(f'{report["robot"]}: pick-and-place {"succeeded" if report["succeeded"] else "FAILED"}'
           f' ({report["result"]["error_string"] or "goal reached"})', file=out)
-    print(f'  tracking error   rms {report["rms_tracking_error"]:.3g}, max '
-          f'{report["max_tracking_error"]:.3g} (rad or m)', file=out)
-    print(f'  control          {report["control_rate_hz"]:.1f} Hz, latency p50 '
-          f'{report["control_latency_ms"]["p50"]:.3f} ms, p99 '
-          f'{report["control_latency_ms"]["p99"]:.3f} ms, {report["missed_cycles"]} missed of '
-          f'{report["control_cycles"]}', file=out)
+    print(f'  tracking error   rms {_fmt(report["rms_tracking_error"], ".3g")}, max '
+          f'{_fmt(report["max_tracking_error"], ".3g")} (rad or m)', file=out)
+    print(f'  control          {_fmt(report["control_rate_hz"], ".1f")} Hz, latency p50 '
+          f'{_fmt(latency["p50"], ".3f")} ms, p99 {_fmt(latency["p99"], ".3f")} ms, '
+          f'{report["missed_cycles"]} missed of {report["control_cycles"]}', file=out)
     print(f'  IK               {report["ik_successes"]}/{report["ik_calls"]} solved, p50 '
-          f'{report["ik_latency_ms"]["p50"]:.3f} ms, p99 {report["ik_latency_ms"]["p99"]:.3f} ms',
-          file=out)
+          f'{_fmt(ik["p50"], ".3f")} ms, p99 {_fmt(ik["p99"], ".3f")} ms', file=out)
 
 
 def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, out=sys.stdout):

@@ -172,8 +172,10 @@ class SimulatorNode(Node):
 
     def _current_command(self, now):
         """
-        Return the command in force: the last good one, the idle one after the timeout, or
-        ``None`` (brakes on) before the first one with ``brake_until_command``.
+        Return the command in force.
+
+        The last good one, the idle one after the timeout, or ``None`` (brakes on) before the
+        first one with ``brake_until_command``.
         """
         held = self._command
         if held is None and self.params.brake_until_command:
