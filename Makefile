@@ -4,7 +4,7 @@
 #
 #   make setup   create/update .venv (idempotent; a no-op when nothing changed)
 #   make test    the whole pytest suite (linters included)
-#   make demo    robot-dynamics demo
+#   make demo    robot-dynamics demo (the pick-and-place through the ROS 2 graph), output in demo/
 #   make bench   bench/run.py
 
 SHELL := /bin/bash
@@ -113,8 +113,9 @@ $(STAMP_INTERFACES): $(STAMP_DEPS) $(INTERFACE_SOURCES) tools/fix_wheel_cmake_pa
 test: setup
 	$(PY) -m pytest -q test
 
+# The main job: a pick-and-place through the ROS 2 graph; report, recording and plots in demo/.
 demo: setup
-	$(VENV)/bin/robot-dynamics demo
+	$(VENV)/bin/robot-dynamics demo --robot scara --report demo/report.json --out demo
 
 bench: setup
 	$(PY) bench/run.py
