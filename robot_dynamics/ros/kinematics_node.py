@@ -31,6 +31,7 @@ import sys
 from geometry_msgs.msg import Point, PoseStamped
 import numpy as np
 from rclpy.node import Node
+from rclpy.serialization import deserialize_message
 from robot_dynamics_interfaces.srv import SolveFK, SolveIK
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray
@@ -69,7 +70,8 @@ class KinematicsNode(Node):
         super().__init__('kinematics', **kwargs)
         self.params = declare(self, PARAMETERS)
         self.model = None
-        self.joint_state = None
+        self.joint_state = None          # positions (n,) of the latest usable joint state
+        self._joint_state_data = None    # the latest joint state, serialized, not read yet
         self.description = ModelSubscription(self, 'robot_description',
                                              chain_options(self.params), self.on_model)
 
@@ -80,7 +82,9 @@ class KinematicsNode(Node):
         self.seed_order = JointOrder(model, 'robot_state')
         self.has_closed_form = closed_form(model) is not None
         model.warm_up()
-        self.create_subscription(JointState, 'joint_states', self.joint_state_callback, 10)
+        # raw: a 1 kHz stream is only kept, and read when a seed or the markers need it
+        self.create_subscription(JointState, 'joint_states', self.joint_state_callback, 1,
+                                 raw=True)
         self.create_service(SolveIK, '~/solve_ik', self.solve_ik_callback)
         self.create_service(SolveFK, '~/solve_fk', self.solve_fk_callback)
         if self.params.publish_rate_hz > 0.0:
@@ -93,13 +97,20 @@ class KinematicsNode(Node):
 
     # ---- inputs ---------------------------------------------------------------------------------
 
-    def joint_state_callback(self, msg):
-        """Keep the latest joint state that covers the model's joints (others are ignored)."""
-        try:
-            self.joint_state = self.order.positions(msg)
-        except InputError as exc:
-            self.get_logger().warning(f'ignoring a joint state: {exc}',
-                                      throttle_duration_sec=5.0)
+    def joint_state_callback(self, data):
+        """Keep the latest joint state, serialized (see :meth:`latest_positions`)."""
+        self._joint_state_data = data
+
+    def latest_positions(self):
+        """Return the model's joint positions of the latest joint state, or None."""
+        data, self._joint_state_data = self._joint_state_data, None
+        if data is not None:
+            try:
+                self.joint_state = self.order.positions(deserialize_message(data, JointState))
+            except InputError as exc:
+                self.get_logger().warning(f'ignoring a joint state: {exc}',
+                                          throttle_duration_sec=5.0)
+        return self.joint_state
 
     def _positions(self, state, required):
         """Joint positions (n,) from a request's JointState, matched by name."""
@@ -108,9 +119,8 @@ class KinematicsNode(Node):
                 raise RequestError(SolveFK.Response.INVALID_ROBOT_STATE,
                                    f'robot_state: no joints given; expected '
                                    f'{list(self.model.joint_names)}')
-            if self.joint_state is not None:
-                return self.joint_state
-            return default_seed(self.model)
+            latest = self.latest_positions()
+            return default_seed(self.model) if latest is None else latest
         try:
             return self.seed_order.positions(state)
         except InputError as exc:
@@ -221,9 +231,10 @@ class KinematicsNode(Node):
 
     def publish_callback(self):
         """Publish the tip pose and the markers of the latest joint state."""
-        if self.joint_state is None:
+        q = self.latest_positions()
+        if q is None:
             return
-        model, q = self.model, self.joint_state
+        model = self.model
         stamp = self.get_clock().now().to_msg()
         tip = model.fk(q)
         self.tip_publisher.publish(pose_stamped(tip, model.base_link, stamp))
