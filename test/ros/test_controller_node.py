@@ -15,102 +15,21 @@
 
 """The controller node in a closed loop with the simulator, each in its own process."""
 
+from closed_loop import ABORTED, CANCELED, Loop, quintic, SUCCEEDED, tolerances
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
-from rclpy.action import ActionClient
 from robot_dynamics import RobotModel
-from robot_dynamics.ros.conversions import duration_msg, to_seconds
-from robot_dynamics.trajectory import point_to_point
+from robot_dynamics.ros.conversions import to_seconds
 from robot_dynamics_interfaces.action import FollowJointTrajectory
-from robot_dynamics_interfaces.msg import ControllerState, JointTolerance
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from trajectory_msgs.msg import JointTrajectory
 
 pytestmark = pytest.mark.ros
 
 Result = FollowJointTrajectory.Result
-SUCCEEDED, CANCELED, ABORTED = 4, 5, 6     # action_msgs/GoalStatus
-
-
-class Loop:
-    """Model, simulator and controller processes, and the probe's view of them."""
-
-    def __init__(self, processes, probe, robot, controller=(), simulator=()):
-        self.processes, self.probe = processes, probe
-        self.model = RobotModel.load(robot)
-        self.robot = robot
-        self.states = probe.collect(JointState, '/joint_states')
-        self.controller_states = probe.collect(ControllerState, '/controller/controller_state')
-        self.procs = [processes.start('model', ['model_node', '--ros-args', '-r',
-                                                '__node:=model', '-p', f'robot:={robot}'])]
-        self.simulator_args = list(simulator)
-        self.start_simulator()
-        self.procs.append(processes.start('controller', self._args(
-            'controller_node', 'controller', ['state_publish_rate_hz:=1000.0', *controller])))
-        self.action = ActionClient(probe.node, FollowJointTrajectory,
-                                   '/controller/follow_joint_trajectory')
-        probe.wait_for(lambda: self.action.server_is_ready(), what='the action server')
-        probe.wait_for(lambda: self.mode() == 'hold', what='the controller holding')
-
-    def _args(self, executable, name, parameters):
-        args = [executable, '--ros-args', '-r', f'__node:={name}',
-                '--params-file', f'config/{self.robot}.yaml']
-        for p in parameters:
-            args += ['-p', p]
-        return args
-
-    def start_simulator(self):
-        self.simulator = self.processes.start('simulator', self._args(
-            'simulator_node', 'simulator', self.simulator_args))
-        self.procs.append(self.simulator)
-
-    def mode(self):
-        return self.controller_states[-1][0].mode if self.controller_states else None
-
-    def position(self):
-        return np.array(self.states[-1][0].position)
-
-    def send(self, trajectory, path_tolerance=(), goal_tolerance=(), goal_time=0.0):
-        goal = FollowJointTrajectory.Goal(trajectory=trajectory,
-                                          path_tolerance=list(path_tolerance),
-                                          goal_tolerance=list(goal_tolerance),
-                                          goal_time_tolerance=duration_msg(goal_time))
-        future = self.action.send_goal_async(goal)
-        handle = self.probe.wait_for(lambda: future.done() and future.result(),
-                                     what='the goal response')
-        assert handle.accepted
-        return handle
-
-    def result(self, handle, timeout=60.0):
-        future = handle.get_result_async()
-        self.probe.wait_for(future.done, timeout, 'the goal result')
-        return future.result()
-
-    def stop(self):
-        for proc in reversed(self.procs):
-            assert self.processes.stop(proc) == 0, self.processes.output(proc)
-
-
-def quintic(model, q0, q1, duration, points=21, names=None):
-    """Return a JointTrajectory sampling the rest-to-rest quintic from q0 to q1."""
-    path = point_to_point(q0, q1, duration, 'quintic')
-    times = np.linspace(0.0, duration, points)
-    sample = path.sample(times)
-    msg = JointTrajectory(joint_names=list(names or model.joint_names))
-    order = [list(model.joint_names).index(j) for j in msg.joint_names]
-    msg.points = [JointTrajectoryPoint(positions=sample.q[k, order].tolist(),
-                                       velocities=sample.qd[k, order].tolist(),
-                                       accelerations=sample.qdd[k, order].tolist(),
-                                       time_from_start=duration_msg(t))
-                  for k, t in enumerate(times)]
-    return msg, path
-
-
-def tolerances(model, value):
-    return [JointTolerance(name=j, position=value) for j in model.joint_names]
 
 
 @pytest.fixture

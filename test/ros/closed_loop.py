@@ -1,0 +1,119 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""Test helpers: a closed loop of model, simulator and controller processes, and goals."""
+
+import signal
+
+import numpy as np
+from rclpy.action import ActionClient
+from robot_dynamics import RobotModel
+from robot_dynamics.ros.conversions import duration_msg
+from robot_dynamics.ros.graph import parameter_file
+from robot_dynamics.trajectory import point_to_point
+from robot_dynamics_interfaces.action import FollowJointTrajectory
+from robot_dynamics_interfaces.msg import ControllerState, JointTolerance
+from sensor_msgs.msg import JointState
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+SUCCEEDED, CANCELED, ABORTED = 4, 5, 6     # action_msgs/GoalStatus
+
+
+class Loop:
+    """Model, simulator and controller processes, and the probe's view of them."""
+
+    def __init__(self, processes, probe, robot, controller=(), simulator=()):
+        self.processes, self.probe = processes, probe
+        self.model = RobotModel.load(robot)
+        self.robot = robot
+        self.states = probe.collect(JointState, '/joint_states')
+        self.controller_states = probe.collect(ControllerState, '/controller/controller_state')
+        self.procs = [processes.start('model', ['model_node', '--ros-args', '-r',
+                                                '__node:=model', '-p', f'robot:={robot}'])]
+        self.simulator_args = list(simulator)
+        self.controller_args = ['state_publish_rate_hz:=1000.0', *controller]
+        self.start_simulator()
+        self.start_controller()
+        self.action = ActionClient(probe.node, FollowJointTrajectory,
+                                   '/controller/follow_joint_trajectory')
+        probe.wait_for(lambda: self.action.server_is_ready(), what='the action server')
+        probe.wait_for(lambda: self.mode() == 'hold', what='the controller holding')
+
+    def _start(self, executable, name, parameters):
+        args = [executable, '--ros-args', '-r', f'__node:={name}',
+                '--params-file', str(parameter_file(self.robot))]
+        for p in parameters:
+            args += ['-p', p]
+        proc = self.processes.start(name, args)
+        self.procs.append(proc)
+        return proc
+
+    def start_simulator(self):
+        """Start (or restart) the simulator process."""
+        self.simulator = self._start('simulator_node', 'simulator', self.simulator_args)
+
+    def start_controller(self):
+        """Start (or restart) the controller process."""
+        self.controller = self._start('controller_node', 'controller', self.controller_args)
+
+    def kill(self, proc):
+        """SIGKILL ``proc`` (a crash): it is gone without a word."""
+        self.processes.stop(proc, signal.SIGKILL)
+        self.procs.remove(proc)
+
+    def mode(self):
+        return self.controller_states[-1][0].mode if self.controller_states else None
+
+    def position(self):
+        return np.array(self.states[-1][0].position)
+
+    def send(self, trajectory, path_tolerance=(), goal_tolerance=(), goal_time=0.0):
+        goal = FollowJointTrajectory.Goal(trajectory=trajectory,
+                                          path_tolerance=list(path_tolerance),
+                                          goal_tolerance=list(goal_tolerance),
+                                          goal_time_tolerance=duration_msg(goal_time))
+        future = self.action.send_goal_async(goal)
+        handle = self.probe.wait_for(lambda: future.done() and future.result(),
+                                     what='the goal response')
+        assert handle.accepted
+        return handle
+
+    def result(self, handle, timeout=60.0):
+        future = handle.get_result_async()
+        self.probe.wait_for(future.done, timeout, 'the goal result')
+        return future.result()
+
+    def stop(self):
+        for proc in reversed(self.procs):
+            assert self.processes.stop(proc) == 0, self.processes.output(proc)
+
+
+def quintic(model, q0, q1, duration, points=21, names=None):
+    """Return a JointTrajectory sampling the rest-to-rest quintic from q0 to q1."""
+    path = point_to_point(q0, q1, duration, 'quintic')
+    times = np.linspace(0.0, duration, points)
+    sample = path.sample(times)
+    msg = JointTrajectory(joint_names=list(names or model.joint_names))
+    order = [list(model.joint_names).index(j) for j in msg.joint_names]
+    msg.points = [JointTrajectoryPoint(positions=sample.q[k, order].tolist(),
+                                       velocities=sample.qd[k, order].tolist(),
+                                       accelerations=sample.qdd[k, order].tolist(),
+                                       time_from_start=duration_msg(t))
+                  for k, t in enumerate(times)]
+    return msg, path
+
+
+def tolerances(model, value):
+    return [JointTolerance(name=j, position=value) for j in model.joint_names]

@@ -1,0 +1,197 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""The graph under faults and load: killed processes, floods of bad messages, IK in parallel."""
+
+import json
+import textwrap
+
+from closed_loop import Loop, quintic, SUCCEEDED
+import numpy as np
+import pytest
+from robot_dynamics.ros.conversions import to_seconds
+from robot_dynamics_interfaces.msg import SimulatorStatus
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+pytestmark = pytest.mark.ros
+
+COMMANDS = '/effort_controller/commands'
+
+
+@pytest.fixture
+def loop(processes, probe):
+    """Return ``start(robot, controller parameters...)``; everything stops after the test."""
+    started = []
+
+    def start(robot, controller=(), simulator=()):
+        started.append(Loop(processes, probe, robot, controller, simulator))
+        return started[-1]
+    yield start
+    for item in started:
+        item.stop()
+
+
+def test_killed_simulator_safe_mode_then_resume_without_a_torque_jump(loop, probe):
+    arm = loop('planar_2r', controller=['state_timeout:=0.2', 'safe_mode:=damping'])
+    q0 = arm.position()
+    motion, _ = quintic(arm.model, q0, q0 + [0.6, -0.6], 3.0)
+    handle = arm.send(motion)
+    probe.wait_for(lambda: arm.mode() == 'trajectory', what='tracking')
+    arm.kill(arm.simulator)                                  # a crash, no goodbye
+    last = to_seconds(arm.states[-1][0].header.stamp)
+    safe = probe.wait_for(lambda: [m for m, _ in arm.controller_states if m.mode == 'safe'],
+                          what='the safe mode')[0]
+    assert to_seconds(safe.header.stamp) - last <= 2 * 0.2
+    result = arm.result(handle)
+    assert result.status != SUCCEEDED and 'safe mode' in result.result.error_string
+    count = len(arm.controller_states)
+    arm.start_simulator()                    # a fresh arm, at its initial positions
+    probe.wait_for(lambda: sum(m.mode == 'hold' for m, _ in arm.controller_states[count:])
+                   > 500, what='half a second of holding again')
+    resumed = [m for m, _ in arm.controller_states[count:] if m.mode == 'hold']
+    limit = arm.model.effort_limit
+    # holding where the new arm is: what the law asks for stays inside the limits
+    requested = np.array([m.effort_requested for m in resumed])
+    assert np.all(np.abs(requested) <= limit) and not any(any(m.saturated) for m in resumed)
+    np.testing.assert_allclose(resumed[-1].feedback.positions, resumed[0].feedback.positions,
+                               atol=1e-3)
+
+
+def test_killed_controller_zero_effort_then_a_new_one_holds(loop, probe):
+    arm = loop('planar_2r')
+    statuses = probe.collect(SimulatorStatus, '/simulator/status')
+    arm.kill(arm.controller)
+    count = len(arm.states)
+    # the simulator's command timeout: zero effort, and the arm falls under gravity
+    probe.wait_for(lambda: [m for m, _ in arm.states[count:] if not any(m.effort)],
+                   what='zero effort after the command timeout')
+    probe.wait_for(lambda: statuses and statuses[-1][0].command_timed_out,
+                   what='the timeout in the status')
+    fallen = arm.position()
+    probe.wait_for(lambda: np.abs(arm.position() - fallen).max() > 0.05, what='the arm falling')
+    count = len(arm.controller_states)
+    arm.start_controller()
+    first = probe.wait_for(lambda: [m for m, _ in arm.controller_states[count:]
+                                    if m.mode == 'hold'], what='the new controller')[0]
+    held = np.array(first.reference.positions)
+    # it holds where it found the arm: the motion stops there
+    probe.wait_for(lambda: np.abs(arm.states[-1][0].velocity).max() < 1e-3, timeout=30.0,
+                   what='the arm at rest')
+    np.testing.assert_allclose(arm.position(), held, atol=0.05)
+    assert np.abs(np.array(arm.controller_states[-1][0].reference.positions) - held).max() == 0
+
+
+def _bad_trajectories(model):
+    names = list(model.joint_names)
+    point = JointTrajectoryPoint(positions=[0.1] * model.dof)
+    point.time_from_start.sec = 1
+    nan = JointTrajectoryPoint(positions=[float('nan')] * model.dof)
+    nan.time_from_start.sec = 1
+    short = JointTrajectoryPoint(positions=[0.1])
+    short.time_from_start.sec = 1
+    return [JointTrajectory(joint_names=['elbow'] + names[1:], points=[point]),
+            JointTrajectory(joint_names=names, points=[nan]),
+            JointTrajectory(joint_names=names, points=[short]),
+            JointTrajectory(joint_names=names, points=[])]
+
+
+def test_floods_of_malformed_messages(loop, probe):
+    arm = loop('planar_2r')
+    model = arm.model
+    statuses = probe.collect(SimulatorStatus, '/simulator/status')
+    commands = probe.node.create_publisher(Float64MultiArray, COMMANDS, 100)
+    trajectories = probe.node.create_publisher(JointTrajectory, '/controller/joint_trajectory',
+                                               100)
+    probe.wait_for(lambda: trajectories.get_subscription_count() > 0, what='the controller')
+    q0 = arm.position()
+    goal, path = quintic(model, q0, q0 + [0.4, 0.3], 4.0)
+    handle = arm.send(goal, goal_time=2.0)
+    bad_commands = [[float('nan'), 0.0], [1.0], [1.0, 2.0, 3.0], [float('inf'), 1.0]]
+    bad_trajectories = _bad_trajectories(model)
+    for k in range(10000):
+        commands.publish(Float64MultiArray(data=bad_commands[k % 4]))
+        trajectories.publish(bad_trajectories[k % 4])
+    # the motion in between is served: the goal succeeds, on its path
+    result = arm.result(handle)
+    assert result.status == SUCCEEDED, result.result.error_string
+    np.testing.assert_allclose(arm.position(), path.end, atol=1e-3)
+    probe.wait_for(lambda: statuses and statuses[-1][0].rejected_commands > 1000,
+                   what='the rejected commands counted')
+    for proc in arm.procs:
+        assert proc.poll() is None, arm.processes.output(proc)
+    # logs throttled: a few lines, not one per message
+    simulator_log = arm.processes.output(arm.simulator)
+    controller_log = arm.processes.output(arm.controller)
+    assert 0 < simulator_log.count('rejected command') < 100
+    assert 0 < controller_log.count('trajectory rejected') < 100
+
+
+CLIENT = textwrap.dedent("""
+    import json, sys, time
+    import numpy as np
+    import rclpy
+    from rclpy.node import Node
+        from robot_dynamics.ros.conversions import matrix_to_pose, pose_to_matrix
+    from robot_dynamics_interfaces.srv import SolveIK
+
+    seed, calls = int(sys.argv[1]), int(sys.argv[2])
+    model = RobotModel.load('scara')
+    rng = np.random.default_rng(seed)
+    rclpy.init()
+    node = Node(f'ik_client_{seed}')
+    client = node.create_client(SolveIK, '/compute_ik')
+    client.wait_for_service(timeout_sec=120.0)
+    lo, hi = model.lower * 0.9, model.upper * 0.9
+    latency, wrong, failed = [], 0, 0
+    for _ in range(calls):
+        target = model.fk(rng.uniform(lo, hi))
+        request = SolveIK.Request()
+        request.pose_stamped.pose = matrix_to_pose(target)
+        start = time.perf_counter()
+        future = client.call_async(request)
+        rclpy.spin_until_future_complete(node, future, timeout_sec=30.0)
+        latency.append(time.perf_counter() - start)
+        response = future.result()
+        if response is None or not response.success:
+            failed += 1
+            continue
+        reached = model.fk(np.array(response.solution.position))
+        if np.abs(reached[:3, 3] - target[:3, 3]).max() > 1e-6:
+            wrong += 1             # a reply to someone else's request
+    print(json.dumps({'calls': calls, 'failed': failed, 'wrong': wrong,
+                      'latency_ms': [x * 1e3 for x in latency]}))
+""")
+
+
+def test_four_ik_clients_in_parallel_each_get_their_own_replies(processes, tmp_path):
+    processes.start('model', ['model_node', '--ros-args', '-r', '__node:=model',
+                              '-p', 'robot:=scara'])
+    processes.start('kinematics', ['kinematics_node', '--ros-args', '-r', '__node:=kinematics',
+                                   '-r', '~/solve_ik:=/compute_ik'])
+    script = tmp_path / 'client.py'
+    script.write_text(CLIENT)
+    clients = [processes.start(f'client_{k}', ['python', str(script), str(k), '1000'])
+               for k in range(4)]
+    results = []
+    for proc in clients:
+        assert proc.wait(600) == 0, processes.output(proc)
+        results.append(json.loads(processes.output(proc).strip().splitlines()[-1]))
+    latency = np.concatenate([r['latency_ms'] for r in results])
+    assert sum(r['calls'] for r in results) == 4000 and latency.size == 4000
+    assert sum(r['failed'] for r in results) == 0
+    assert sum(r['wrong'] for r in results) == 0
+    print(f'4 x 1000 /compute_ik calls in parallel: latency median {np.median(latency):.2f} ms, '
+          f'p99 {np.percentile(latency, 99):.2f} ms, max {latency.max():.2f} ms')

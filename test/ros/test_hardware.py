@@ -1,0 +1,110 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""The hardware path: bringup --hardware against the simulator standing in for a real arm."""
+
+from closed_loop import quintic, SUCCEEDED
+import numpy as np
+import pytest
+from rclpy.action import ActionClient
+from robot_dynamics import RobotModel
+from robot_dynamics.ros.conversions import duration_msg
+from robot_dynamics_interfaces.action import FollowJointTrajectory
+from sensor_msgs.msg import JointState
+
+pytestmark = pytest.mark.ros
+
+ACTION = '/controller/follow_joint_trajectory'
+
+
+def _hardware_bringup(processes, *args):
+    return processes.start('bringup', ['robot-dynamics', 'bringup', '--hardware', '--processes',
+                                       *args])
+
+
+@pytest.mark.parametrize('interface', ['effort', 'position', 'velocity'])
+def test_each_command_interface_end_to_end(processes, probe, interface):
+    model = RobotModel.load('planar_2r')
+    states = probe.collect(JointState, '/joint_states')
+    # the "hardware": its own joint order, its own process, no parameter file of ours
+    arm = processes.start('hardware', [
+        'simulator_node', '--ros-args', '-r', '__node:=simulator',
+        '-p', f'command_interface:={interface}', '-p', 'joints:=[joint2, joint1]',
+        '-p', 'initial_positions:=[0.8, 0.4]'])
+    bringup = _hardware_bringup(processes, '--robot', 'planar_2r',
+                                '-p', f'controller.command_interface:={interface}',
+                                '-p', 'controller.joints:=[joint2, joint1]')
+    action = ActionClient(probe.node, FollowJointTrajectory, ACTION)
+    probe.wait_for(action.server_is_ready, what='the controller')
+    probe.wait_for(lambda: states, what='joint states')
+    q0 = np.array(states[-1][0].position)[model.indices_in(states[-1][0].name)]
+    np.testing.assert_allclose(q0, [0.4, 0.8], atol=1e-3)
+    trajectory, path = quintic(model, q0, q0 + [0.5, -0.5], 2.0)
+    goal = FollowJointTrajectory.Goal(trajectory=trajectory, goal_time_tolerance=duration_msg(2))
+    sent = action.send_goal_async(goal)
+    handle = probe.wait_for(lambda: sent.done() and sent.result(), what='the goal response')
+    future = handle.get_result_async()
+    probe.wait_for(future.done, what='the result')
+    assert future.result().status == SUCCEEDED, future.result().result.error_string
+    last = states[-1][0]
+    q = np.array(last.position)[model.indices_in(last.name)]
+    # an ideal follower ends on the goal; the effort loop within its goal tolerance
+    np.testing.assert_allclose(q, path.end, atol=1e-2 if interface == 'effort' else 1e-9)
+    assert processes.stop(bringup) == 0, processes.output(bringup)
+    assert processes.stop(arm) == 0
+
+
+def test_refuses_joint_states_that_do_not_cover_the_model(processes, probe):
+    publisher = probe.node.create_publisher(JointState, '/joint_states', 10)
+    bringup = _hardware_bringup(processes, '--robot', 'planar_2r',
+                                '-p', 'controller.startup_timeout:=5.0')
+
+    def refused():
+        publisher.publish(JointState(name=['joint1', 'gripper'], position=[0.1, 0.0],
+                                     velocity=[0.0, 0.0]))
+        return bringup.poll() is not None
+    probe.wait_for(refused, what='bringup to give up')
+    assert bringup.returncode == 1
+    output = processes.output(bringup)
+    assert 'do not fit the model' in output and "missing ['joint2']" in output, output
+
+
+def test_refuses_an_effort_interface_without_effort_limits(processes, tmp_path):
+    urdf = RobotModel.load('planar_2r').to_urdf()
+    # joint2's effort limit removed: URDF's effort="0" reads as "no limit"
+    head, tail = urdf.split('name="joint2"', 1)
+    tail = tail.replace('effort="100.0"', 'effort="0"', 1)
+    (tmp_path / 'arm.urdf').write_text(head + 'name="joint2"' + tail)
+    params = tmp_path / 'arm.yaml'
+    params.write_text(f'model:\n  ros__parameters:\n    urdf_file: {tmp_path / "arm.urdf"}\n')
+    bringup = _hardware_bringup(processes, '--params-file', str(params))
+    assert bringup.wait(180) == 1
+    output = processes.output(bringup)
+    assert "no effort limit for joints ['joint2']" in output, output
+
+
+def test_warns_when_nothing_takes_the_commands(processes, probe):
+    publisher = probe.node.create_publisher(JointState, '/joint_states', 10)
+    bringup = _hardware_bringup(processes, '--robot', 'planar_2r',
+                                '-p', 'controller.startup_timeout:=2.0',
+                                '-p', 'controller.state_timeout:=5.0')
+
+    def warned():
+        publisher.publish(JointState(name=['joint2', 'joint1'], position=[0.5, 0.1],
+                                     velocity=[0.0, 0.0]))
+        return 'nothing subscribes to /effort_controller/commands' in processes.output(bringup)
+    probe.wait_for(warned, what='the warning')
+    assert bringup.poll() is None              # a warning: it goes on
+    assert processes.stop(bringup) == 0
