@@ -29,7 +29,9 @@ The controller node: the library's joint control laws over ROS topics.
   ``/<command_interface>_controller/commands``), one value per joint in the order of ``joints``:
   what ros2_control's forward_command_controller takes. ``effort`` (default) runs
   the control law (``computed_torque``, ``pd_gravity``, ``pd``, ``pid``) clipped to the URDF's
-  effort limits; ``position`` and ``velocity`` send the followed reference itself.
+  effort limits; ``position`` sends the followed reference itself, ``velocity`` its velocity
+  plus ``velocity_feedback`` times the position error (so that integration errors do not
+  accumulate).
 - ``~/controller_state`` (ControllerState) at ``state_publish_rate_hz``.
 
 Each cycle runs when a joint state arrives (``trigger: state``, default), at the time of the
@@ -122,6 +124,9 @@ PARAMETERS = (
          bounds=(0.0, 100.0)),
     Spec('friction_compensation', True, "Feed the model's friction forward (computed torque, "
                                         'at the reference velocity).'),
+    Spec('velocity_feedback', 10.0,
+         'Velocity interface: command = reference velocity + this gain times the position '
+         'error [1/s] (0: the reference velocity alone, open loop).', bounds=(0.0, 1e4)),
     Spec('stop_time', 0.25, 'Time to bring a motion to rest after a cancel or an abort [s].',
          bounds=(0.001, 60.0)),
     Spec('state_publish_rate_hz', 100.0, 'Rate of ~/controller_state [Hz]; 0: none.',
@@ -349,7 +354,8 @@ class ControllerNode(Node):
                 values, requested, saturated = command.tau, command.tau_requested, \
                     command.saturated
             else:
-                values = reference.q if self.interface is Interface.POSITION else reference.qd
+                values = reference.q if self.interface is Interface.POSITION else \
+                    reference.qd + self.params.velocity_feedback * (reference.q - q)
                 requested, saturated = values, np.zeros(len(values), dtype=bool)
         except RobotDynamicsError as exc:
             self.get_logger().error(f'control law failed, no command sent: {exc}',

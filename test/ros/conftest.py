@@ -130,9 +130,19 @@ def ros_env(ros_domain, tmp_path_factory):
 
 
 @pytest.fixture(scope='module')
-def processes(ros_env, tmp_path_factory):
-    """Start processes for this module; every one of them is stopped at the end."""
+def module_processes(ros_env, tmp_path_factory):
+    """Start processes for this module's fixtures; every one is stopped at the module's end."""
     procs = Processes(ros_env, tmp_path_factory.mktemp('processes'))
+    try:
+        yield procs
+    finally:
+        procs.stop_all()
+
+
+@pytest.fixture
+def processes(ros_env, tmp_path):
+    """Start processes for one test; every one is stopped at its end, also when it fails."""
+    procs = Processes(ros_env, tmp_path)
     try:
         yield procs
     finally:

@@ -136,10 +136,10 @@ def _start(processes, name, *extra):
 
 
 @pytest.fixture(scope='module', params=['one_process', 'processes'])
-def bringup(request, processes):
+def bringup(request, module_processes):
     """Return ``(process, its children)`` of a running bringup of scara."""
     extra = ['--processes'] if request.param == 'processes' else []
-    return _start(processes, f'bringup_{request.param}', *extra)
+    return _start(module_processes, f'bringup_{request.param}', *extra)
 
 
 def test_prints_what_it_started(bringup, processes):

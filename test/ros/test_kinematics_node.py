@@ -32,12 +32,12 @@ ROBOTS = ('planar_2r', 'scara', 'puma560')
 
 
 @pytest.fixture(scope='module', params=ROBOTS)
-def robot(request, processes, probe):
+def robot(request, module_processes, probe):
     """Run model and kinematics nodes for one robot; return ``(model, ik client, fk client)``."""
     name = request.param
-    procs = [processes.start(f'model_{name}', ['model_node', '--ros-args', '-r', '__node:=model',
-                                               '-p', f'robot:={name}']),
-             processes.start(f'kinematics_{name}', [
+    procs = [module_processes.start(f'model_{name}', ['model_node', '--ros-args', '-r',
+                                                      '__node:=model', '-p', f'robot:={name}']),
+             module_processes.start(f'kinematics_{name}', [
                  'kinematics_node', '--ros-args', '-r', '__node:=kinematics',
                  '-r', '~/solve_ik:=/compute_ik', '-r', '~/solve_fk:=/compute_fk',
                  '-p', 'publish_rate_hz:=50.0'])]
@@ -45,7 +45,7 @@ def robot(request, processes, probe):
     fk = probe.client(SolveFK, '/compute_fk')
     yield RobotModel.load(name), ik, fk
     for proc in procs:
-        assert processes.stop(proc) == 0, processes.output(proc)
+        assert module_processes.stop(proc) == 0, module_processes.output(proc)
 
 
 def _state(model, q):

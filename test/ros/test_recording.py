@@ -195,19 +195,21 @@ def _recorder_subscribed(probe, topic):
 
 
 @pytest.fixture(scope='module')
-def recorded(processes, probe, tmp_path_factory):
+def recorded(module_processes, probe, tmp_path_factory):
     """Record the simulator, the description, a goal and an action for a few seconds."""
     path = tmp_path_factory.mktemp('recording') / 'run.mcap'
     states = probe.collect(JointState, '/joint_states')
     descriptions = probe.collect(String, '/robot_description', DESCRIPTION_QOS)
-    recorder = processes.start('recorder', ['recorder_node', '--ros-args', '-p',
-                                            f'path:={path}'])
+    recorder = module_processes.start('recorder', ['recorder_node', '--ros-args', '-p',
+                                                   f'path:={path}'])
     probe.wait_for(lambda: 'recorder' in probe.node.get_node_names(),
                    what='the recorder process')
     # the recorded nodes start after the recorder: their topics appear later
-    processes.start('model', ['model_node', '--ros-args', '-r', '__node:=model', '-p',
-                              f'robot:={ROBOT}'])
-    processes.start('simulator', ['simulator_node', '--ros-args', '-r', '__node:=simulator'])
+    module_processes.start('model', ['model_node', '--ros-args', '-r', '__node:=model', '-p',
+                                     f'robot:={ROBOT}'])
+    # no controller here: the arm moves (falls) instead of waiting braked for commands
+    module_processes.start('simulator', ['simulator_node', '--ros-args', '-r',
+                                         '__node:=simulator', '-p', 'brake_until_command:=false'])
     published = _publish_goal_and_action(probe)
     probe.wait_for(lambda: _recorder_subscribed(probe, '/joint_states'),
                    what='the recorder on /joint_states')
@@ -216,9 +218,9 @@ def recorded(processes, probe, tmp_path_factory):
     probe.wait_for(lambda: to_seconds(states[-1][0].header.stamp) > first + RECORD_SECONDS,
                    what=f'{RECORD_SECONDS} s of joint states')
     probe.wait_for(lambda: descriptions, what='the robot description')
-    assert processes.stop(recorder) == 0, processes.output(recorder)
+    assert module_processes.stop(recorder) == 0, module_processes.output(recorder)
     return {'path': path, 'states': states, 'urdf': descriptions[0][0].data,
-            'output': processes.output(recorder), **published}
+            'output': module_processes.output(recorder), **published}
 
 
 def _publish_goal_and_action(probe):
