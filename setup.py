@@ -11,6 +11,7 @@ package_name = 'robot_dynamics'
 SHARE_GLOBS = {
     'launch': '*.launch.py',
     'config': '*.yaml',
+    'config/hardware': '*.yaml',
     'urdf': '*.urdf',
 }
 

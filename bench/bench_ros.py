@@ -48,6 +48,28 @@ Tables (``bench/run.py`` prints one per ``table``):
   lateness (``/simulator/status``); ``/joint_states`` as received by this process: rate,
   inter-arrival p99 and max, and latency (receive time - header stamp, one machine clock).
 
+- ``control loop, 1 kHz``: model, simulator (real time, 1 kHz) and controller (computed torque,
+  a cycle per joint state) as three processes, as the demo runs them, following a slow sine
+  through ``~/joint_trajectory`` for ``LOOP_SECONDS``. From the ``ControllerState`` messages
+  (100 Hz, the default: every tenth cycle, while the cycle counters count all): ``rate_hz``
+  cycles over the stamps' span, ``missed_pct`` the cycles the controller counted as missed (a
+  joint state more than 1.5 periods after the previous one: a step of the simulator or a cycle
+  of the controller came too late), ``late_pct`` the sampled cycles whose command left more
+  than one period after the state's stamp, ``latency_ms``/``latency_p99_ms`` from the joint
+  state's stamp to its command (one machine clock), and ``jitter_p99_ms`` the p99 of
+  |latency - its median|: the states are stamped on the simulator's 1 kHz grid and each starts a
+  cycle, so this is how far cycle starts stray from that grid. ``executor_us``: the CPU time of
+  the controller process per cycle (``/proc``) minus ``cycle_us``, mostly rclpy's executor
+  waking up for each message. Where a cycle's time goes, measured in this process on a
+  ``ControllerNode`` fed the same messages: ``cycle_us`` its ``joint_state_callback``
+  (deserialising the JointState included; the median cycle, without the ControllerState),
+  ``library_us`` the follower and the control law (numpy), ``messages_us`` the rest (rclpy
+  messages in and out, publishing the command, Python around them).
+- ``soak``: the same loop for ``SOAK_SECONDS`` (10 minutes; 1 with ``--quick``), a new sine goal
+  every ``LOOP_SECONDS``. Per minute: the control rate and the missed cycles; the resident
+  memory of each process after the first minute and at the end (``rss_growth_mb``, bound
+  ``RSS_BOUND_MB``), and the rate's drift (last minute - first).
+
 The machine is shared: the figures move with its load. Run ``python bench/bench_ros.py`` for
 the tables alone.
 """
@@ -72,15 +94,18 @@ from rclpy.node import Node
 from rclpy.serialization import deserialize_message, serialize_message
 from robot_dynamics import RobotModel
 from robot_dynamics.ik import closed_form
+from robot_dynamics.limits import middle
 from robot_dynamics.plant import Plant
 from robot_dynamics.ros import graph
-from robot_dynamics.ros.conversions import matrix_to_pose
+from robot_dynamics.ros.controller_node import ControllerNode
+from robot_dynamics.ros.conversions import duration_msg, matrix_to_pose, to_seconds
 from robot_dynamics.ros.kinematics_node import KinematicsNode
 from robot_dynamics.ros.runner import run_node
-from robot_dynamics_interfaces.msg import SimulatorStatus
+from robot_dynamics_interfaces.msg import ControllerState, SimulatorStatus
 from robot_dynamics_interfaces.srv import SolveIK
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 IK_ROBOTS = ('planar_2r', 'scara', 'puma560', 'iiwa14')
 SIM_ROBOTS = ('planar_2r', 'scara', 'puma560')
@@ -91,6 +116,12 @@ FAST_WINDOWS = 5
 FAST_SECONDS = 2.0
 WARM_SECONDS = 1.0
 RT_SECONDS = 20.0
+LOOP_ROBOTS = ('planar_2r', 'scara', 'puma560')
+LOOP_SECONDS = 10.0
+SOAK_ROBOT = 'scara'
+SOAK_SECONDS = 600.0
+#: Resident memory a process may gain between the soak's first minute and its end [MB].
+RSS_BOUND_MB = 5.0
 #: Longest wait for a node to come up (the first start of a new install compiles kernels) [s].
 START_TIMEOUT = 180.0
 CALL_TIMEOUT = 10.0
@@ -380,8 +411,160 @@ def realtime_row(session, name, seconds):
             'latency_p99_ms': float(np.percentile(latency, 99))}
 
 
+# ---- the control loop ---------------------------------------------------------------------------
+
+def _sine_goal(model, q0, seconds, step=0.05):
+    """Return a JointTrajectory q0 + a sin(2 pi t / seconds) per joint (slow), starting now."""
+    amplitude = np.where(model.is_prismatic, 0.02, 0.2)
+    t = np.arange(0.0, seconds + step / 2, step)
+    w = 2.0 * np.pi / seconds
+    msg = JointTrajectory(joint_names=list(model.joint_names))
+    for tk in t:
+        msg.points.append(JointTrajectoryPoint(
+            positions=(q0 + amplitude * np.sin(w * tk)).tolist(),
+            velocities=(amplitude * w * np.cos(w * tk)).tolist(),
+            accelerations=(-amplitude * w * w * np.sin(w * tk)).tolist(),
+            time_from_start=duration_msg(tk)))
+    return msg
+
+
+class LoopRun:
+    """Model, simulator and controller processes for ``name``, and the ControllerStates seen."""
+
+    def __init__(self, session, name):
+        self.session, self.model = session, RobotModel.load(name)
+        self.states = []
+        self.procs = [session.start(name, 'model'), session.start(name, 'simulator'),
+                      session.start(name, 'controller')]
+        self.subscription = session.node.create_subscription(
+            ControllerState, '/controller/controller_state', self.states.append, 100)
+        self.goals = session.node.create_publisher(JointTrajectory,
+                                                   '/controller/joint_trajectory', 10)
+        session.spin_until(lambda: self.states and self.states[-1].mode == 'hold',
+                           START_TIMEOUT, f'the {name} controller holding', self.procs)
+        self.q0 = np.array(self.states[-1].feedback.positions)
+
+    def move(self, seconds):
+        """Send a sine goal of ``seconds`` and spin through it; return its ControllerStates."""
+        first = len(self.states)
+        self.goals.publish(_sine_goal(self.model, self.q0, seconds))
+        self.session.spin_for(seconds, self.procs, 'the motion')
+        return self.states[first:]
+
+    def close(self):
+        self.session.node.destroy_subscription(self.subscription)
+        self.session.node.destroy_publisher(self.goals)
+        self.session.stop(self.procs)
+
+
+def _loop_figures(states):
+    """Rate, missed and late cycles, jitter and latency from a run's ControllerStates."""
+    stamps = np.array([to_seconds(m.header.stamp) for m in states])
+    latency = stamps - np.array([to_seconds(m.state_stamp) for m in states])
+    missed = states[-1].missed_cycles - states[0].missed_cycles
+    counted = states[-1].cycles - states[0].cycles
+    jitter = np.abs(latency - np.median(latency))
+    return {'rate_hz': counted / (stamps[-1] - stamps[0]), 'cycles': counted,
+            'missed_pct': 100.0 * missed / (counted + missed),
+            'late_pct': 100.0 * np.mean(latency > 1e-3),
+            'jitter_p99_ms': float(np.percentile(jitter, 99)) * 1e3,
+            'latency_ms': float(np.median(latency)) * 1e3,
+            'latency_p99_ms': float(np.percentile(latency, 99)) * 1e3}
+
+
+def _cycle_cost_us(session, name, n_states):
+    """Median cost of one cycle in a ControllerNode here [us]: the whole callback, the library."""
+    model = RobotModel.load(name)
+    local = ControllerNode(context=session.context)
+    try:
+        local.on_model(model)
+        start = time.time()
+        q0 = middle(model.lower, model.upper)
+        messages = []
+        for k in range(n_states + 1):
+            msg = JointState(name=list(model.joint_names), position=q0.tolist(),
+                             velocity=[0.0] * model.dof)
+            t = start + k * 1e-3
+            msg.header.stamp.sec, msg.header.stamp.nanosec = int(t), int(t % 1.0 * 1e9)
+            messages.append(serialize_message(msg))
+        local.joint_state_callback(deserialize_message(messages[0], JointState))
+        local.trajectory_callback(_sine_goal(model, q0, 10.0))
+        cycle = _median_time(lambda data: local.joint_state_callback(
+            deserialize_message(data, JointState)), messages[1:])
+
+        def library(k):
+            now = start + (n_states + 1 + k) * 1e-3
+            reference, _ = local.follower.update(now, q0, np.zeros(model.dof))
+            local.law.compute(now, q0, np.zeros(model.dof), reference)
+        library_time = _median_time(library, range(n_states))
+    finally:
+        local.destroy_node()
+    return cycle * 1e6, library_time * 1e6
+
+
+def loop_row(session, name, seconds, quick):
+    """Measure the 1 kHz loop across processes for ``name``, and where a cycle's time goes."""
+    run = LoopRun(session, name)
+    try:
+        run.move(WARM_SECONDS)
+        cpu = [_cpu_seconds(p) for p in run.procs]
+        figures = _loop_figures(run.move(seconds))
+        cpu = [_cpu_seconds(p) - c for p, c in zip(run.procs, cpu)]
+    finally:
+        run.close()
+    cycle_us, library_us = _cycle_cost_us(session, name, 500 if quick else 3000)
+    controller_us = cpu[2] / figures['cycles'] * 1e6
+    return {'table': 'control loop, 1 kHz', 'robot': name, 'seconds': seconds, **figures,
+            'cpu_simulator_pct': 100.0 * cpu[1] / seconds,
+            'cpu_controller_pct': 100.0 * cpu[2] / seconds,
+            'cycle_us': cycle_us, 'library_us': library_us,
+            'messages_us': cycle_us - library_us, 'executor_us': controller_us - cycle_us}
+
+
+def _cpu_seconds(proc):
+    """CPU time (user + system) ``proc`` has used so far [s] (Linux /proc)."""
+    fields = Path(f'/proc/{proc.pid}/stat').read_text().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def _rss_mb(proc):
+    """Resident memory of ``proc`` [MB] (Linux /proc)."""
+    for line in Path(f'/proc/{proc.pid}/status').read_text().splitlines():
+        if line.startswith('VmRSS:'):
+            return int(line.split()[1]) / 1024.0
+    raise RuntimeError(f'no VmRSS for {proc.name}')
+
+
+def soak_rows(session, name, seconds):
+    """Run the loop for ``seconds``: per-minute rate and missed cycles, memory per process."""
+    run = LoopRun(session, name)
+    minutes, rss = [], []
+    try:
+        run.move(WARM_SECONDS)
+        while len(minutes) * 60.0 < seconds:
+            states = []
+            for _ in range(int(60.0 / LOOP_SECONDS)):
+                states += run.move(LOOP_SECONDS)
+            minutes.append(_loop_figures(states))
+            rss.append([_rss_mb(p) for p in run.procs])
+    finally:
+        run.close()
+    rows = [{'table': 'soak', 'robot': name, 'minute': k + 1, **m}
+            for k, m in enumerate(minutes)]
+    growth = np.array(rss[-1]) - np.array(rss[0])
+    rates = [m['rate_hz'] for m in minutes]
+    rows.append({'table': 'soak summary', 'robot': name, 'minutes': len(minutes),
+                 'rate_drift_hz': rates[-1] - rates[0],
+                 'rate_min_hz': min(rates), 'rate_max_hz': max(rates),
+                 'missed_pct': float(np.mean([m['missed_pct'] for m in minutes])),
+                 **{f'rss_{p.name.split("_", 1)[1]}_mb': r for p, r in zip(run.procs, rss[-1])},
+                 'rss_growth_mb': float(growth.max()), 'bound_mb': RSS_BOUND_MB,
+                 'within_bound': bool(growth.max() <= RSS_BOUND_MB)})
+    return rows
+
+
 def run(quick=False):
-    """Start the nodes, measure, stop them; return the rows of the three tables."""
+    """Start the nodes, measure, stop them; return the rows of the tables."""
     n_targets = 200 if quick else N_TARGETS
     repeats = 1 if quick else REPEATS
     rows = []
@@ -394,6 +577,9 @@ def run(quick=False):
             rows.extend(fast_rows(session, name, quick))
         for name in SIM_ROBOTS:
             rows.append(realtime_row(session, name, 3.0 if quick else RT_SECONDS))
+        for name in LOOP_ROBOTS:
+            rows.append(loop_row(session, name, 3.0 if quick else LOOP_SECONDS, quick))
+        rows.extend(soak_rows(session, SOAK_ROBOT, 60.0 if quick else SOAK_SECONDS))
     return rows
 
 

@@ -56,7 +56,8 @@ ROS_SUFFIXES = ('_msgs', '_srvs', '_interfaces')   # rosgraph_msgs, std_srvs, rc
 #: ROS packages that may be imported outside robot_dynamics/ros when guarded by ImportError.
 GUARDED_ALLOWED = {'ament_index_python'}
 # The folders that setup.py installs to share/robot_dynamics/<folder>, with their patterns.
-SHARE_GLOBS = {'launch': '*.launch.py', 'config': '*.yaml', 'urdf': '*.urdf'}
+SHARE_GLOBS = {'launch': '*.launch.py', 'config': '*.yaml', 'config/hardware': '*.yaml',
+               'urdf': '*.urdf'}
 
 
 @pytest.fixture(scope='module')

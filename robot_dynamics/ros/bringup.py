@@ -42,7 +42,7 @@ from rclpy.signals import SignalHandlerOptions
 
 from . import graph
 from .recording import RecorderNode
-from .runner import PARENT_ENV, START_ERRORS
+from .runner import PARENT_ENV, share_the_gil, START_ERRORS
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -92,6 +92,7 @@ class Bringup:
     def start(self):
         """Start every node; raise on a node that cannot be built in this process."""
         if not self.processes:
+            share_the_gil()
             for spec in self.specs:
                 node_class = getattr(importlib.import_module(spec.module), spec.node_class)
                 self._nodes.append(node_class(cli_args=self.arguments[spec.name]))
@@ -115,9 +116,12 @@ class Bringup:
         self._spin_in_thread(node)
 
     def _spin_in_thread(self, node):
+        # built here, not in the thread: only stop() (this thread) shuts the context down, and
+        # an executor built on a context already shut down fails half-way (a traceback at exit)
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+
         def spin():
-            executor = SingleThreadedExecutor()
-            executor.add_node(node)
             try:
                 executor.spin()
             except ExternalShutdownException:

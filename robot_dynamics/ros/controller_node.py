@@ -52,7 +52,6 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.qos import qos_profile_sensor_data
 from rclpy.task import Future
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
@@ -63,9 +62,10 @@ from trajectory_msgs.msg import JointTrajectory
 from .conversions import (JointNameError, JointOrder, to_nanoseconds, to_seconds,
                           trajectory_arrays, trajectory_point)
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
-from .parameters import (COMMAND_PARAMETERS, command_topic, declare, descriptor, Spec,
-                         STRING_ARRAY)
+from .parameters import (COMMAND_PARAMETERS, command_topic, declare, descriptor, NEWEST_ONLY,
+                         Spec, STRING_ARRAY)
 from .runner import run_node, StartupError
+from .throttle import Throttle
 from ..control import Law
 from ..errors import choice, InputError, RobotDynamicsError
 from ..follower import Goal, Outcome, Tolerances, TrajectoryFollower
@@ -156,6 +156,7 @@ class ControllerNode(Node):
 
     def __init__(self, **kwargs):
         super().__init__('controller', **kwargs)
+        self.throttle = Throttle()
         self.params = p = declare(self, PARAMETERS)
         self.law_name = choice(p.control_law, Law, 'control_law', allowed=CONTROLLERS)
         self.interface = choice(p.command_interface, Interface, 'command_interface')
@@ -186,7 +187,7 @@ class ControllerNode(Node):
         self.command_publisher = self.create_publisher(Float64MultiArray, command_topic(p), 10)
         self.state_publisher = self.create_publisher(ControllerState, '~/controller_state', 10)
         self.create_subscription(JointState, 'joint_states', self.joint_state_callback,
-                                 qos_profile_sensor_data)
+                                 NEWEST_ONLY)
         self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                  self.trajectory_callback, 10)
         self.action_server = ActionServer(
@@ -303,7 +304,8 @@ class ControllerNode(Node):
         except InputError as exc:
             if self.params.hardware and self.state is None:
                 raise StartupError(f"the hardware's joint states do not fit the model: {exc}")
-            self.get_logger().error(f'unusable joint state: {exc}', throttle_duration_sec=2.0)
+            if self.throttle('joint state', 2.0):
+                self.get_logger().error(f'unusable joint state: {exc}')
             return
         stamp = to_nanoseconds(msg.header.stamp)
         if self._last_stamp is not None and self.trigger is Trigger.STATE:
@@ -358,18 +360,17 @@ class ControllerNode(Node):
                     reference.qd + self.params.velocity_feedback * (reference.q - q)
                 requested, saturated = values, np.zeros(len(values), dtype=bool)
         except RobotDynamicsError as exc:
-            self.get_logger().error(f'control law failed, no command sent: {exc}',
-                                    throttle_duration_sec=1.0)
+            if self.throttle('law', 1.0):
+                self.get_logger().error(f'control law failed, no command sent: {exc}')
             return
         self.command_publisher.publish(Float64MultiArray(data=values[self.to_model].tolist()))
         self.cycles += 1
         self.mode = (ControllerState.MODE_TRAJECTORY if self.follower.active is not None
                      else ControllerState.MODE_HOLD)
-        if saturated.any():
+        if saturated.any() and self.throttle('saturation', 1.0):
             self.get_logger().warning(
                 'saturating at the effort limits: '
-                f'{[self.model.joint_names[j] for j in np.flatnonzero(saturated)]}',
-                throttle_duration_sec=1.0)
+                f'{[self.model.joint_names[j] for j in np.flatnonzero(saturated)]}')
         self._finish(events)
         self._publish_feedback(now, reference, q, qd)
         if self.params.state_publish_rate_hz > 0.0 and \
@@ -421,7 +422,8 @@ class ControllerNode(Node):
         try:
             goal = self._goal(msg, self._default_tolerances(), None)
         except InputError as exc:
-            self.get_logger().error(f'trajectory rejected: {exc}', throttle_duration_sec=1.0)
+            if self.throttle('trajectory', 1.0):
+                self.get_logger().error(f'trajectory rejected: {exc}')
             return
         self._finish(self.follower.submit(goal, self._now()))
 
@@ -476,9 +478,12 @@ class ControllerNode(Node):
         for event in events:
             handle = event.tag
             if handle is None:
-                log = self.get_logger().info if event.outcome is Outcome.SUCCEEDED \
-                    else self.get_logger().warning
-                log(f'trajectory {event.outcome.value}: {event.message}')
+                # one call site per severity: rclpy refuses a call site that changes severity
+                line = f'trajectory {event.outcome.value}: {event.message}'
+                if event.outcome is Outcome.SUCCEEDED:
+                    self.get_logger().info(line)
+                else:
+                    self.get_logger().warning(line)
                 continue
             result = _Result(error_code=_ERROR_CODES[event.outcome], error_string=event.message)
             if event.outcome is Outcome.SUCCEEDED:

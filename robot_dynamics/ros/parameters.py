@@ -28,6 +28,7 @@ from typing import Any, NamedTuple, Optional, Tuple
 
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.parameter import Parameter
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 #: Pass as ``default`` for an array parameter whose default is empty (rclpy needs a type).
 STRING_ARRAY = Parameter.Type.STRING_ARRAY
@@ -88,6 +89,14 @@ COMMAND_PARAMETERS = (
          "/<command_interface>_controller/commands, the name of ros2_control's "
          'forward_command_controller for that interface.'),
 )
+
+
+#: QoS of what the loop reads every cycle (joint states at the controller, commands at the
+#: simulator): the newest sample only. A deeper queue would hand a node that fell behind a backlog
+#: of old samples, each a period late, instead of letting it skip to the newest (the skipped
+#: cycles are counted as missed). Best effort matches reliable publishers too.
+NEWEST_ONLY = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
+                         reliability=ReliabilityPolicy.BEST_EFFORT)
 
 
 def command_topic(values):

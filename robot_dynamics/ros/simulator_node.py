@@ -43,7 +43,6 @@ import time
 import numpy as np
 from rclpy._rclpy_pybind11 import RCLError
 from rclpy.node import Node
-from rclpy.qos import qos_profile_sensor_data
 from robot_dynamics_interfaces.msg import SimulatorStatus
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -52,9 +51,10 @@ from std_srvs.srv import Trigger
 
 from .conversions import joint_values, time_msg
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
-from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, Spec,
-                         STRING_ARRAY)
+from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY,
+                         NEWEST_ONLY, Spec, STRING_ARRAY)
 from .runner import run_node
+from .throttle import Throttle
 from ..errors import InputError, RobotDynamicsError
 from ..plant import Interface, Plant
 
@@ -93,6 +93,7 @@ class SimulatorNode(Node):
 
     def __init__(self, **kwargs):
         super().__init__('simulator', **kwargs)
+        self.throttle = Throttle()
         self.params = declare(self, PARAMETERS)
         self.plant = None
         self._thread = None
@@ -125,7 +126,7 @@ class SimulatorNode(Node):
         self.clock_publisher = (None if p.realtime else
                                 self.create_publisher(Clock, '/clock', 10))
         self.create_subscription(Float64MultiArray, command_topic(p), self.command_callback,
-                                 qos_profile_sensor_data)
+                                 NEWEST_ONLY)
         self.create_service(Trigger, '~/reset', self.reset_callback)
         self._thread = threading.Thread(target=self._run, name='simulator_steps', daemon=True)
         self._thread.start()
@@ -150,9 +151,9 @@ class SimulatorNode(Node):
             values = joint_values(msg.data, self.joints, 'command')
         except InputError as exc:
             self.rejected_commands += 1
-            self.get_logger().warning(f'rejected command ({self.rejected_commands} so far): '
-                                      f'{exc}; keeping the last good one',
-                                      throttle_duration_sec=1.0)
+            if self.throttle('command', 1.0):
+                self.get_logger().warning(f'rejected command ({self.rejected_commands} so far): '
+                                          f'{exc}; keeping the last good one')
             return
         command = np.empty(len(values))
         command[self.to_model] = values

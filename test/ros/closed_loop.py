@@ -29,6 +29,8 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 SUCCEEDED, CANCELED, ABORTED = 4, 5, 6     # action_msgs/GoalStatus
+#: ControllerState rate of the tests' controllers [Hz] (of the 1 kHz cycles).
+STATE_RATE_HZ = 250
 
 
 class Loop:
@@ -43,13 +45,14 @@ class Loop:
         self.procs = [processes.start('model', ['model_node', '--ros-args', '-r',
                                                 '__node:=model', '-p', f'robot:={robot}'])]
         self.simulator_args = list(simulator)
-        self.controller_args = ['state_publish_rate_hz:=1000.0', *controller]
+        self.controller_args = [f'state_publish_rate_hz:={STATE_RATE_HZ:.1f}', *controller]
         self.start_simulator()
         self.start_controller()
         self.action = ActionClient(probe.node, FollowJointTrajectory,
                                    '/controller/follow_joint_trajectory')
         probe.wait_for(lambda: self.action.server_is_ready(), what='the action server')
         probe.wait_for(lambda: self.mode() == 'hold', what='the controller holding')
+        probe.wait_for(lambda: self.states, what='joint states at the probe')
 
     def _start(self, executable, name, parameters):
         args = [executable, '--ros-args', '-r', f'__node:={name}',

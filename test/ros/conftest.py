@@ -52,8 +52,8 @@ class TestNode:
     """
     The test's own node, spinning in a background thread, with waiting helpers.
 
-    Entities created on it live until the module's end: destroying one while the executor
-    spins in another thread invalidates a handle the executor holds.
+    Entities created on it live as long as it does: destroying one while the executor spins in
+    another thread invalidates a handle the executor holds.
     """
 
     def __init__(self, domain):
@@ -150,8 +150,23 @@ def processes(ros_env, tmp_path):
 
 
 @pytest.fixture(scope='module')
+def module_probe(ros_domain):
+    """Return a :class:`TestNode` on the module's domain for the module's fixtures."""
+    node = TestNode(ros_domain)
+    try:
+        yield node
+    finally:
+        node.close()
+
+
+@pytest.fixture
 def probe(ros_domain):
-    """Return the module's :class:`TestNode` on its domain."""
+    """
+    Return a :class:`TestNode` on the module's domain for one test.
+
+    One per test: what a test subscribed to (1 kHz streams) goes away with it, so the next test
+    does not pay for the earlier tests' subscriptions.
+    """
     node = TestNode(ros_domain)
     try:
         yield node

@@ -15,7 +15,8 @@
 
 """The controller node in a closed loop with the simulator, each in its own process."""
 
-from closed_loop import ABORTED, CANCELED, Loop, quintic, SUCCEEDED, tolerances
+from closed_loop import (ABORTED, CANCELED, Loop, quintic, STATE_RATE_HZ, SUCCEEDED,
+                         tolerances)
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
@@ -142,9 +143,10 @@ def test_a_newer_goal_preempts_and_cancel_stops_smoothly(loop, probe):
     probe.wait_for(cancel.done, what='the cancel response')
     assert arm.result(handle).status == CANCELED
     count = len(arm.controller_states)
-    probe.wait_for(lambda: len(arm.controller_states) > count + 1000, what='1 s after the cancel')
+    probe.wait_for(lambda: len(arm.controller_states) > count + STATE_RATE_HZ,
+                   what='1 s after the cancel')
     after = [m for m, _ in arm.controller_states[count:]]
-    assert all(m.mode == 'hold' for m in after[-500:])
+    assert all(m.mode == 'hold' for m in after[-STATE_RATE_HZ // 2:])
     # smooth: the reference decelerates at most |qd| / stop_time; then it rests
     reference_qdd = np.array([m.reference.accelerations for m in after])
     assert np.abs(reference_qdd).max() < 2.0 / 0.25
@@ -159,9 +161,16 @@ def test_topic_trajectory_and_gains_at_run_time(loop, probe):
     msg, path = quintic(model, q0, q0 + [-0.3, 0.3], 1.0, names=['joint2', 'joint1'])
     publisher = probe.node.create_publisher(JointTrajectory, '/controller/joint_trajectory', 10)
     probe.wait_for(lambda: publisher.get_subscription_count() > 0, what='the controller')
+    # a first goal, preempted by the second, which then succeeds: a warning, then an info line
+    first, _ = quintic(model, q0, q0 + [0.5, 0.5], 3.0)
+    publisher.publish(first)
+    probe.wait_for(lambda: arm.mode() == 'trajectory', what='the first topic trajectory')
     publisher.publish(msg)
     probe.wait_for(lambda: np.abs(arm.position() - path.end).max() < 1e-3
                    and arm.mode() == 'hold', what='the topic trajectory to end')
+    output = arm.processes.output(arm.controller)
+    assert 'trajectory preempted' in output and 'trajectory succeeded' in output, output
+    assert arm.controller.poll() is None
     # gains are parameters, validated: a negative gain is refused, a good one applied
     client = probe.client(SetParameters, '/controller/set_parameters')
 

@@ -32,8 +32,9 @@ REPORT_KEYS = {'rms_tracking_error', 'max_tracking_error', 'control_rate_hz',
 def test_demo_report_and_plots(processes, tmp_path, robot):
     out = tmp_path / 'out'
     report_path = tmp_path / 'report.json'
-    proc = processes.start('demo', ['robot-dynamics', 'demo', '--robot', robot, '--duration',
-                                    '4', '--report', str(report_path), '--out', str(out)])
+    # the default duration (8 s): the pick-and-place the users see
+    proc = processes.start('demo', ['robot-dynamics', 'demo', '--robot', robot,
+                                    '--report', str(report_path), '--out', str(out)])
     status = proc.wait(300)
     output = processes.output(proc)
     assert status == 0, output

@@ -17,8 +17,9 @@
 
 import json
 import textwrap
+import time
 
-from closed_loop import Loop, quintic, SUCCEEDED
+from closed_loop import Loop, quintic, STATE_RATE_HZ, SUCCEEDED
 import numpy as np
 import pytest
 from robot_dynamics.ros.conversions import to_seconds
@@ -60,7 +61,7 @@ def test_killed_simulator_safe_mode_then_resume_without_a_torque_jump(loop, prob
     count = len(arm.controller_states)
     arm.start_simulator()                    # a fresh arm, at its initial positions
     probe.wait_for(lambda: sum(m.mode == 'hold' for m, _ in arm.controller_states[count:])
-                   > 500, what='half a second of holding again')
+                   > STATE_RATE_HZ // 2, what='half a second of holding again')
     resumed = [m for m, _ in arm.controller_states[count:] if m.mode == 'hold']
     limit = arm.model.effort_limit
     # holding where the new arm is: what the law asks for stays inside the limits
@@ -109,7 +110,10 @@ def _bad_trajectories(model):
 
 
 def test_floods_of_malformed_messages(loop, probe):
-    arm = loop('planar_2r')
+    # the flood and this process take a core: on two cores the nodes are starved for tens of
+    # milliseconds at times, and a 50 ms state_timeout would put the controller in its safe
+    # mode (as designed, and tested on its own); here the malformed messages are the subject
+    arm = loop('planar_2r', controller=['state_timeout:=0.25'])
     model = arm.model
     statuses = probe.collect(SimulatorStatus, '/simulator/status')
     commands = probe.node.create_publisher(Float64MultiArray, COMMANDS, 100)
@@ -117,13 +121,17 @@ def test_floods_of_malformed_messages(loop, probe):
                                                100)
     probe.wait_for(lambda: trajectories.get_subscription_count() > 0, what='the controller')
     q0 = arm.position()
-    goal, path = quintic(model, q0, q0 + [0.4, 0.3], 4.0)
+    goal, path = quintic(model, q0, q0 + [0.4, 0.3], 8.0)
     handle = arm.send(goal, goal_time=2.0)
     bad_commands = [[float('nan'), 0.0], [1.0], [1.0, 2.0, 3.0], [float('inf'), 1.0]]
     bad_trajectories = _bad_trajectories(model)
+    # 10,000 of each at up to 2 kHz per topic, twice the loop's own rate, during the motion (as
+    # fast as Python publishes, the flood alone takes more CPU than the 2-core machine has)
+    start = time.monotonic()
     for k in range(10000):
         commands.publish(Float64MultiArray(data=bad_commands[k % 4]))
         trajectories.publish(bad_trajectories[k % 4])
+        time.sleep(max(0.0, start + k * 5e-4 - time.monotonic()))
     # the motion in between is served: the goal succeeds, on its path
     result = arm.result(handle)
     assert result.status == SUCCEEDED, result.result.error_string
@@ -144,7 +152,8 @@ CLIENT = textwrap.dedent("""
     import numpy as np
     import rclpy
     from rclpy.node import Node
-        from robot_dynamics.ros.conversions import matrix_to_pose, pose_to_matrix
+    from robot_dynamics import RobotModel
+    from robot_dynamics.ros.conversions import matrix_to_pose
     from robot_dynamics_interfaces.srv import SolveIK
 
     seed, calls = int(sys.argv[1]), int(sys.argv[2])
@@ -155,14 +164,20 @@ CLIENT = textwrap.dedent("""
     client = node.create_client(SolveIK, '/compute_ik')
     client.wait_for_service(timeout_sec=120.0)
     lo, hi = model.lower * 0.9, model.upper * 0.9
-    latency, wrong, failed = [], 0, 0
+    latency, wrong, failed, lost = [], 0, 0, 0
     for _ in range(calls):
         target = model.fk(rng.uniform(lo, hi))
         request = SolveIK.Request()
         request.pose_stamped.pose = matrix_to_pose(target)
         start = time.perf_counter()
-        future = client.call_async(request)
-        rclpy.spin_until_future_complete(node, future, timeout_sec=30.0)
+        for attempt in range(5):
+            # a reply lost under several clients (ros2/rmw#372): ask again, IK is idempotent
+            future = client.call_async(request)
+            rclpy.spin_until_future_complete(node, future, timeout_sec=2.0)
+            if future.done():
+                break
+            client.remove_pending_request(future)
+            lost += 1
         latency.append(time.perf_counter() - start)
         response = future.result()
         if response is None or not response.success:
@@ -171,7 +186,7 @@ CLIENT = textwrap.dedent("""
         reached = model.fk(np.array(response.solution.position))
         if np.abs(reached[:3, 3] - target[:3, 3]).max() > 1e-6:
             wrong += 1             # a reply to someone else's request
-    print(json.dumps({'calls': calls, 'failed': failed, 'wrong': wrong,
+    print(json.dumps({'calls': calls, 'failed': failed, 'wrong': wrong, 'lost': lost,
                       'latency_ms': [x * 1e3 for x in latency]}))
 """)
 
@@ -193,5 +208,8 @@ def test_four_ik_clients_in_parallel_each_get_their_own_replies(processes, tmp_p
     assert sum(r['calls'] for r in results) == 4000 and latency.size == 4000
     assert sum(r['failed'] for r in results) == 0
     assert sum(r['wrong'] for r in results) == 0
+    # replies the middleware lost (asked again after 2 s) stay rare
+    lost = sum(r['lost'] for r in results)
+    assert lost <= 10
     print(f'4 x 1000 /compute_ik calls in parallel: latency median {np.median(latency):.2f} ms, '
-          f'p99 {np.percentile(latency, 99):.2f} ms, max {latency.max():.2f} ms')
+          f'p99 {np.percentile(latency, 99):.2f} ms; {lost} replies lost and asked again')

@@ -32,7 +32,7 @@ ROBOTS = ('planar_2r', 'scara', 'puma560')
 
 
 @pytest.fixture(scope='module', params=ROBOTS)
-def robot(request, module_processes, probe):
+def robot(request, module_processes, module_probe):
     """Run model and kinematics nodes for one robot; return ``(model, ik client, fk client)``."""
     name = request.param
     procs = [module_processes.start(f'model_{name}', ['model_node', '--ros-args', '-r',
@@ -41,8 +41,8 @@ def robot(request, module_processes, probe):
                  'kinematics_node', '--ros-args', '-r', '__node:=kinematics',
                  '-r', '~/solve_ik:=/compute_ik', '-r', '~/solve_fk:=/compute_fk',
                  '-p', 'publish_rate_hz:=50.0'])]
-    ik = probe.client(SolveIK, '/compute_ik')
-    fk = probe.client(SolveFK, '/compute_fk')
+    ik = module_probe.client(SolveIK, '/compute_ik')
+    fk = module_probe.client(SolveFK, '/compute_fk')
     yield RobotModel.load(name), ik, fk
     for proc in procs:
         assert module_processes.stop(proc) == 0, module_processes.output(proc)

@@ -195,9 +195,10 @@ def _recorder_subscribed(probe, topic):
 
 
 @pytest.fixture(scope='module')
-def recorded(module_processes, probe, tmp_path_factory):
+def recorded(module_processes, module_probe, tmp_path_factory):
     """Record the simulator, the description, a goal and an action for a few seconds."""
     path = tmp_path_factory.mktemp('recording') / 'run.mcap'
+    probe = module_probe
     states = probe.collect(JointState, '/joint_states')
     descriptions = probe.collect(String, '/robot_description', DESCRIPTION_QOS)
     recorder = module_processes.start('recorder', ['recorder_node', '--ros-args', '-p',
@@ -294,8 +295,11 @@ def test_joint_states_are_what_was_published(recorded):
     live = {to_nanoseconds(msg.header.stamp): msg for msg, _ in recorded['states']}
     stamps = [d.header.stamp.sec * 1_000_000_000 + d.header.stamp.nanosec
               for _, d in recorded_states]
-    for (message, decoded), stamp in zip(recorded_states, stamps):
-        msg = live[stamp]
+    # the probe, like the recorder, can miss a state under load: compare the ones both have
+    compared = [(message, decoded, live[stamp])
+                for (message, decoded), stamp in zip(recorded_states, stamps) if stamp in live]
+    assert len(compared) >= MIN_RECORDED_SHARE * len(stamps)
+    for message, decoded, msg in compared:
         assert decoded.name == list(msg.name)
         assert decoded.position == list(msg.position)
         assert decoded.velocity == list(msg.velocity)

@@ -15,6 +15,8 @@
 
 """The simulator node against the library: falling, energy, constant effort, stops, commands."""
 
+import time
+
 import numpy as np
 import pytest
 from robot_dynamics import RobotModel
@@ -170,10 +172,14 @@ def test_commands_timeout_rejects_and_reset(simulator, probe):
     probe.wait_for(publishing(good, effort_is(good, 0)), what='the good command')
     # malformed commands are rejected and the good one stays in force
     count = len(states)
-    for bad in ([1.0], [1.0, 2.0, 3.0], [float('nan'), 1.0], [1.0, float('inf')]):
-        publisher.publish(Float64MultiArray(data=bad))
-    probe.wait_for(publishing(good, lambda: statuses and statuses[-1][0].rejected_commands >= 4),
-                   what='four rejected commands')
+    # the simulator reads the newest command only (NEWEST_ONLY): each bad one gets 5 ms alone
+    for k, bad in enumerate(([1.0], [1.0, 2.0, 3.0], [float('nan'), 1.0], [1.0, float('inf')])):
+        def bad_then_good(bad=bad, k=k):
+            publisher.publish(Float64MultiArray(data=bad))
+            time.sleep(0.005)
+            publisher.publish(Float64MultiArray(data=good))
+            return statuses and statuses[-1][0].rejected_commands > k
+        probe.wait_for(bad_then_good, what=f'rejected command {bad}')
     assert all(list(m.effort) == good for m, _ in states[count:]), \
         {tuple(m.effort) for m, _ in states[count:]}
     assert 'rejected command' in probe_output(proc)
