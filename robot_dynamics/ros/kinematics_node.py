@@ -68,7 +68,7 @@ class OnDemand(CallbackGroup):
     """
     A callback group the executor never runs: its subscriptions are read when needed.
 
-    The executor wakes up for every message of a subscription it runs, ~0.2 ms of Python per
+    The executor wakes up for every message of a subscription it runs, ~0.25 ms of Python per
     message: a quarter of a core for a 1 kHz stream of which this node needs a sample at 10 Hz.
     DDS keeps the newest message (depth 1) until :func:`take_newest` reads it.
     """

@@ -85,14 +85,22 @@ class Processes:
         return Path(proc.log.name).read_text()
 
     def stop(self, proc, sig=signal.SIGINT, timeout=20.0):
-        """Stop ``proc``'s process group with ``sig``, then SIGKILL; return its exit status."""
-        if proc.poll() is None:
+        """
+        Stop ``proc``'s process group with ``sig``, then SIGKILL; return its exit status.
+
+        ``sig`` goes twice, ``timeout / 2`` apart: rarely (about one stop in a hundred suite
+        runs' worth) a node did not end on the first SIGINT; a second one ends it cleanly,
+        where SIGKILL would fail the test's check of the exit status.
+        """
+        for _ in range(2):
+            if proc.poll() is not None:
+                break
             try:
                 os.killpg(proc.pid, sig)
             except ProcessLookupError:
                 pass
             try:
-                proc.wait(timeout)
+                proc.wait(timeout / 2)
             except subprocess.TimeoutExpired:
                 pass
         try:   # whatever of its group is left (children of a bringup, say)

@@ -223,7 +223,11 @@ def test_extra_joints_are_ignored_and_a_missing_joint_sends_nothing(processes, p
     for _ in range(20):
         publish(['gripper', 'joint2'], [0.04, 0.5])
     probe.wait_for(lambda: 'missing' in processes.output(procs[1]), what='the error')
-    assert len(commands) == count
+    # nothing answers the 20 states without joint1; a command of the good states may still have
+    # been on its way when the count was taken
+    late = [m.data for m, _ in commands[count:]]
+    assert len(late) <= 1
+    assert all(np.allclose(data, model.gravity_torques(q), atol=1e-9) for data in late)
     assert procs[1].poll() is None
     for proc in procs:
         assert processes.stop(proc) == 0
