@@ -30,6 +30,7 @@ import tempfile
 import threading
 import time
 
+from closed_loop import Loop
 from isolation import environment, lock_domain, Processes
 import pytest
 import rclpy
@@ -172,3 +173,20 @@ def probe(ros_domain):
         yield node
     finally:
         node.close()
+
+
+@pytest.fixture
+def loop(processes, probe):
+    """
+    Return ``start(robot, controller=(), simulator=())``: a :class:`closed_loop.Loop`.
+
+    Everything it started stops after the test.
+    """
+    started = []
+
+    def start(robot, controller=(), simulator=()):
+        started.append(Loop(processes, probe, robot, controller, simulator))
+        return started[-1]
+    yield start
+    for item in started:
+        item.stop()

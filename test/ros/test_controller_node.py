@@ -15,8 +15,7 @@
 
 """The controller node in a closed loop with the simulator, each in its own process."""
 
-from closed_loop import (ABORTED, CANCELED, Loop, quintic, STATE_RATE_HZ, SUCCEEDED,
-                         tolerances)
+from closed_loop import ABORTED, CANCELED, quintic, STATE_RATE_HZ, SUCCEEDED, tolerances
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
@@ -31,19 +30,6 @@ from trajectory_msgs.msg import JointTrajectory
 pytestmark = pytest.mark.ros
 
 Result = FollowJointTrajectory.Result
-
-
-@pytest.fixture
-def loop(processes, probe):
-    """Return ``start(robot, controller parameters...)``; everything stops after the test."""
-    started = []
-
-    def start(robot, controller=(), simulator=()):
-        started.append(Loop(processes, probe, robot, controller, simulator))
-        return started[-1]
-    yield start
-    for item in started:
-        item.stop()
 
 
 @pytest.mark.parametrize('robot, bound', [('planar_2r', 1e-3), ('scara', 1e-3),

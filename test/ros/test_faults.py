@@ -19,7 +19,7 @@ import json
 import textwrap
 import time
 
-from closed_loop import Loop, quintic, STATE_RATE_HZ, SUCCEEDED
+from closed_loop import quintic, STATE_RATE_HZ, SUCCEEDED
 import numpy as np
 import pytest
 from robot_dynamics.ros.conversions import to_seconds
@@ -30,19 +30,6 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 pytestmark = pytest.mark.ros
 
 COMMANDS = '/effort_controller/commands'
-
-
-@pytest.fixture
-def loop(processes, probe):
-    """Return ``start(robot, controller parameters...)``; everything stops after the test."""
-    started = []
-
-    def start(robot, controller=(), simulator=()):
-        started.append(Loop(processes, probe, robot, controller, simulator))
-        return started[-1]
-    yield start
-    for item in started:
-        item.stop()
 
 
 def test_killed_simulator_safe_mode_then_resume_without_a_torque_jump(loop, probe):
