@@ -84,8 +84,11 @@ def run_node(node_class, name, args=None):
     rclpy.init(args=args)
     node = None
     try:
-        node = node_class()
+        # the executor first: a SIGTERM during the node's construction (bringup stopping a start
+        # that failed elsewhere) then ends it cleanly, where it would break the executor's own
+        # construction half-way (a traceback from its __del__)
         executor = SingleThreadedExecutor()
+        node = node_class()
         executor.add_node(node)
         executor.spin()
     except START_ERRORS as exc:
