@@ -63,20 +63,29 @@ class TestNode:
         self.node = Node('test_probe', context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
+        self._spinning = True
         self.thread = threading.Thread(target=self._spin, daemon=True)
         self.thread.start()
 
     def _spin(self):
-        try:
-            self.executor.spin()
-        except ExternalShutdownException:
-            pass
+        # a flag of our own, not the context's shutdown, ends the loop: nothing is destroyed
+        # until the thread has left the executor (rclpy's waitables fail on a handle destroyed
+        # under them)
+        while self._spinning:
+            try:
+                self.executor.spin_once(timeout_sec=0.05)
+            except ExternalShutdownException:
+                return
 
     def close(self):
-        """Shut the context down and join the spinning thread."""
-        rclpy.try_shutdown(context=self.context)
-        self.thread.join(timeout=10.0)
+        """Join the spinning thread, then destroy the node and shut the context down."""
+        self._spinning = False
+        self.thread.join(timeout=TIMEOUT)
+        if self.thread.is_alive():
+            pytest.fail('the test node did not stop spinning')
+        self.executor.shutdown()
         self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
 
     @staticmethod
     def wait_for(condition, timeout=TIMEOUT, what='condition'):

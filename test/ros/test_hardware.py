@@ -52,6 +52,8 @@ def test_each_command_interface_end_to_end(processes, probe, interface):
     probe.wait_for(action.server_is_ready, what='the controller')
     probe.wait_for(lambda: controller and controller[-1][0].mode == 'hold',
                    what='the controller holding')
+    # the controller may hear the arm before this probe's own subscription has matched it
+    probe.wait_for(lambda: states, what='joint states')
     q0 = np.array(states[-1][0].position)[model.indices_in(states[-1][0].name)]
     np.testing.assert_allclose(q0, [0.4, 0.8], atol=1e-3)
     trajectory, path = quintic(model, q0, q0 + [0.5, -0.5], 2.0)
