@@ -52,15 +52,17 @@ Tables (``bench/run.py`` prints one per ``table``):
   a cycle per joint state) as three processes, as the demo runs them, following a slow sine
   through ``~/joint_trajectory`` for ``LOOP_SECONDS``. From the ``ControllerState`` messages
   (100 Hz, the default: every tenth cycle, while the cycle counters count all): ``rate_hz``
-  cycles over the stamps' span, ``missed_pct`` the cycles the controller counted as missed (a
-  joint state more than 1.5 periods after the previous one: a step of the simulator or a cycle
-  of the controller came too late), ``late_pct`` the sampled cycles whose command left more
-  than one period after the state's stamp, ``latency_ms``/``latency_p99_ms`` from the joint
-  state's stamp to its command (one machine clock), and ``jitter_p99_ms`` the p99 of
-  |latency - its median|: the states are stamped on the simulator's 1 kHz grid and each starts a
-  cycle, so this is how far cycle starts stray from that grid. ``executor_us``: the CPU time of
-  the controller process per cycle (``/proc``) minus ``cycle_us``, mostly rclpy's executor
-  waking up for each message. Where a cycle's time goes, measured in this process on a
+  cycles over the stamps' span, ``missed_pct`` the cycles the controller counted as missed (the
+  simulator stamps each state with its step's time on the 1 kHz grid, so a gap in the stamps
+  the controller took is a state it never answered: a newer one arrived first, after a late
+  cycle of the controller or a late step of the simulator), ``late_pct`` the sampled cycles
+  whose command left more than one period after the state's stamp, ``latency_ms``/
+  ``latency_p99_ms`` from the joint state's stamp to its command (one machine clock; the
+  simulator's own lateness included), and ``jitter_p99_ms`` the p99 of |latency - its median|:
+  how far cycle starts stray from the 1 kHz grid. ``process_us``: the CPU time of the
+  controller process per cycle (``/proc``) minus ``cycle_us``: its cycle thread waking up and
+  taking the message, the executor (watchdog, goals), the DDS threads. Where a cycle's time
+  goes, measured in this process on a
   ``ControllerNode`` fed the same messages: ``cycle_us`` its ``joint_state_callback``
   (deserialising the JointState included; the median cycle, without the ControllerState),
   ``library_us`` the follower and the control law (numpy), ``messages_us`` the rest (rclpy
@@ -518,7 +520,7 @@ def loop_row(session, name, seconds, quick):
             'cpu_simulator_pct': 100.0 * cpu[1] / seconds,
             'cpu_controller_pct': 100.0 * cpu[2] / seconds,
             'cycle_us': cycle_us, 'library_us': library_us,
-            'messages_us': cycle_us - library_us, 'executor_us': controller_us - cycle_us}
+            'messages_us': cycle_us - library_us, 'process_us': controller_us - cycle_us}
 
 
 def _cpu_seconds(proc):

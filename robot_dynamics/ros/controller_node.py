@@ -38,13 +38,18 @@ Each cycle runs when a joint state arrives (``trigger: state``, default), at the
 state's stamp (the reference is compared with the arm where it was measured): the command
 answers the newest state at once, without the up to one period of extra delay and the beat
 between two clocks that a timer would add; ``trigger: timer`` runs at ``rate_hz`` on the latest
-state instead. A watchdog enters the safe mode (``safe_mode``: zero effort, or damping with gravity
-compensation) when the newest state is older than ``state_timeout``, ending any goal, and the
-controller holds its position again when states return.
+state instead. Joint states are read by a thread that waits on that subscription alone
+(:class:`~robot_dynamics.ros.on_demand.SubscriptionThread`), not by rclpy's executor, whose
+pass per message cost several times the cycle itself; goals, parameters and the watchdog run in
+the executor and share one lock with the cycle. A watchdog enters the safe mode (``safe_mode``:
+zero effort, or damping with gravity compensation) when the newest state is older than
+``state_timeout``, ending any goal, and the controller holds its position again when states
+return.
 """
 
 import enum
 import sys
+import threading
 import time
 
 import numpy as np
@@ -62,6 +67,7 @@ from trajectory_msgs.msg import JointTrajectory
 from .conversions import (JointNameError, JointOrder, to_nanoseconds, to_seconds,
                           trajectory_arrays, trajectory_point)
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
+from .on_demand import OnDemand, SubscriptionThread
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, descriptor, NEWEST_ONLY,
                          Spec, STRING_ARRAY)
 from .runner import run_node, StartupError
@@ -164,6 +170,8 @@ class ControllerNode(Node):
         self.safe_mode = choice(p.safe_mode, SafeMode, 'safe_mode')
         self.model = None
         self.mode = ControllerState.MODE_WAITING
+        self._lock = threading.Lock()     # the cycle (its own thread) against the callbacks
+        self.state_thread = None
         self.description = ModelSubscription(self, 'robot_description',
                                              chain_options(self.params), self.on_model)
 
@@ -186,8 +194,8 @@ class ControllerNode(Node):
         self._results = {}                 # goal id (bytes) -> Future of its result
         self.command_publisher = self.create_publisher(Float64MultiArray, command_topic(p), 10)
         self.state_publisher = self.create_publisher(ControllerState, '~/controller_state', 10)
-        self.create_subscription(JointState, 'joint_states', self.joint_state_callback,
-                                 NEWEST_ONLY)
+        joint_states = self.create_subscription(JointState, 'joint_states', lambda msg: None,
+                                                NEWEST_ONLY, callback_group=OnDemand())
         self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                  self.trajectory_callback, 10)
         self.action_server = ActionServer(
@@ -205,6 +213,8 @@ class ControllerNode(Node):
         self.get_logger().info(
             f'{self.law_name.value} control of {self.joints} ({self.interface.value} commands on '
             f'{command_topic(p)}), cycles on each {self.trigger.value}; waiting for joint_states')
+        self.state_thread = SubscriptionThread(self, joint_states, self.joint_state_callback,
+                                               self._lock, 'controller_states')
 
     # ---- configuration --------------------------------------------------------------------------
 
@@ -243,7 +253,8 @@ class ControllerNode(Node):
                 changes.setdefault(parts[2], {})[parts[1]] = param.value
         if changes:
             try:
-                self.law = self.law.with_gains(**changes)
+                with self._lock:
+                    self.law = self.law.with_gains(**changes)
             except (InputError, TypeError) as exc:
                 return SetParametersResult(successful=False, reason=str(exc))
             self.get_logger().info(f'gains changed: {changes}')
@@ -321,6 +332,10 @@ class ControllerNode(Node):
 
     def timer_callback(self):
         """``timer`` trigger mode: a cycle on the newest state, if it is fresh."""
+        with self._lock:
+            self._timer_cycle()
+
+    def _timer_cycle(self):
         period = 1.0 / self.params.rate_hz
         late = time.monotonic() - self._next_tick
         if late > period:
@@ -380,6 +395,10 @@ class ControllerNode(Node):
 
     def watchdog_callback(self):
         """Enter the safe mode when the newest joint state is too old; act in it."""
+        with self._lock:
+            self._watch()
+
+    def _watch(self):
         if self.state is None or self.mode == ControllerState.MODE_WAITING:
             return
         q, qd, state_stamp, received = self.state
@@ -416,6 +435,10 @@ class ControllerNode(Node):
 
     def trajectory_callback(self, msg):
         """Take a fire-and-forget trajectory; a malformed one is logged and dropped."""
+        with self._lock:
+            self._take_trajectory(msg)
+
+    def _take_trajectory(self, msg):
         if self.mode in (ControllerState.MODE_WAITING, ControllerState.MODE_SAFE):
             self.get_logger().warning(f'trajectory ignored: the controller is {self.mode}')
             return
@@ -429,21 +452,26 @@ class ControllerNode(Node):
 
     async def execute_callback(self, goal_handle):
         """Run one action goal to its end; its result comes from the control cycles."""
-        request = goal_handle.request
-        if self.mode in (ControllerState.MODE_WAITING, ControllerState.MODE_SAFE):
-            return self._abort(goal_handle, _Result.INVALID_GOAL,
-                               f'the controller is {self.mode}: no fresh joint states')
-        try:
-            tolerances = self._goal_tolerances(request)
-            goal = self._goal(request.trajectory, tolerances, goal_handle)
-        except JointNameError as exc:
-            return self._abort(goal_handle, _Result.INVALID_JOINTS, str(exc))
-        except InputError as exc:
-            return self._abort(goal_handle, _Result.INVALID_GOAL, str(exc))
+        with self._lock:
+            future = self._submit(goal_handle)
+        return await future
+
+    def _submit(self, goal_handle):
+        """Hand a goal to the follower; return the Future of its result (done if malformed)."""
         future = Future()
+        request = goal_handle.request
+        try:
+            if self.mode in (ControllerState.MODE_WAITING, ControllerState.MODE_SAFE):
+                raise InputError(f'the controller is {self.mode}: no fresh joint states')
+            goal = self._goal(request.trajectory, self._goal_tolerances(request), goal_handle)
+        except InputError as exc:
+            code = (_Result.INVALID_JOINTS if isinstance(exc, JointNameError)
+                    else _Result.INVALID_GOAL)
+            future.set_result(self._abort(goal_handle, code, str(exc)))
+            return future
         self._results[bytes(goal_handle.goal_id.uuid)] = future
         self._finish(self.follower.submit(goal, self._now()))
-        return await future
+        return future
 
     def _goal_tolerances(self, request):
         """Return the goal's tolerances: its own where given (> 0; -1: none), else defaults."""
@@ -496,6 +524,10 @@ class ControllerNode(Node):
             future = self._results.pop(bytes(handle.goal_id.uuid), None)
             if future is not None:
                 future.set_result(result)
+                # the executor resumes the waiting execute_callback when it wakes up; from the
+                # cycle's thread, nothing else would wake it
+                if self.executor is not None:
+                    self.executor.wake()
 
     def _check_cancels(self, now):
         """Cancel the goals whose clients asked for it (running ones stop smoothly)."""
@@ -532,7 +564,9 @@ class ControllerNode(Node):
         self.state_publisher.publish(msg)
 
     def destroy_node(self):
-        """Tear the action server down before the node (it holds node resources)."""
+        """Stop the cycle's thread, tear the action server down, then the node."""
+        if self.state_thread is not None:
+            self.state_thread.stop()
         if getattr(self, 'action_server', None) is not None:
             self.action_server.destroy()
         return super().destroy_node()

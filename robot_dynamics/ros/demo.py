@@ -45,6 +45,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from . import bringup, graph
 from .conversions import joint_state, matrix_to_pose, to_seconds, trajectory_point
+from .on_demand import OnDemand, take_newest
 from .recording import RecorderNode
 from .. import plots, recordings
 from ..errors import InputError
@@ -119,8 +120,10 @@ class DemoClient(Node):
 
     def __init__(self):
         super().__init__('demo')
-        self.state = None
-        self.create_subscription(JointState, '/joint_states', self.state_callback, 1)
+        # read on demand: the plan needs one state, not a wake-up for each of 1,000 per second
+        self.joint_states = self.create_subscription(JointState, '/joint_states',
+                                                     lambda msg: None, 1,
+                                                     callback_group=OnDemand())
         self.ik = self.create_client(SolveIK, '/compute_ik')
         self.action = ActionClient(self, FollowJointTrajectory,
                                    '/controller/follow_joint_trajectory')
@@ -128,9 +131,9 @@ class DemoClient(Node):
         self.ik_successes = 0
         self.ik_lost_replies = 0
 
-    def state_callback(self, msg):
-        """Keep the latest joint state (the plan starts from it)."""
-        self.state = msg
+    def newest_state(self):
+        """Return the newest joint state (the plan starts from it), or None."""
+        return take_newest(self.joint_states)
 
     @staticmethod
     def wait(future, timeout, what):
@@ -306,8 +309,8 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, out
         nodes.add_node(client)
         if not nodes.wait_ready():
             raise RuntimeError(nodes.failure)
-        wait_until(lambda: client.state is not None, 60.0, 'joint states')
-        q_start = np.array(client.state.position)[model.indices_in(client.state.name)]
+        state = wait_until(client.newest_state, 60.0, 'joint states')
+        q_start = np.array(state.position)[model.indices_in(state.name)]
         print('demo: planning through /compute_ik', file=out, flush=True)
         motion = plan(client, model, q_start, duration)
         wait_until(client.action.server_is_ready, 60.0, 'the follow_joint_trajectory action')
@@ -336,9 +339,10 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, out
 
 
 def wait_until(condition, timeout, what):
-    """Poll ``condition()`` until true; raise ``TimeoutError`` naming ``what`` on timeout."""
+    """Poll ``condition()`` until true and return it; raise ``TimeoutError`` naming ``what``."""
     deadline = time.monotonic() + timeout
-    while not condition():
+    while not (value := condition()):
         if time.monotonic() > deadline:
             raise TimeoutError(f'no answer within {timeout:g} s: {what}')
         time.sleep(0.001)
+    return value

@@ -26,6 +26,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
 from .parameters import DOUBLE_ARRAY, Spec, STRING_ARRAY
+from .runner import freeze_heap
 from ..errors import InputError, RobotDynamicsError
 from ..model import RobotModel
 
@@ -92,3 +93,5 @@ class ModelSubscription:
         self.model = model
         self._node.get_logger().info(f'model {model!r} from the robot description')
         self._on_model(model)
+        # the node is set up (and its kernels compiled): the heap it runs on stays
+        freeze_heap()

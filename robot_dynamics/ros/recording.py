@@ -240,8 +240,12 @@ class RecorderNode(Node):
 
     def destroy_node(self):
         """Finish the MCAP file, then destroy the node."""
+        # called twice when rclpy's context shutdown destroys the node before its owner does
+        finishing = not self.recorder.closed
         self.recorder.close()
         result = super().destroy_node()
+        if not finishing:
+            return result
         # logged after destroy_node, through a logger that no longer publishes to /rosout (the
         # context is shut down already when a signal stopped the process)
         counts = self.recorder.counts

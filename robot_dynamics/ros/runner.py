@@ -24,6 +24,7 @@ start.
 """
 
 import ctypes
+import gc
 import os
 import signal
 import sys
@@ -66,6 +67,18 @@ SWITCH_INTERVAL = 1e-4
 def share_the_gil():
     """Have Python hand the GIL between the threads of this process every SWITCH_INTERVAL."""
     sys.setswitchinterval(SWITCH_INTERVAL)
+
+
+def freeze_heap():
+    """
+    Exempt every object alive now from later garbage collections: call once a node is set up.
+
+    A full collection walks the whole heap: ~45 ms in a node process (numpy, scipy, numba and
+    rclpy make ~130,000 objects), that is 45 missed cycles at 1 kHz and a tripped 50 ms watchdog,
+    each time one comes. What the node allocates afterwards is collected as usual.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 #: Errors that mean "this node cannot start with this configuration".

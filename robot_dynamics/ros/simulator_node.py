@@ -18,7 +18,8 @@ The simulator node: the plant of :mod:`robot_dynamics.plant` behind ROS topics.
 - Commands: ``std_msgs/Float64MultiArray`` on ``command_topic`` (default
   ``/<command_interface>_controller/commands``), one value per joint in the order of the
   ``joints`` parameter: what ros2_control's forward_command_controller takes; efforts, or
-  positions and velocities for an ideal follower (:mod:`robot_dynamics.plant`). A command of
+  positions and velocities for an ideal follower (:mod:`robot_dynamics.plant`). Each step takes
+  the newest command (read on demand, not through rclpy's executor). A command of
   the wrong length or with a non-finite value is rejected (logged, throttled) and the last good
   command stays in force. With no valid command for ``command_timeout`` seconds the effort is
   zero (said once, and once more when commands return).
@@ -31,7 +32,10 @@ The simulator node: the plant of :mod:`robot_dynamics.plant` behind ROS topics.
 
 Stepping runs in its own thread. With ``realtime`` (default), step k starts at ``t0 + k dt`` on
 the monotonic clock: a late step is counted and run at once (the steps after it catch up), never
-dropped, so simulated time stays locked to wall time. Without it the steps run as fast as
+dropped, so simulated time stays locked to wall time. The state of step k is the arm at
+``t0 + k dt``, and that is its stamp (the ROS time at the start plus ``k dt``) however late the
+step ran: stamps are exactly periods apart, a late state shows as an older one, and a gap in
+the stamps a subscriber receives is a state it did not get. Without it the steps run as fast as
 possible, stamps are simulated time and ``/clock`` is published, for tests and batch runs (other
 nodes then run with ``use_sim_time``).
 """
@@ -51,6 +55,7 @@ from std_srvs.srv import Trigger
 
 from .conversions import joint_values, time_msg
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
+from .on_demand import OnDemand, take_newest
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY,
                          NEWEST_ONLY, Spec, STRING_ARRAY)
 from .runner import run_node
@@ -125,8 +130,10 @@ class SimulatorNode(Node):
         self.status_publisher = self.create_publisher(SimulatorStatus, '~/status', 10)
         self.clock_publisher = (None if p.realtime else
                                 self.create_publisher(Clock, '/clock', 10))
-        self.create_subscription(Float64MultiArray, command_topic(p), self.command_callback,
-                                 NEWEST_ONLY)
+        # read by the stepping thread at each step: a command costs no pass of the executor
+        self.commands = self.create_subscription(Float64MultiArray, command_topic(p),
+                                                 lambda msg: None, NEWEST_ONLY,
+                                                 callback_group=OnDemand())
         self.create_service(Trigger, '~/reset', self.reset_callback)
         self._thread = threading.Thread(target=self._run, name='simulator_steps', daemon=True)
         self._thread.start()
@@ -145,7 +152,7 @@ class SimulatorNode(Node):
 
     # ---- inputs ---------------------------------------------------------------------------------
 
-    def command_callback(self, msg):
+    def take_command(self, msg):
         """Accept a command of one finite value per joint; reject anything else, and keep on."""
         try:
             values = joint_values(msg.data, self.joints, 'command')
@@ -209,26 +216,33 @@ class SimulatorNode(Node):
         status_every = max(1, round(p.rate_hz / p.status_rate_hz))
         dt = plant.dt
         start = time.monotonic()
-        due = start
+        start_ns = self.get_clock().now().nanoseconds
+        due_steps = 0               # steps due since start (real time)
+        stamp_ns = None             # simulated time (not realtime)
         while not self._stop.is_set() and self.context.ok():
             now = time.monotonic()
             if p.realtime:
+                due = start + due_steps * dt
                 if now < due:
                     if self._stop.wait(due - now):
                         break
                     now = time.monotonic()
                 lateness = now - due
+                stamp_ns = start_ns + round(due_steps * 1e9 / p.rate_hz)
                 if lateness > dt:
                     self.late_steps += 1
                 self._lateness[self.steps % JITTER_WINDOW] = lateness
-                due += dt
+                due_steps += 1
             reset = self._reset_requested
             if reset is not None:
                 self._reset_requested = None
                 plant.reset(*self.initial)
+            msg = take_newest(self.commands)
+            if msg is not None:
+                self.take_command(msg)
             command = self._current_command(now)
             if reset or self.steps % publish_every == 0:
-                stamp = self._publish_state(command)
+                stamp = self._publish_state(command, stamp_ns)
             if reset is not None:
                 reset.stamp = stamp
                 reset.set()
@@ -250,16 +264,16 @@ class SimulatorNode(Node):
         while not (self._reset_requested or self._stop.wait(0.01)):
             pass
 
-    def _stamp(self):
+    def _stamp(self, stamp_ns):
         if self.clock_publisher is None:
-            return self.get_clock().now().to_msg()
+            return time_msg(stamp_ns)
         stamp = time_msg(int(round(self.plant.t * 1e9)))
         self.clock_publisher.publish(Clock(clock=stamp))
         return stamp
 
-    def _publish_state(self, command):
+    def _publish_state(self, command, stamp_ns):
         plant, msg = self.plant, self._state_msg
-        msg.header.stamp = self._stamp()
+        msg.header.stamp = self._stamp(stamp_ns)
         msg.position = plant.q[self.to_model].tolist()
         msg.velocity = plant.qd[self.to_model].tolist()
         if command is None:

@@ -223,3 +223,16 @@ def test_brakes_hold_the_arm_until_the_first_command(simulator, probe):
         publisher.publish(Float64MultiArray(data=[0.0, 0.0]))   # zero effort: it falls
         return any(m.position[0] < 0.39 for m, _ in states[count:])
     probe.wait_for(released, what='the arm to fall once commanded')
+
+
+def test_real_time_stamps_are_the_steps_times(simulator, probe):
+    states = probe.collect(JointState, '/joint_states')
+    simulator('planar_2r')
+    probe.wait_for(lambda: len(states) > 1000, what='1,000 joint states')
+    stamps = np.array([m.header.stamp.sec * 10**9 + m.header.stamp.nanosec
+                       for m, _ in states[:1000]])
+    # on the 1 kHz grid to the nanosecond, however late a step ran or a message came
+    gaps = np.diff(stamps)
+    assert np.all(gaps > 0) and np.all(gaps % 1_000_000 == 0), np.unique(gaps)
+    # on the ROS clock (system time), not the monotonic clock that paces the steps
+    assert abs(to_seconds(states[-1][0].header.stamp) - time.time()) < 5.0

@@ -1,0 +1,124 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""Subscriptions read outside the executor, and the heap frozen once a node is set up."""
+
+import gc
+import threading
+
+import pytest
+import rclpy
+from rclpy.context import Context
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from robot_dynamics import RobotModel
+from robot_dynamics.ros.description import DESCRIPTION_QOS, ModelSubscription
+from robot_dynamics.ros.on_demand import OnDemand, SubscriptionThread, take_newest
+from std_msgs.msg import Int64, String
+
+pytestmark = pytest.mark.ros
+
+
+@pytest.fixture
+def node(ros_domain):
+    """Return an in-process node on the module's domain and its executor (spun by the test)."""
+    context = Context()
+    rclpy.init(context=context, domain_id=ros_domain)
+    node = Node('on_demand_test', context=context)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    try:
+        yield node, executor
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
+
+
+def _subscribe(node):
+    return node.create_subscription(Int64, '/numbers', lambda msg: pytest.fail('dispatched'), 1,
+                                    callback_group=OnDemand())
+
+
+def test_the_executor_never_dispatches_an_on_demand_subscription(node, probe):
+    local, executor = node
+    subscription = _subscribe(local)
+    publisher = probe.node.create_publisher(Int64, '/numbers', 10)
+    probe.wait_for(lambda: publisher.get_subscription_count() > 0, what='the subscription')
+    for value in range(5):
+        publisher.publish(Int64(data=value))
+    for _ in range(20):
+        executor.spin_once(timeout_sec=0.01)     # would call the failing callback
+    # the newest only (depth 1), once
+    probe.wait_for(lambda: (msg := take_newest(subscription)) is not None and msg.data == 4,
+                   what='the newest message')
+    assert take_newest(subscription) is None
+
+
+def test_thread_calls_back_for_each_message_without_the_executor(node, probe):
+    local, _ = node
+    subscription = _subscribe(local)
+    lock = threading.Lock()
+    received = []
+
+    def callback(msg):
+        assert lock.locked()                   # under the lock it shares with the callbacks
+        received.append((msg.data, threading.current_thread().name))
+    thread = SubscriptionThread(local, subscription, callback, lock, 'numbers')
+    try:
+        publisher = probe.node.create_publisher(Int64, '/numbers', 10)
+
+        def answered(value):
+            publisher.publish(Int64(data=value))
+            return any(data == value for data, _ in received)
+        # nobody spins the local executor: the thread alone takes the messages
+        for value in (7, 8, 9):
+            probe.wait_for(lambda value=value: answered(value), what=f'message {value}')
+        assert {name for _, name in received} == {'numbers'}
+    finally:
+        thread.stop()
+    assert not thread._thread.is_alive()
+
+
+def test_an_error_in_the_thread_is_raised_in_the_executor(node, probe):
+    local, executor = node
+    subscription = _subscribe(local)
+
+    def callback(msg):
+        raise ValueError(f'bad number {msg.data}')
+    thread = SubscriptionThread(local, subscription, callback, threading.Lock(), 'numbers')
+    try:
+        publisher = probe.node.create_publisher(Int64, '/numbers', 10)
+        probe.wait_for(lambda: publisher.get_subscription_count() > 0, what='the subscription')
+        publisher.publish(Int64(data=13))
+        with pytest.raises(ValueError, match='bad number 13'):
+            for _ in range(2400):          # 120 s
+                executor.spin_once(timeout_sec=0.05)
+                publisher.publish(Int64(data=13))
+    finally:
+        thread.stop()
+
+
+def test_the_heap_is_frozen_once_the_model_is_built(node, probe):
+    local, executor = node
+    gc.unfreeze()
+    built = []
+    ModelSubscription(local, '/robot_description', {}, built.append)
+    publisher = probe.node.create_publisher(String, '/robot_description', DESCRIPTION_QOS)
+    publisher.publish(String(data=RobotModel.load('planar_2r').to_urdf()))
+    probe.wait_for(lambda: executor.spin_once(timeout_sec=0.05) or built, what='the model')
+    # what the node was built from no longer costs a full collection
+    assert gc.get_freeze_count() > 1000
+    gc.unfreeze()
