@@ -75,9 +75,10 @@ def freeze_heap():
 
     A full collection walks the whole heap: ~45 ms in a node process (numpy, scipy, numba and
     rclpy make ~130,000 objects), that is 45 missed cycles at 1 kHz and a tripped 50 ms watchdog,
-    each time one comes. What the node allocates afterwards is collected as usual.
+    each time one comes. What the node allocates afterwards is collected as usual. No collection
+    first: it would be that pause once more, while the node's threads already run; the garbage
+    frozen with the rest is what start-up left, once.
     """
-    gc.collect()
     gc.freeze()
 
 

@@ -107,13 +107,15 @@ def test_refuses_an_effort_interface_without_effort_limits(processes, tmp_path):
 
 def test_warns_when_nothing_takes_the_commands(processes, probe):
     publisher = probe.node.create_publisher(JointState, '/joint_states', 10)
+    # the start-up checks come after startup_timeout: time enough for discovery on a busy machine
     bringup = _hardware_bringup(processes, '--robot', 'planar_2r',
-                                '-p', 'controller.startup_timeout:=2.0',
+                                '-p', 'controller.startup_timeout:=5.0',
                                 '-p', 'controller.state_timeout:=5.0')
 
     def warned():
         publisher.publish(JointState(name=['joint2', 'joint1'], position=[0.5, 0.1],
                                      velocity=[0.0, 0.0]))
+        assert bringup.poll() is None, processes.output(bringup)
         return 'nothing subscribes to /effort_controller/commands' in processes.output(bringup)
     probe.wait_for(warned, what='the warning')
     assert bringup.poll() is None              # a warning: it goes on
