@@ -25,6 +25,7 @@ about them fails. The test's own node lives in its own rclpy context on that dom
 a background thread; tests wait on conditions with generous time-outs, never on sleeps.
 """
 
+import gc
 import os
 import tempfile
 import threading
@@ -128,6 +129,11 @@ class TestNode:
 @pytest.fixture(scope='module')
 def ros_domain():
     """Return a ROS domain id held by this test module alone."""
+    # This process's heap (Pinocchio, Robotics Toolbox and the library tests before these) makes
+    # a full collection take 0.1 s and more, with the GIL, while the probe collects 1 kHz streams
+    # and the nodes share the two cores: what is alive now is frozen before the nodes start.
+    gc.collect()
+    gc.freeze()
     domain, handle = lock_domain()
     yield domain
     handle.close()
