@@ -80,7 +80,8 @@ def test_killed_controller_zero_effort_then_a_new_one_holds(loop, probe):
                    what='the arm at rest')
     log = arm.processes.output(arm.controller)
     np.testing.assert_allclose(arm.position(), held, atol=0.05, err_msg=log)
-    assert np.abs(np.array(arm.controller_states[-1][0].reference.positions) - held).max() == 0, log
+    reference = np.array(arm.controller_states[-1][0].reference.positions)
+    assert np.abs(reference - held).max() == 0, log
 
 
 def _bad_trajectories(model):

@@ -113,11 +113,11 @@ def test_an_error_in_the_thread_is_raised_in_the_executor(node, probe):
 
 def test_the_heap_is_frozen_once_the_model_is_built(node, probe):
     local, executor = node
-    frozen = gc.get_freeze_count()
     built = []
     ModelSubscription(local, '/robot_description', {}, built.append)
     publisher = probe.node.create_publisher(String, '/robot_description', DESCRIPTION_QOS)
     publisher.publish(String(data=RobotModel.load('planar_2r').to_urdf()))
     probe.wait_for(lambda: executor.spin_once(timeout_sec=0.05) or built, what='the model')
-    # the model and what the node built from it no longer cost a full collection
-    assert gc.get_freeze_count() > frozen + 1000
+    # the model the node built is frozen: no longer among the objects that collections walk
+    model = built[0]
+    assert gc.is_tracked(model) and not any(o is model for o in gc.get_objects())
