@@ -24,7 +24,9 @@ controller node only converts messages:
   submitted and waits until its start time; then it replaces whatever runs (that goal ends as
   ``PREEMPTED``). Its trajectory starts from the reference in force at that moment (position,
   velocity), so a goal whose first point is not where the arm is, or that preempts a motion
-  under way, continues smoothly; points whose time has already passed are dropped.
+  under way, continues smoothly; points whose time has already passed are dropped, and so is
+  the next one when less than half of its interval is left (a goal that starts late joins its
+  path at the point after, not through a segment of a fraction of a millisecond).
 - While a goal runs, the tracking error is checked against its path tolerances; after its last
   point, against its goal tolerances until they hold (``SUCCEEDED``) or ``goal_time`` has
   passed (``GOAL_TOLERANCE_VIOLATED``; ``goal_time`` 0 waits indefinitely). A violated path
@@ -241,6 +243,13 @@ class TrajectoryFollower:
         if not keep.any():
             raise StartTimePassed(f'every point of the goal is in the past (its last point was '
                                   f'due {t - times[-1]:.3f} s before it could start)')
+        # join the goal no nearer than half of its own interval: started late (a stalled state
+        # stream), the segment to a point just ahead would be a fraction of a millisecond long,
+        # a velocity spike; the point after it is close to the goal's own path anyway
+        first = np.argmax(keep)
+        if 0 < first < len(times) - 1 and \
+                times[first] - t < 0.5 * (times[first] - times[first - 1]):
+            keep[first] = False
         point = self.trajectory.sample(t)
         positions = np.vstack((point.q, goal.positions[keep]))
         times = np.concatenate(([t], times[keep]))

@@ -141,3 +141,20 @@ def test_goals_outside_the_limits_or_in_the_past_are_refused(arm):
     events = f.submit(old, 0.0)
     assert events[0].outcome is Outcome.OLD_START_TIME
     assert f.mode is Mode.HOLD and f.pending is None
+
+
+def test_a_goal_started_late_joins_its_path_without_a_velocity_spike(arm):
+    f = TrajectoryFollower(arm)
+    q0 = np.array([0.2, 0.3])
+    f.hold(q0 + 1e-3, 0.0)                # held a millimetre off the goal's first point
+    goal, path = _goal('a', 1.0, q0, [0.9, -0.4], points=21)     # a point every 0.1 s
+    assert f.submit(goal, 0.5) == []
+    # the first state after the start comes 99.9 ms late, 0.1 ms before the goal's next point
+    ref, events = f.update(1.0999, q0 + 1e-3, np.zeros(2))
+    assert events == [] and f.mode is Mode.TRAJECTORY
+    np.testing.assert_allclose(ref.q, q0 + 1e-3, atol=1e-12)
+    # it joins the point after (1.2 s): a segment of 0.1 s, not of 0.1 ms
+    times = np.concatenate((np.linspace(1.0999, 1.1, 11), np.arange(1.1, 1.3, 1e-3)))
+    samples = f.trajectory.sample(times)
+    assert np.abs(samples.qd).max() < 2 * np.abs(path.sample(times - 1.0).qd).max() + 0.1
+    np.testing.assert_allclose(f.trajectory.sample(1.2).q, path.sample(0.2).q, atol=1e-12)
