@@ -567,8 +567,10 @@ class ControllerNode(Node):
         """Stop the cycle's thread, tear the action server down, then the node."""
         if self.state_thread is not None:
             self.state_thread.stop()
+        # twice when rclpy's context shutdown destroys the node before its owner does
         if getattr(self, 'action_server', None) is not None:
             self.action_server.destroy()
+            self.action_server = None
         return super().destroy_node()
 
 

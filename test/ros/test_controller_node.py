@@ -18,9 +18,12 @@
 from closed_loop import ABORTED, CANCELED, quintic, STATE_RATE_HZ, SUCCEEDED, tolerances
 import numpy as np
 import pytest
+import rclpy
+from rclpy.context import Context
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from robot_dynamics import RobotModel
+from robot_dynamics.ros.controller_node import ControllerNode
 from robot_dynamics.ros.conversions import to_seconds
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from sensor_msgs.msg import JointState
@@ -219,3 +222,18 @@ def test_extra_joints_are_ignored_and_a_missing_joint_sends_nothing(processes, p
     assert procs[1].poll() is None
     for proc in procs:
         assert processes.stop(proc) == 0
+
+
+def test_destroying_the_node_twice_stops_its_cycle_thread_once(ros_domain):
+    # rclpy's context shutdown destroys the nodes it tracks, and their owner does it again
+    context = Context()
+    rclpy.init(context=context, domain_id=ros_domain)
+    try:
+        node = ControllerNode(context=context)
+        node.on_model(RobotModel.load('planar_2r'))
+        assert node.state_thread._thread.is_alive()
+        node.destroy_node()
+        node.destroy_node()
+        assert not node.state_thread._thread.is_alive() and node.action_server is None
+    finally:
+        rclpy.try_shutdown(context=context)
