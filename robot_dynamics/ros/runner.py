@@ -24,6 +24,7 @@ start.
 """
 
 import ctypes
+import faulthandler
 import gc
 import os
 import signal
@@ -93,6 +94,8 @@ def run_node(node_class, name, args=None):
     # this thread, also inside an rclpy call while the context is still up: a traceback, not a
     # clean stop. With a handler that does nothing, rclpy's shutdown alone ends the spin.
     signal.signal(signal.SIGINT, lambda signum, frame: None)
+    # a node that does not stop can be asked where it is: every thread's stack to stderr
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     _end_with_parent()
     share_the_gil()
     rclpy.init(args=args)

@@ -103,6 +103,14 @@ class Processes:
                 proc.wait(timeout / 2)
             except subprocess.TimeoutExpired:
                 pass
+        if proc.poll() is None:
+            # still there: node processes print every thread's stack on SIGUSR1 (runner.py), so
+            # the output shows where it hung
+            try:
+                os.killpg(proc.pid, signal.SIGUSR1)
+                proc.wait(2.0)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                pass
         try:   # whatever of its group is left (children of a bringup, say)
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:

@@ -18,10 +18,10 @@
 from closed_loop import ABORTED, CANCELED, quintic, STATE_RATE_HZ, SUCCEEDED, tolerances
 import numpy as np
 import pytest
-import rclpy
-from rclpy.context import Context
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
+import rclpy
+from rclpy.context import Context
 from robot_dynamics import RobotModel
 from robot_dynamics.ros.controller_node import ControllerNode
 from robot_dynamics.ros.conversions import to_seconds

@@ -73,7 +73,7 @@ def test_each_command_interface_end_to_end(processes, probe, interface):
     probe.wait_for(lambda: np.abs(position() - path.end).max() < tolerance, timeout=10.0,
                    what=f'the arm on the goal within {tolerance:g}')
     assert processes.stop(bringup) == 0, processes.output(bringup)
-    assert processes.stop(arm) == 0
+    assert processes.stop(arm) == 0, processes.output(arm)
 
 
 def test_refuses_joint_states_that_do_not_cover_the_model(processes, probe):

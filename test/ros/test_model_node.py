@@ -15,6 +15,9 @@
 
 """The model node: /robot_description for late subscribers, and bad descriptions at start-up."""
 
+import os
+import signal
+
 import pytest
 from robot_dynamics import RobotModel
 from robot_dynamics.ros.description import DESCRIPTION_QOS
@@ -78,3 +81,15 @@ def test_bad_dh_file_names_the_problem(processes, tmp_path):
     assert proc.wait(60) == 1
     output = processes.output(proc)
     assert 'helical' in output, output
+
+
+def test_a_node_process_prints_its_stacks_on_sigusr1_and_runs_on(processes, probe):
+    # what the test fixtures ask a node that does not stop before they kill it
+    proc = processes.start('model_stacks', ['model_node', '--ros-args', '-r', '__node:=model',
+                                            '-p', 'robot:=planar_2r'])
+    probe.wait_for(lambda: 'publishing' in processes.output(proc), what='the model node')
+    os.kill(proc.pid, signal.SIGUSR1)
+    probe.wait_for(lambda: 'Current thread' in processes.output(proc), what='the stacks')
+    assert 'in run_node' in processes.output(proc)
+    assert proc.poll() is None
+    assert processes.stop(proc) == 0
