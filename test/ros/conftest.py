@@ -78,6 +78,12 @@ class TestNode:
             except ExternalShutdownException:
                 return
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     def close(self):
         """Join the spinning thread, then destroy the node and shut the context down."""
         self._spinning = False
@@ -148,31 +154,22 @@ def ros_env(ros_domain, tmp_path_factory):
 @pytest.fixture(scope='module')
 def module_processes(ros_env, tmp_path_factory):
     """Start processes for this module's fixtures; every one is stopped at the module's end."""
-    procs = Processes(ros_env, tmp_path_factory.mktemp('processes'))
-    try:
+    with Processes(ros_env, tmp_path_factory.mktemp('processes')) as procs:
         yield procs
-    finally:
-        procs.stop_all()
 
 
 @pytest.fixture
 def processes(ros_env, tmp_path):
     """Start processes for one test; every one is stopped at its end, also when it fails."""
-    procs = Processes(ros_env, tmp_path)
-    try:
+    with Processes(ros_env, tmp_path) as procs:
         yield procs
-    finally:
-        procs.stop_all()
 
 
 @pytest.fixture(scope='module')
 def module_probe(ros_domain):
     """Return a :class:`TestNode` on the module's domain for the module's fixtures."""
-    node = TestNode(ros_domain)
-    try:
+    with TestNode(ros_domain) as node:
         yield node
-    finally:
-        node.close()
 
 
 @pytest.fixture
@@ -183,11 +180,8 @@ def probe(ros_domain):
     One per test: what a test subscribed to (1 kHz streams) goes away with it, so the next test
     does not pay for the earlier tests' subscriptions.
     """
-    node = TestNode(ros_domain)
-    try:
+    with TestNode(ros_domain) as node:
         yield node
-    finally:
-        node.close()
 
 
 @pytest.fixture

@@ -66,6 +66,12 @@ class Processes:
         self.log_dir = Path(log_dir)
         self.started = []
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop_all()
+
     def start(self, name, args):
         """Start ``args`` (a list; a bare executable name is looked up in the venv's bin)."""
         if not os.path.isabs(args[0]) and (BIN / args[0]).exists():
