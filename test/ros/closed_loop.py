@@ -31,6 +31,8 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 SUCCEEDED, CANCELED, ABORTED = 4, 5, 6     # action_msgs/GoalStatus
 #: ControllerState rate of the tests' controllers [Hz] (of the 1 kHz cycles).
 STATE_RATE_HZ = 250
+#: Largest joint speed [rad/s or m/s] of an arm at rest.
+REST_VELOCITY = 1e-3
 
 
 class Loop:
@@ -52,7 +54,12 @@ class Loop:
                                    '/controller/follow_joint_trajectory')
         probe.wait_for(lambda: self.action.server_is_ready(), what='the action server')
         probe.wait_for(lambda: self.mode() == 'hold', what='the controller holding')
-        probe.wait_for(lambda: self.states, what='joint states at the probe')
+        # the simulated arm moves under gravity until the controller's first command, which holds
+        # it where it was then: it swings back to that position and comes to rest (seconds apart
+        # on a loaded machine); a test's motion starts from rest, where it reads the position
+        probe.wait_for(lambda: self.states and
+                       np.abs(self.states[-1][0].velocity).max() < REST_VELOCITY,
+                       what='the held arm at rest')
 
     def _start(self, executable, name, parameters):
         args = [executable, '--ros-args', '-r', f'__node:={name}',

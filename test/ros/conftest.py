@@ -20,8 +20,8 @@ Isolation: every test module gets its own ``ROS_DOMAIN_ID``, held through a lock
 as the module runs, so that concurrent test runs on the machine (and the modules of one run)
 never see each other's traffic; discovery stays on loopback; ``ROS_LOG_DIR`` is a temporary
 folder. Processes are started in their own process group and always stopped by their group id
-(SIGINT, then SIGKILL), also when a test fails; their output is kept and shown when a check
-about them fails. The test's own node lives in its own rclpy context on that domain and spins in
+(SIGINT, then SIGKILL), also when a test fails; their output is kept, and its newest lines are
+part of the report of a test that fails. The test's own node lives in its own rclpy context on that domain and spins in
 a background thread; tests wait on conditions with generous time-outs, never on sleeps.
 """
 
@@ -130,6 +130,16 @@ class TestNode:
         future = client.call_async(request)
         self.wait_for(future.done, timeout, f'a reply from {client.srv_name}')
         return future.result()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Add the output of the processes a failed test started to its report."""
+    report = (yield).get_result()
+    for name in ('processes', 'module_processes'):
+        procs = getattr(item, 'funcargs', {}).get(name) if report.failed else None
+        if procs is not None and procs.started:
+            report.sections.append((f'output of {name}, newest lines', procs.tails()))
 
 
 @pytest.fixture(scope='module')

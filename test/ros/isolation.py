@@ -90,6 +90,12 @@ class Processes:
         proc.log.flush()
         return Path(proc.log.name).read_text()
 
+    def tails(self, lines=60):
+        """Return the last ``lines`` lines of every process's output, each under its command."""
+        return '\n'.join(f'$ {" ".join(proc.args)}  (pid {proc.pid}, status {proc.poll()})\n'
+                         + '\n'.join(self.output(proc).splitlines()[-lines:])
+                         for proc in self.started)
+
     def stop(self, proc, sig=signal.SIGINT, timeout=20.0):
         """
         Stop ``proc``'s process group with ``sig``, then SIGKILL; return its exit status.

@@ -149,13 +149,16 @@ def test_topic_trajectory_and_gains_at_run_time(loop, probe):
     arm = loop('planar_2r')
     model = arm.model
     q0 = arm.position()
-    msg, path = quintic(model, q0, q0 + [-0.3, 0.3], 1.0, names=['joint2', 'joint1'])
     publisher = probe.node.create_publisher(JointTrajectory, '/controller/joint_trajectory', 10)
     probe.wait_for(lambda: publisher.get_subscription_count() > 0, what='the controller')
     # a first goal, preempted by the second, which then succeeds: a warning, then an info line
     first, _ = quintic(model, q0, q0 + [0.5, 0.5], 3.0)
     publisher.publish(first)
     probe.wait_for(lambda: arm.mode() == 'trajectory', what='the first topic trajectory')
+    # the second starts where the arm is now: one from q0, a second or more into the first on a
+    # loaded machine, would have to jump back faster than the velocity limits (and be rejected)
+    q1 = arm.position()
+    msg, path = quintic(model, q1, q1 + [-0.3, 0.3], 1.0, names=['joint2', 'joint1'])
     publisher.publish(msg)
     probe.wait_for(lambda: np.abs(arm.position() - path.end).max() < 1e-3
                    and arm.mode() == 'hold', what='the topic trajectory to end')
