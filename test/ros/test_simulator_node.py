@@ -211,17 +211,18 @@ def probe_output(proc):
 
 def test_brakes_hold_the_arm_until_the_first_command(simulator, probe):
     states = probe.collect(JointState, '/joint_states')
-    simulator('planar_2r', initial_positions='[0.4, 0.8]')
+    # the hardware's joint order, not the model's: initial positions and states are in it
+    simulator('planar_2r', joints='[joint2, joint1]', initial_positions='[0.8, 0.4]')
     probe.wait_for(lambda: len(states) > 300, what='300 joint states')
     # gravity acts, but nothing moves before a controller commands
-    assert all(list(m.position) == [0.4, 0.8] and list(m.velocity) == [0.0, 0.0]
-               for m, _ in states)
+    assert all(list(m.name) == ['joint2', 'joint1'] and list(m.position) == [0.8, 0.4]
+               and list(m.velocity) == [0.0, 0.0] for m, _ in states)
     publisher = probe.node.create_publisher(Float64MultiArray, COMMANDS, 10)
     count = len(states)
 
     def released():
         publisher.publish(Float64MultiArray(data=[0.0, 0.0]))   # zero effort: it falls
-        return any(m.position[0] < 0.39 for m, _ in states[count:])
+        return any(m.position[1] < 0.39 for m, _ in states[count:])     # joint1
     probe.wait_for(released, what='the arm to fall once commanded')
 
 
