@@ -17,12 +17,12 @@
 Fixtures for tests that run ROS 2 nodes as real processes over DDS.
 
 Isolation: every test module gets its own ``ROS_DOMAIN_ID``, held through a lock file for as long
-as the module runs, so that concurrent test runs on the machine (and the modules of one run)
-never see each other's traffic; discovery stays on loopback; ``ROS_LOG_DIR`` is a temporary
-folder. Processes are started in their own process group and always stopped by their group id
-(SIGINT, then SIGKILL), also when a test fails; their output is kept, and its newest lines are
-part of the report of a test that fails. The test's own node lives in its own rclpy context on that domain and spins in
-a background thread; tests wait on conditions with generous time-outs, never on sleeps.
+as the module runs, so that concurrent test runs on the machine (and the modules of one run) never
+see each other's traffic; discovery stays on loopback; ``ROS_LOG_DIR`` is a temporary folder.
+Processes are started in their own process group and always stopped by their group id (SIGINT, then
+SIGKILL), also when a test fails; their output is kept, and its newest lines are part of the report
+of a test that fails. The test's own node lives in its own rclpy context on that domain and spins
+in a background thread; tests wait on conditions with generous time-outs, never on sleeps.
 """
 
 import gc
