@@ -32,7 +32,8 @@ The simulator node: the plant of :mod:`robot_dynamics.plant` behind ROS topics.
 
 Stepping runs in its own thread. With ``realtime`` (default), step k starts at ``t0 + k dt`` on
 the monotonic clock: a late step is counted and run at once (the steps after it catch up), never
-dropped, so simulated time stays locked to wall time. The state of step k is the arm at
+dropped, so simulated time stays locked to wall time; one that starts more than ``STALL`` late
+(the process did not run) is also logged. The state of step k is the arm at
 ``t0 + k dt``, and that is its stamp (the ROS time at the start plus ``k dt``) however late the
 step ran: stamps are exactly periods apart, a late state shows as an older one, and a gap in
 the stamps a subscriber receives is a state it did not get. Without it the steps run as fast as
@@ -89,6 +90,9 @@ PARAMETERS = (
 
 #: Longest wait of ~/reset for the stepping thread [s].
 RESET_TIMEOUT = 5.0
+#: A step this late [s] says that the process stalled (logged, at most every STALL_LOG_PERIOD s).
+STALL = 0.05
+STALL_LOG_PERIOD = 5.0
 #: Steps whose start lateness is kept for the jitter percentile of ~/status.
 JITTER_WINDOW = 4096
 
@@ -231,6 +235,11 @@ class SimulatorNode(Node):
                 stamp_ns = start_ns + round(due_steps * 1e9 / p.rate_hz)
                 if lateness > dt:
                     self.late_steps += 1
+                    if lateness > STALL and self.throttle('stall', STALL_LOG_PERIOD):
+                        self.get_logger().warning(
+                            f'step {due_steps} started {lateness * 1e3:.0f} ms late: this '
+                            'process did not run (a loaded host); the steps due since run at '
+                            'once, so joint states come in a burst')
                 self._lateness[self.steps % JITTER_WINDOW] = lateness
                 due_steps += 1
             reset = self._reset_requested

@@ -15,7 +15,7 @@
 
 """The hardware path: bringup --hardware against the simulator standing in for a real arm."""
 
-from closed_loop import quintic, REST_VELOCITY, SUCCEEDED
+from closed_loop import at_rest, quintic, STALL_TIMEOUT, SUCCEEDED
 import numpy as np
 import pytest
 from rclpy.action import ActionClient
@@ -47,15 +47,15 @@ def test_each_command_interface_end_to_end(processes, probe, interface):
         '-p', 'initial_positions:=[0.8, 0.4]'])
     bringup = _hardware_bringup(processes, '--robot', 'planar_2r',
                                 '-p', f'controller.command_interface:={interface}',
-                                '-p', 'controller.joints:=[joint2, joint1]')
+                                '-p', 'controller.joints:=[joint2, joint1]',
+                                '-p', f'controller.state_timeout:={STALL_TIMEOUT}')
     action = ActionClient(probe.node, FollowJointTrajectory, ACTION)
     probe.wait_for(action.server_is_ready, what='the controller')
     probe.wait_for(lambda: controller and controller[-1][0].mode == 'hold',
                    what='the controller holding')
     # the controller may hear the arm before this probe's own subscription has matched it; an
     # arm under effort sags while a loaded controller is late, and swings back to where it holds
-    probe.wait_for(lambda: states and np.abs(states[-1][0].velocity).max() < REST_VELOCITY,
-                   what='the held arm at rest')
+    probe.wait_for(lambda: at_rest(states), what='the held arm at rest')
     q0 = np.array(states[-1][0].position)[model.indices_in(states[-1][0].name)]
     # held where it is, in the controller's joint order (the hardware's, not the model's)
     held = next(m for m, _ in reversed(list(controller)) if m.mode == 'hold')

@@ -15,6 +15,8 @@
 
 """The simulator node against the library: falling, energy, constant effort, stops, commands."""
 
+import os
+import signal
 import time
 
 import numpy as np
@@ -237,3 +239,22 @@ def test_real_time_stamps_are_the_steps_times(simulator, probe):
     assert np.all(gaps > 0) and np.all(gaps % 1_000_000 == 0), np.unique(gaps)
     # on the ROS clock (system time), not the monotonic clock that paces the steps
     assert abs(to_seconds(states[-1][0].header.stamp) - time.time()) < 5.0
+
+
+def test_a_stalled_simulator_says_so_and_catches_up(simulator, probe, processes):
+    states = probe.collect(JointState, '/joint_states')
+    proc = simulator('planar_2r')
+    probe.wait_for(lambda: len(states) > 100, what='joint states')
+    os.kill(proc.pid, signal.SIGSTOP)     # what a loaded host does to a process, for 0.3 s
+    time.sleep(0.3)
+    os.kill(proc.pid, signal.SIGCONT)
+    probe.wait_for(lambda: 'ms late' in processes.output(proc), what='the stall in the log')
+    late_ms = float(processes.output(proc).split(' ms late')[0].rsplit(' ', 1)[-1])
+    assert 300 <= late_ms < 300 + 1000, processes.output(proc)
+    # the steps due in the stall ran late, not dropped: simulated time is back on wall time
+    count = len(states)
+    probe.wait_for(lambda: len(states) > count + 100, what='joint states after the stall')
+    # (the stamps stay on the 1 ms grid: test_real_time_stamps_are_the_steps_times)
+    now = probe.node.get_clock().now().nanoseconds * 1e-9
+    assert now - _stamp(states[-1][0]) < 0.2
+
