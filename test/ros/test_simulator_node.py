@@ -257,4 +257,3 @@ def test_a_stalled_simulator_says_so_and_catches_up(simulator, probe, processes)
     # (the stamps stay on the 1 ms grid: test_real_time_stamps_are_the_steps_times)
     now = probe.node.get_clock().now().nanoseconds * 1e-9
     assert now - _stamp(states[-1][0]) < 0.2
-
