@@ -69,7 +69,8 @@ class Loop:
         args = [executable, '--ros-args', '-r', f'__node:={name}',
                 '--params-file', str(parameter_file(self.robot))]
         for p in parameters:
-            args += ['-p', p]
+            # node-scoped, as bringup writes them: a plain -p loses to the file's node section
+            args += ['-p', f'{name}:{p}']
         proc = self.processes.start(name, args)
         self.procs.append(proc)
         return proc

@@ -43,6 +43,8 @@ def test_killed_simulator_safe_mode_then_resume_without_a_torque_jump(loop, prob
     safe = probe.wait_for(lambda: [m for m, _ in arm.controller_states if m.mode == 'safe'],
                           what='the safe mode')[0]
     assert to_seconds(safe.header.stamp) - killed <= 2 * 0.2
+    # the test's state_timeout, not the parameter file's 50 ms
+    assert 'no joint state for 0.2 s' in arm.processes.output(arm.controller)
     result = arm.result(handle)
     assert result.status != SUCCEEDED and 'safe mode' in result.result.error_string
     count = len(arm.controller_states)
