@@ -101,7 +101,7 @@ def _bad_trajectories(model):
 
 def test_floods_of_malformed_messages(loop, probe):
     # the flood and this process take a core and starve the nodes for tenths of a second at
-    # times (a 0.25 s state_timeout was tripped): safe mode, tested on its own, is kept out
+    # times: safe mode, tested on its own, is kept out of this test
     arm = loop('planar_2r', controller=['state_timeout:=2.0'])
     model = arm.model
     statuses = probe.collect(SimulatorStatus, '/simulator/status')
