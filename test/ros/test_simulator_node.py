@@ -251,9 +251,7 @@ def test_a_stalled_simulator_says_so_and_catches_up(simulator, probe, processes)
     probe.wait_for(lambda: 'ms late' in processes.output(proc), what='the stall in the log')
     late_ms = float(processes.output(proc).split(' ms late')[0].rsplit(' ', 1)[-1])
     assert 300 <= late_ms < 300 + 1000, processes.output(proc)
-    # the steps due in the stall ran late, not dropped: simulated time is back on wall time
-    count = len(states)
-    probe.wait_for(lambda: len(states) > count + 100, what='joint states after the stall')
-    # (the stamps stay on the 1 ms grid: test_real_time_stamps_are_the_steps_times)
-    now = probe.node.get_clock().now().nanoseconds * 1e-9
-    assert now - _stamp(states[-1][0]) < 0.2
+    # the steps due in the stall run at once: simulated time comes back to wall time, 0.3 s
+    # behind otherwise (on the 1 ms grid: test_real_time_stamps_are_the_steps_times)
+    probe.wait_for(lambda: probe.node.get_clock().now().nanoseconds * 1e-9
+                   - _stamp(states[-1][0]) < 0.05, what='simulated time back on wall time')
