@@ -20,7 +20,7 @@ import signal
 import numpy as np
 from rclpy.action import ActionClient
 from robot_dynamics import RobotModel
-from robot_dynamics.ros.conversions import duration_msg
+from robot_dynamics.ros.conversions import duration_msg, to_seconds
 from robot_dynamics.ros.graph import parameter_file
 from robot_dynamics.trajectory import point_to_point
 from robot_dynamics_interfaces.action import FollowJointTrajectory
@@ -90,6 +90,20 @@ class Loop:
 
     def mode(self):
         return self.controller_states[-1][0].mode if self.controller_states else None
+
+    def safe_mode(self, since, state_timeout):
+        """
+        Wait for the controller's first safe-mode state; check it and return it.
+
+        It comes within 2 x ``state_timeout`` of ``since`` (the arm's last state, or the time it
+        went) [s], and the controller says it timed out after the test's ``state_timeout``, not
+        the parameter file's.
+        """
+        safe = self.probe.wait_for(lambda: [m for m, _ in self.controller_states
+                                            if m.mode == 'safe'], what='the safe mode')[0]
+        assert to_seconds(safe.header.stamp) - since <= 2 * state_timeout
+        assert f'no joint state for {state_timeout:g} s' in self.processes.output(self.controller)
+        return safe
 
     def position(self):
         return np.array(self.states[-1][0].position)

@@ -56,7 +56,11 @@ def test_each_command_interface_end_to_end(processes, probe, interface):
     # the controller may hear the arm before this probe's own subscription has matched it; an
     # arm under effort sags while a loaded controller is late, and swings back to where it holds
     probe.wait_for(lambda: at_rest(states), what='the held arm at rest')
-    q0 = np.array(states[-1][0].position)[model.indices_in(states[-1][0].name)]
+
+    def position():
+        last = states[-1][0]
+        return np.array(last.position)[model.indices_in(last.name)]
+    q0 = position()
     # held where it is, in the controller's joint order (the hardware's, not the model's)
     held = next(m for m, _ in reversed(list(controller)) if m.mode == 'hold')
     assert list(held.joint_names) == ['joint2', 'joint1']
@@ -70,9 +74,6 @@ def test_each_command_interface_end_to_end(processes, probe, interface):
     probe.wait_for(future.done, what='the result')
     assert future.result().status == SUCCEEDED, future.result().result.error_string
 
-    def position():
-        last = states[-1][0]
-        return np.array(last.position)[model.indices_in(last.name)]
     # the effort loop ends within its default goal tolerance; the followers on the goal (the
     # velocity follower converges to it through its position feedback)
     tolerance = {'effort': 1e-2, 'position': 1e-12, 'velocity': 1e-6}[interface]

@@ -155,7 +155,7 @@ def test_a_joint_driven_into_its_limit_stops_there(simulator, probe):
     assert list(contact[-1].at_upper_limit) == [j == 'quill' for j in last.name]
 
 
-def test_commands_timeout_rejects_and_reset(simulator, probe):
+def test_commands_timeout_rejects_and_reset(simulator, probe, processes):
     states = probe.collect(JointState, '/joint_states')
     statuses = probe.collect(SimulatorStatus, '/simulator/status')
     # a timeout long enough that a loaded machine never lets the test's own commands lapse
@@ -184,31 +184,24 @@ def test_commands_timeout_rejects_and_reset(simulator, probe):
         probe.wait_for(bad_then_good, what=f'rejected command {bad}')
     assert all(list(m.effort) == good for m, _ in states[count:]), \
         {tuple(m.effort) for m, _ in states[count:]}
-    assert 'rejected command' in probe_output(proc)
+    assert 'rejected command' in processes.output(proc)
     # no command for 0.5 s: zero effort, said once
-    said = len(probe_output(proc))
+    said = len(processes.output(proc))
     count = len(states)
     probe.wait_for(effort_is([0.0, 0.0], count), timeout=10.0, what='zero effort after timeout')
     probe.wait_for(lambda: statuses[-1][0].command_timed_out, what='the timeout in the status')
     count = len(states)
     probe.wait_for(lambda: len(states) > count + 500, what='500 more joint states')
     assert all(list(m.effort) == [0.0, 0.0] for m, _ in states[count:])
-    assert probe_output(proc)[said:].count('no valid command') == 1
+    assert processes.output(proc)[said:].count('no valid command') == 1
     # commands return
     count = len(states)
     probe.wait_for(publishing(good, effort_is(good, count)), what='commands to apply again')
-    assert 'commands arrive' in probe_output(proc)[said:]
+    assert 'commands arrive' in processes.output(proc)[said:]
     # reset: the initial state again
     t0 = _reset(probe, states)
     probe.wait_for(lambda: [m for m in _since(states, t0, t0) if list(m.position) == [0.4, 0.8]
                             and list(m.velocity) == [0.0, 0.0]], what='the initial state')
-
-
-def probe_output(proc):
-    """Everything the process printed (its log lines)."""
-    proc.log.flush()
-    with open(proc.log.name) as f:
-        return f.read()
 
 
 def test_brakes_hold_the_arm_until_the_first_command(simulator, probe):
