@@ -131,6 +131,10 @@ def build_parser():
     p.add_argument('--out', metavar='DIR', help='write the PNG plots to DIR')
     p.add_argument('--duration', type=_positive_float, default=8.0, metavar='S',
                    help='duration of the motion in seconds (default %(default)g)')
+    p.add_argument('--lockstep', action='store_true',
+                   help='the simulator waits for the command that answers each joint state: '
+                        'simulated time, as fast as the processes allow, the same numbers '
+                        'every run')
     p.set_defaults(handler=demo_command)
 
     p = sub.add_parser(
@@ -170,6 +174,10 @@ def build_parser():
                    help='a real arm: no simulator; states from its /joint_states, commands to '
                         'its forward_command_controller; the controller checks joint names, '
                         'effort limits and that its commands are heard (README: real arms)')
+    p.add_argument('--lockstep', action='store_true',
+                   help='the simulator waits for the command that answers each joint state: '
+                        'deterministic, on simulated time (/clock), as fast as the processes '
+                        'allow (add -p simulator.realtime:=true to pace it to the wall clock)')
     p.set_defaults(handler=bringup_command)
 
     p = sub.add_parser(
@@ -341,7 +349,7 @@ def demo_command(args, out=sys.stdout):
     """Run ``robot-dynamics demo`` (the ROS 2 pick-and-place); return the exit status."""
     from .ros import demo
     return demo.run(args.robot, report_path=args.report, out_dir=args.out,
-                    duration=args.duration, out=out)
+                    duration=args.duration, lockstep=args.lockstep, out=out)
 
 
 def _node_parameter(text):
@@ -360,11 +368,15 @@ def bringup_command(args, out=sys.stdout):
     files = graph.parameter_files(args.robot, args.params_file)
     specs = graph.nodes(mode)
     names = {spec.name for spec in specs}
-    overrides = graph.overrides(mode, {'control_law': args.control_law})
+    if args.lockstep and args.hardware:
+        raise InputError('--lockstep is for the simulator: a real arm keeps its own time')
+    overrides = graph.overrides(mode, {'control_law': args.control_law,
+                                       'lockstep': 'true' if args.lockstep else ''})
     for node, name, value in args.param:
         if node not in names:
             raise InputError(f'--param {node}.{name}: no node {node!r}; nodes: {sorted(names)}')
         overrides.setdefault(node, []).append((name, value))
+    overrides = graph.clock_overrides(mode, files, overrides)
     return bringup.run(specs, files, overrides, processes=args.processes, out=out,
                        title=f'{PROG} bringup {args.robot or ""}'.rstrip(), record=args.record)
 

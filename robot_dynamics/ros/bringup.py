@@ -42,7 +42,7 @@ from rclpy.signals import SignalHandlerOptions
 
 from . import graph
 from .recording import RecorderNode
-from .runner import PARENT_ENV, share_the_gil, START_ERRORS
+from .runner import PARENT_ENV, share_the_gil, spin_until, START_ERRORS
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -81,6 +81,7 @@ class Bringup:
         self.processes = processes
         self.out = out
         self.stop_event = threading.Event()
+        self._stop_spinning = threading.Event()
         self.failure = None
         self._children = {}
         self._threads = []
@@ -123,7 +124,7 @@ class Bringup:
 
         def spin():
             try:
-                executor.spin()
+                spin_until(executor, self._stop_spinning)
             except ExternalShutdownException:
                 pass
             except Exception as exc:  # noqa: B902 - a node died: report it and stop the rest
@@ -205,7 +206,12 @@ class Bringup:
                 return
 
     def stop(self):
-        """Stop every node (SIGTERM to processes, then kill stragglers); join the threads."""
+        """
+        Stop every node (SIGTERM to processes, then kill stragglers).
+
+        Nodes of this process stop spinning and are destroyed before the context is shut down,
+        so that what they say last goes out (the controller's final safe command).
+        """
         # SIGTERM, not SIGINT: a node process that is still importing (a start that failed
         # elsewhere) ends silently, where SIGINT would print a KeyboardInterrupt traceback; a
         # running node shuts down cleanly through rclpy's handler either way.
@@ -219,11 +225,12 @@ class Bringup:
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.wait()
-        rclpy.try_shutdown()
+        self._stop_spinning.set()
         for thread in self._threads:
             thread.join(timeout=STOP_TIMEOUT)
         for node in self._nodes + ([self._probe] if self._probe else []):
             node.destroy_node()
+        rclpy.try_shutdown()
 
 
 def _command(spec):
@@ -243,13 +250,16 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     bringup = Bringup(specs, parameter_files, overrides, processes, out)
+    clock = ['-p', 'use_sim_time:=true'] if graph.simulated_time(parameter_files,
+                                                                 overrides or {}) else []
     previous = {sig: signal.signal(sig, lambda *_: bringup.stop_event.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         try:
             bringup.start()
             if record:
-                bringup.add_node(RecorderNode(cli_args=['--ros-args', '-p', f'path:={record}']))
+                bringup.add_node(RecorderNode(cli_args=['--ros-args', '-p', f'path:={record}',
+                                                        *clock]))
         except START_ERRORS as exc:
             bringup.failure = f'cannot start: {exc}'
         else:

@@ -14,40 +14,40 @@
 
 
 """
-The controller node: the library's joint control laws over ROS topics.
+The controller node: :class:`robot_dynamics.controller.Controller` behind ROS topics.
+
+The node converts messages and parameters; every decision (modes, goals, the control law, the
+safety policy, missed cycles) is the library's, on the time of the joint states:
 
 - State: ``joint_states`` (sensor_msgs/JointState), joints matched by name (extra joints are
-  ignored; a missing one is logged and the cycle skipped, so the state goes stale).
+  ignored; a state missing a joint or with a non-finite value is logged and not used: it counts
+  as no state). Its stamp is the controller's clock for everything (a zero stamp: the node's).
 - Goals: ``~/joint_trajectory`` (trajectory_msgs/JointTrajectory, fire and forget) and the
   ``~/follow_joint_trajectory`` action (robot_dynamics_interfaces, shaped like control_msgs'),
-  followed by :class:`robot_dynamics.follower.TrajectoryFollower` with the semantics of
-  ros2_controllers' joint_trajectory_controller. ROS 2 cannot attach a result to a rejected
-  goal, so a malformed goal is accepted and aborted at once with control_msgs' error code
-  (INVALID_JOINTS, INVALID_GOAL, OLD_HEADER_TIMESTAMP) and a message; the motion under way is not
-  touched. A newer goal preempts the running one (aborted, error string "preempted").
+  with the semantics of ros2_controllers' joint_trajectory_controller. ROS 2 cannot attach a
+  result to a rejected goal, so a malformed goal is accepted and aborted at once with
+  control_msgs' error code (INVALID_JOINTS, INVALID_GOAL, OLD_HEADER_TIMESTAMP) and a message;
+  the motion under way is not touched. Each goal event (accepted, preempted, succeeded,
+  aborted, canceled) is logged once, with its reason.
 - Commands: ``std_msgs/Float64MultiArray`` on ``command_topic`` (default
   ``/<command_interface>_controller/commands``), one value per joint in the order of ``joints``:
-  what ros2_control's forward_command_controller takes. ``effort`` (default) runs
-  the control law (``computed_torque``, ``pd_gravity``, ``pd``, ``pid``) clipped to the URDF's
-  effort limits; ``position`` sends the followed reference itself, ``velocity`` its velocity
-  plus ``velocity_feedback`` times the position error (so that integration errors do not
-  accumulate).
-- ``~/controller_state`` (ControllerState) at ``state_publish_rate_hz``.
+  what ros2_control's forward_command_controller takes.
+- ``~/controller_state`` (ControllerState) at ``state_publish_rate_hz`` of the states' clock.
 
-Each cycle runs when a joint state arrives (``trigger: state``, default), at the time of the
-state's stamp (the reference is compared with the arm where it was measured): the command
-answers the newest state at once, without the up to one period of extra delay and the beat
-between two clocks that a timer would add; ``trigger: timer`` runs at ``rate_hz`` on the latest
-state instead. Joint states are read by a thread that waits on that subscription alone
-(:class:`~robot_dynamics.ros.on_demand.SubscriptionThread`), not by rclpy's executor, whose
-pass per message cost several times the cycle itself; goals, parameters and the watchdog run in
-the executor and share one lock with the cycle. A watchdog enters the safe mode (``safe_mode``:
-zero effort, or damping with gravity compensation) when the newest state is older than
-``state_timeout``, ending any goal, and the controller holds its position again when states
-return.
+Each cycle runs when a joint state arrives (``trigger: state``, default) and answers it with
+exactly one command; ``trigger: timer`` runs at ``rate_hz`` on the newest state, the reference
+sampled at the timer's time. Joint states are read by a thread that waits on that subscription
+alone (:class:`~robot_dynamics.ros.on_demand.SubscriptionThread`); goals, parameters and the
+watchdog run in the executor and share one lock with the cycle. The watchdog runs on the wall
+clock and asks the controller what to send while no state comes: the safe command once the
+newest state is older than ``state_timeout`` on the states' clock (on simulated time, also
+after ``wall_state_timeout`` of wall time). A cycle that fails sends the safe command and the
+node goes on; when the node stops (SIGINT, SIGTERM, an error that ends it), its last command is
+the safe command.
 """
 
 import enum
+import math
 import sys
 import threading
 import time
@@ -56,29 +56,31 @@ import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.task import Future
+from rclpy.time import Time
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
-from .conversions import (JointNameError, JointOrder, to_nanoseconds, to_seconds,
-                          trajectory_arrays, trajectory_point)
+from .conversions import (JointMap, JointNameError, JointOrder, to_seconds, trajectory_arrays,
+                          trajectory_point)
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
 from .on_demand import OnDemand, SubscriptionThread
-from .parameters import (COMMAND_PARAMETERS, command_topic, declare, descriptor, NEWEST_ONLY,
-                         Spec, STRING_ARRAY)
+from .parameters import (COMMAND_PARAMETERS, command_topic, declare, descriptor,
+                         LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, Spec, STRING_ARRAY)
 from .runner import run_node, StartupError
 from .throttle import Throttle
 from ..control import Law
-from ..errors import choice, InputError, RobotDynamicsError
-from ..follower import Goal, Outcome, Tolerances, TrajectoryFollower
+from ..controller import Controller, DEFAULT_WALL_STATE_TIMEOUT, Kind, SafeMode
+from ..errors import choice, InputError
+from ..follower import Goal, Outcome, Tolerances
 from ..limits import middle
 from ..plant import Interface
 from ..simulation import CONTROLLERS, default_controller
-from ..trajectory import TrajectoryPoint
 
 
 class Trigger(enum.Enum):
@@ -86,13 +88,6 @@ class Trigger(enum.Enum):
 
     STATE = 'state'
     TIMER = 'timer'
-
-
-class SafeMode(enum.Enum):
-    """The effort sent while the joint states are stale."""
-
-    ZERO_EFFORT = 'zero_effort'
-    DAMPING = 'damping'
 
 
 _Result = FollowJointTrajectory.Result
@@ -106,6 +101,10 @@ _ERROR_CODES = {
     Outcome.CANCELED: _Result.SUCCESSFUL,
     Outcome.STOPPED: _Result.PATH_TOLERANCE_VIOLATED,
 }
+#: Ends that a client asked for: logged as information, the others as warnings.
+_EXPECTED = (Outcome.SUCCEEDED, Outcome.CANCELED)
+#: Ends of a goal that never ran (a fire-and-forget flood of them is logged throttled).
+_REJECTED = (Outcome.INVALID, Outcome.OLD_START_TIME)
 
 PARAMETERS = (
     Spec('joints', STRING_ARRAY,
@@ -116,13 +115,16 @@ PARAMETERS = (
                              '(at rate_hz).'),
     Spec('rate_hz', 1000.0, 'Control rate [Hz]: of the timer, or the expected joint state rate '
                             '(for counting missed cycles).', bounds=(1.0, 10000.0)),
-    Spec('state_timeout', 0.05, 'Safe mode when the newest joint state is older than this [s].',
-         bounds=(0.001, 10.0)),
-    Spec('safe_mode', 'zero_effort', 'Effort in safe mode: zero_effort, or damping '
-                                     '(-safe_damping qd + gravity compensation, from the last '
-                                     'state).'),
-    Spec('safe_damping', 1.0, 'Damping of the safe mode [N m s/rad or N s/m].',
-         bounds=(0.0, 1e6)),
+    Spec('state_timeout', 0.05, 'Safe mode when the newest joint state is older than this '
+                                "[s, on the states' clock].", bounds=(0.001, 10.0)),
+    Spec('wall_state_timeout', DEFAULT_WALL_STATE_TIMEOUT,
+         'On simulated time (use_sim_time), safe mode also when no joint state arrives for this '
+         'long on the wall clock [s]: a simulator that died stops the simulated clock with its '
+         'states.', bounds=(0.01, 3600.0)),
+    Spec('safe_mode', 'zero_effort',
+         'What the effort interface sends when it cannot control (stale states, a failed cycle, '
+         'stopping): zero_effort, or gravity_compensation at the last measured position. '
+         'Velocity commands are then zero, position commands the last measured position.'),
     Spec('natural_frequency', 20.0, 'Closed-loop natural frequency [rad/s] that sets the default '
                                     'gains (see simulation.default_controller).',
          bounds=(0.01, 1e4)),
@@ -135,10 +137,10 @@ PARAMETERS = (
          'error [1/s] (0: the reference velocity alone, open loop).', bounds=(0.0, 1e4)),
     Spec('stop_time', 0.25, 'Time to bring a motion to rest after a cancel or an abort [s].',
          bounds=(0.001, 60.0)),
-    Spec('state_publish_rate_hz', 100.0, 'Rate of ~/controller_state [Hz]; 0: none.',
-         bounds=(0.0, 10000.0)),
-    Spec('action_monitor_rate_hz', 20.0, 'Rate of the action feedback [Hz].',
-         bounds=(0.1, 1000.0)),
+    Spec('state_publish_rate_hz', 100.0, "Rate of ~/controller_state [Hz, on the states' "
+                                         'clock]; 0: none.', bounds=(0.0, 10000.0)),
+    Spec('action_monitor_rate_hz', 20.0, "Rate of the action feedback [Hz, on the states' "
+                                         'clock].', bounds=(0.1, 1000.0)),
     Spec('hardware', False, 'Checks for a real arm: effort limits for every joint of an effort '
                             'interface, joint_states that cover the model within '
                             'startup_timeout (else the node exits with status 1), and a '
@@ -155,6 +157,8 @@ PARAMETERS = (
 #: Per-joint default tolerances, declared once the joints are known: ``constraints.<joint>.<name>``
 #: (the names of joint_trajectory_controller).
 TOLERANCE_NAMES = ('trajectory', 'goal')
+#: The watchdog looks this often, as a fraction of the timeouts.
+WATCHDOG_FRACTION = 0.25
 
 
 class ControllerNode(Node):
@@ -167,35 +171,44 @@ class ControllerNode(Node):
         self.law_name = choice(p.control_law, Law, 'control_law', allowed=CONTROLLERS)
         self.interface = choice(p.command_interface, Interface, 'command_interface')
         self.trigger = choice(p.trigger, Trigger, 'trigger')
-        self.safe_mode = choice(p.safe_mode, SafeMode, 'safe_mode')
-        self.model = None
-        self.mode = ControllerState.MODE_WAITING
+        choice(p.safe_mode, SafeMode, 'safe_mode')      # refused now, not when a model comes
+        self.controller = None
         self._lock = threading.Lock()     # the cycle (its own thread) against the callbacks
         self.state_thread = None
+        self.action_server = None
+        self._final_sent = False
         self.description = ModelSubscription(self, 'robot_description',
                                              chain_options(self.params), self.on_model)
 
     def on_model(self, model):
-        """Build the law and the follower, warm them up, then open the topics and the action."""
+        """Build the law and the controller, warm them up, then open the topics and the action."""
         p = self.params
-        self.joints = p.joints or list(model.joint_names)
-        self.to_model = model.joint_indices(self.joints)
-        self.order = JointOrder(model, 'joint_states')
-        self.follower = TrajectoryFollower(model, stop_time=p.stop_time)
-        self.law = self._declare_gains(model)
-        self._declare_tolerances(model)
-        self.add_on_set_parameters_callback(self._on_set_parameters)
         self.model = model
-        self._warm_up()
-        self.state = None                  # (q, qd, stamp ns, monotonic receipt time)
-        self.cycles = self.missed_cycles = 0
-        self._last_stamp = None
-        self._last_state_publish = self._last_feedback = -np.inf
-        self._results = {}                 # goal id (bytes) -> Future of its result
-        self.command_publisher = self.create_publisher(Float64MultiArray, command_topic(p), 10)
+        self.joints = JointMap(model, p.joints or model.joint_names)
+        self.order = JointOrder(model, 'joint_states')
+        law = self._declare_gains(model)
+        self._declare_tolerances(model)
+        self.controller = Controller(
+            model, law, interface=self.interface, safe_mode=p.safe_mode,
+            state_timeout=p.state_timeout, wall_state_timeout=p.wall_state_timeout,
+            rate_hz=p.rate_hz, velocity_feedback=p.velocity_feedback, stop_time=p.stop_time)
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+        start = time.perf_counter()
+        self.controller.warm_up()
+        self.get_logger().info(f'warmed up in {time.perf_counter() - start:.2f} s')
+        self.sim_time = self.get_parameter('use_sim_time').value
+        self._received = None             # monotonic time the newest usable state came
+        self._state_stamp = None          # and its stamp
+        self._next_state_publish = self._next_feedback = -math.inf
+        self._published_mode = None
+        self._results = {}                # goal id (bytes) -> Future of its result
+        # on simulated time, the lockstep simulator's QoS: no state and no answer is lost
+        self.command_publisher = self.create_publisher(
+            Float64MultiArray, command_topic(p), LOCKSTEP_WRITER if self.sim_time else 10)
         self.state_publisher = self.create_publisher(ControllerState, '~/controller_state', 10)
-        joint_states = self.create_subscription(JointState, 'joint_states', lambda msg: None,
-                                                NEWEST_ONLY, callback_group=OnDemand())
+        joint_states = self.create_subscription(
+            JointState, 'joint_states', lambda msg: None,
+            LOCKSTEP_NEWEST if self.sim_time else NEWEST_ONLY, callback_group=OnDemand())
         self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                  self.trajectory_callback, 10)
         self.action_server = ActionServer(
@@ -204,15 +217,19 @@ class ControllerNode(Node):
             cancel_callback=lambda goal_handle: CancelResponse.ACCEPT,
             callback_group=ReentrantCallbackGroup())
         if self.trigger is Trigger.TIMER:
-            self._next_tick = time.monotonic()
             self.create_timer(1.0 / p.rate_hz, self.timer_callback)
-        self.create_timer(p.state_timeout / 4.0, self.watchdog_callback)
+        # on the wall clock: a simulated clock stops when its simulator does
+        timeout = min(p.state_timeout, p.wall_state_timeout) if self.sim_time \
+            else p.state_timeout
+        self.create_timer(WATCHDOG_FRACTION * timeout, self.watchdog_callback,
+                          clock=Clock(clock_type=ClockType.STEADY_TIME))
         if p.hardware:
             self._check_effort_limits()
             self._startup_timer = self.create_timer(p.startup_timeout, self.startup_callback)
         self.get_logger().info(
-            f'{self.law_name.value} control of {self.joints} ({self.interface.value} commands on '
-            f'{command_topic(p)}), cycles on each {self.trigger.value}; waiting for joint_states')
+            f'{self.law_name.value} control of {self.joints.names} ({self.interface.value} '
+            f'commands on {command_topic(p)}), cycles on each {self.trigger.value}, '
+            f'{"simulated" if self.sim_time else "wall"} time; waiting for joint_states')
         self.state_thread = SubscriptionThread(self, joint_states, self.joint_state_callback,
                                                self._lock, 'controller_states')
 
@@ -254,7 +271,7 @@ class ControllerNode(Node):
         if changes:
             try:
                 with self._lock:
-                    self.law = self.law.with_gains(**changes)
+                    self.controller.set_law(self.controller.law.with_gains(**changes))
             except (InputError, TypeError) as exc:
                 return SetParametersResult(successful=False, reason=str(exc))
             self.get_logger().info(f'gains changed: {changes}')
@@ -262,28 +279,16 @@ class ControllerNode(Node):
 
     def _default_tolerances(self):
         model = self.model
-        path = np.array([self._tolerance(j, 'trajectory') for j in model.joint_names])
-        goal = np.array([self._tolerance(j, 'goal') for j in model.joint_names])
+        path = [self._tolerance(j, 'trajectory') for j in model.joint_names]
+        goal = [self._tolerance(j, 'goal') for j in model.joint_names]
         stopped = self.get_parameter('constraints.stopped_velocity_tolerance').value
-        return Tolerances(path, np.full(model.dof, np.inf), goal,
+        return Tolerances(np.array(path), np.full(model.dof, np.inf), np.array(goal),
                           np.full(model.dof, stopped if stopped > 0.0 else np.inf),
                           self.get_parameter('constraints.goal_time').value)
 
     def _tolerance(self, joint, name):
         value = self.get_parameter(f'constraints.{joint}.{name}').value
         return value if value > 0.0 else np.inf
-
-    def _warm_up(self):
-        """Compile and load every kernel of the cycle before the first one runs."""
-        start = time.perf_counter()
-        self.model.warm_up()
-        q = middle(self.model.lower, self.model.upper)
-        self.follower.hold(q, 0.0)
-        reference, _ = self.follower.update(0.0, q, np.zeros_like(q))
-        self.law.compute(0.0, q, np.zeros_like(q), reference)
-        if self.law_name is Law.PID:
-            self.law.reset()
-        self.get_logger().info(f'warmed up in {time.perf_counter() - start:.2f} s')
 
     def _check_effort_limits(self):
         unlimited = [j for j, limit in zip(self.model.joint_names, self.model.effort_limit)
@@ -295,7 +300,7 @@ class ControllerNode(Node):
     def startup_callback(self):
         """Hardware checks after ``startup_timeout``: joint states came, commands are heard."""
         self.destroy_timer(self._startup_timer)
-        if self.state is None:
+        if self.controller.time is None:
             raise StartupError(f'no usable joint_states within {self.params.startup_timeout:g} s '
                                f'(expected joints {list(self.model.joint_names)})')
         topic = self.command_publisher.topic_name
@@ -309,169 +314,156 @@ class ControllerNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def joint_state_callback(self, msg):
-        """Keep the newest state; in ``state`` trigger mode, run a control cycle for it."""
+        """Take a joint state; in ``state`` trigger mode, send the command that answers it."""
         try:
             q, qd = self.order.state(msg)
         except InputError as exc:
-            if self.params.hardware and self.state is None:
+            if self.params.hardware and self.controller.time is None:
                 raise StartupError(f"the hardware's joint states do not fit the model: {exc}")
             if self.throttle('joint state', 2.0):
-                self.get_logger().error(f'unusable joint state: {exc}')
+                self.get_logger().error(f'unusable joint state (not used: it counts as no '
+                                        f'state): {exc}')
             return
-        stamp = to_nanoseconds(msg.header.stamp)
-        if self._last_stamp is not None and self.trigger is Trigger.STATE:
-            gap = (stamp - self._last_stamp) * 1e-9 * self.params.rate_hz
-            if gap > 1.5:
-                self.missed_cycles += int(round(gap)) - 1
-        self._last_stamp = stamp
-        self.state = (q, qd, msg.header.stamp, time.monotonic())
-        if self.mode in (ControllerState.MODE_WAITING, ControllerState.MODE_SAFE):
-            self._resume(q)
+        t = to_seconds(msg.header.stamp) or self._now()
+        self._state_stamp = msg.header.stamp        # a repeat, not taken, has the same stamp
         if self.trigger is Trigger.STATE:
-            self._cycle()
+            self._run(self.controller.update, t, q, qd)
+        else:
+            self._report(self.controller.observe(t, q, qd))
+        if self.controller.time == t:
+            self._received = time.monotonic()
 
     def timer_callback(self):
-        """``timer`` trigger mode: a cycle on the newest state, if it is fresh."""
+        """``timer`` trigger mode: a cycle on the newest state at the timer's time."""
         with self._lock:
-            self._timer_cycle()
-
-    def _timer_cycle(self):
-        period = 1.0 / self.params.rate_hz
-        late = time.monotonic() - self._next_tick
-        if late > period:
-            self.missed_cycles += int(late // period)
-            self._next_tick += period * int(late // period)
-        self._next_tick += period
-        if self.state is not None and self.mode not in (ControllerState.MODE_WAITING,
-                                                        ControllerState.MODE_SAFE):
-            self._cycle()
-
-    def _resume(self, q):
-        was_safe = self.mode == ControllerState.MODE_SAFE
-        self.follower.hold(q, self._now())
-        if self.law_name is Law.PID:
-            self.law.reset()
-        self.mode = ControllerState.MODE_HOLD
-        self.get_logger().info('joint states are back: holding position' if was_safe
-                               else f'first joint state: holding {np.round(q, 4).tolist()}')
-
-    def _cycle(self):
-        q, qd, state_stamp, _ = self.state
-        # the time the state was measured: the reference is compared with the arm at that time,
-        # so the delay of the state's delivery does not show as tracking error
-        now = to_seconds(state_stamp) or self._now()
-        self._check_cancels(now)
-        reference, events = self.follower.update(now, q, qd)
-        try:
-            if self.interface is Interface.EFFORT:
-                if self.law_name is Law.PID and self.law.state.time is not None \
-                        and now < self.law.state.time:
-                    self.law.restart()      # the clock went back (simulated time restarted)
-                command = self.law.compute(now, q, qd, reference)
-                values, requested, saturated = command.tau, command.tau_requested, \
-                    command.saturated
-            else:
-                values = reference.q if self.interface is Interface.POSITION else \
-                    reference.qd + self.params.velocity_feedback * (reference.q - q)
-                requested, saturated = values, np.zeros(len(values), dtype=bool)
-        except RobotDynamicsError as exc:
-            if self.throttle('law', 1.0):
-                self.get_logger().error(f'control law failed, no command sent: {exc}')
-            return
-        self.command_publisher.publish(Float64MultiArray(data=values[self.to_model].tolist()))
-        self.cycles += 1
-        self.mode = (ControllerState.MODE_TRAJECTORY if self.follower.active is not None
-                     else ControllerState.MODE_HOLD)
-        if saturated.any() and self.throttle('saturation', 1.0):
-            self.get_logger().warning(
-                'saturating at the effort limits: '
-                f'{[self.model.joint_names[j] for j in np.flatnonzero(saturated)]}')
-        self._finish(events)
-        self._publish_feedback(now, reference, q, qd)
-        if self.params.state_publish_rate_hz > 0.0 and \
-                now - self._last_state_publish >= 1.0 / self.params.state_publish_rate_hz:
-            self._last_state_publish = now
-            self._publish_state(state_stamp, reference, q, qd, values, requested, saturated)
+            if self.controller.time is not None:
+                self._run(self.controller.cycle,
+                          self.controller.time + max(0.0, self._elapsed()))
 
     def watchdog_callback(self):
-        """Enter the safe mode when the newest joint state is too old; act in it."""
+        """Ask the controller what to send while no state comes; pass on cancel requests."""
         with self._lock:
-            self._watch()
+            if self.controller.time is None:
+                return
+            wall = time.monotonic() - self._received
+            self._run(self.controller.no_state, self._elapsed(), wall if self.sim_time else None)
+            for handle in self.controller.goals:
+                if handle is not None and handle.is_cancel_requested:
+                    self._report(self.controller.cancel(handle))
 
-    def _watch(self):
-        if self.state is None or self.mode == ControllerState.MODE_WAITING:
+    def _elapsed(self):
+        """Return the time since the newest state [s] on the states' clock."""
+        if self.sim_time:
+            return self._now() - self.controller.time
+        return time.monotonic() - self._received
+
+    def _run(self, step, *args):
+        """Send what ``step(*args)`` gives; anything that fails on the way: the safe command."""
+        try:
+            self._send(step(*args))
+        except Exception as exc:  # noqa: B902 - the node goes on; the drives get the safe command
+            self._send_fault(f'control cycle failed in the node: {type(exc).__name__}: {exc}')
+
+    def _send(self, cycle):
+        """Publish a Cycle's command, the controller state and feedback; report its events."""
+        if cycle.command is not None:
+            self.command_publisher.publish(
+                Float64MultiArray(data=self.joints.model_to_names(cycle.command).tolist()))
+            self._publish_state(cycle)
+            self._publish_feedback(cycle)
+            if cycle.saturated.any() and self.throttle('saturation', 1.0):
+                self.get_logger().warning(
+                    'saturating at the effort limits: '
+                    f'{[self.model.joint_names[j] for j in np.flatnonzero(cycle.saturated)]}')
+        self._report(cycle.events)
+
+    def _send_fault(self, reason):
+        cycle = self.controller.fault(reason)
+        try:
+            if cycle.command is not None:
+                self.command_publisher.publish(
+                    Float64MultiArray(data=self.joints.model_to_names(cycle.command).tolist()))
+        finally:
+            self._report(cycle.events)
+
+    def _report(self, events):
+        """Log each event once; give ended action goals their results."""
+        log = self.get_logger()
+        # one call site per severity: rclpy refuses a call site that changes severity
+        for event in events:
+            if event.kind is Kind.GOAL_ENDED:
+                self._goal_ended(event)
+            elif event.kind is Kind.GOAL_ACCEPTED:
+                log.info(f'{_goal_name(event.tag)}{event.message}')
+            elif event.kind is Kind.HOLDING:
+                log.info(event.message)
+            elif event.kind is Kind.SAFE_MODE:
+                log.error(event.message)
+            elif self.throttle(event.kind, 1.0):
+                log.error(f'{event.message} (this kind of error is logged once a second)')
+
+    def _goal_ended(self, event):
+        handle, outcome = event.tag, event.outcome
+        line = f'{_goal_name(handle)}{outcome.value}: {event.message}'
+        if outcome in _EXPECTED:
+            self.get_logger().info(line)
+        elif handle is not None or outcome not in _REJECTED:
+            self.get_logger().warning(line)
+        elif self.throttle('trajectory rejected', 1.0):
+            self.get_logger().warning(f'trajectory rejected: {event.message}')
+        if handle is None:
             return
-        q, qd, state_stamp, received = self.state
-        if time.monotonic() - received <= self.params.state_timeout:
-            return
-        if self.mode != ControllerState.MODE_SAFE:
-            self.mode = ControllerState.MODE_SAFE
-            self.get_logger().error(
-                f'no joint state for {self.params.state_timeout:g} s: safe mode '
-                f'({self.safe_mode.value}) until they return')
-            self._finish(self.follower.stop(self._now(), 'joint states stopped: safe mode'))
-        if self.interface is not Interface.EFFORT:
-            tau = None      # position and velocity followers keep their last command
-        elif self.safe_mode is SafeMode.DAMPING:
-            tau = np.clip(self.model.gravity_torques(q) - self.params.safe_damping * qd,
-                          -self.model.effort_limit, self.model.effort_limit)
+        if outcome is Outcome.SUCCEEDED:
+            handle.succeed()
+        elif outcome is Outcome.CANCELED and handle.is_cancel_requested:
+            handle.canceled()
         else:
-            tau = np.zeros(self.model.dof)
-        if tau is not None:
-            self.command_publisher.publish(Float64MultiArray(data=tau[self.to_model].tolist()))
-        if self.params.state_publish_rate_hz > 0.0:
-            at_rest = TrajectoryPoint.at_rest(q)
-            none = np.zeros(self.model.dof, dtype=bool)
-            effort = np.zeros(self.model.dof) if tau is None else tau
-            self._publish_state(state_stamp, at_rest, q, qd, effort, effort, none)
+            handle.abort()
+        future = self._results.pop(bytes(handle.goal_id.uuid), None)
+        if future is not None:
+            future.set_result(_Result(error_code=_ERROR_CODES[outcome],
+                                      error_string=event.message))
+            # the executor resumes the waiting execute_callback when it wakes up; from the
+            # cycle's thread, nothing else would wake it
+            if self.executor is not None:
+                self.executor.wake()
 
     # ---- goals ----------------------------------------------------------------------------------
 
     def _goal(self, msg, tolerances, tag):
-        """Return the follower Goal of a JointTrajectory message (raise on a malformed one)."""
+        """Return the Goal of a JointTrajectory message (raise on a malformed one)."""
         times, positions, velocities, accelerations = trajectory_arrays(msg, self.model)
-        start = to_seconds(msg.header.stamp) or self._now()
+        start = to_seconds(msg.header.stamp) or None      # zero: at the newest state
         return Goal(tag, start, times, positions, velocities, accelerations, tolerances)
 
     def trajectory_callback(self, msg):
         """Take a fire-and-forget trajectory; a malformed one is logged and dropped."""
         with self._lock:
-            self._take_trajectory(msg)
-
-    def _take_trajectory(self, msg):
-        if self.mode in (ControllerState.MODE_WAITING, ControllerState.MODE_SAFE):
-            self.get_logger().warning(f'trajectory ignored: the controller is {self.mode}')
-            return
-        try:
-            goal = self._goal(msg, self._default_tolerances(), None)
-        except InputError as exc:
-            if self.throttle('trajectory', 1.0):
-                self.get_logger().error(f'trajectory rejected: {exc}')
-            return
-        self._finish(self.follower.submit(goal, self._now()))
+            try:
+                goal = self._goal(msg, self._default_tolerances(), None)
+            except InputError as exc:
+                if self.throttle('trajectory rejected', 1.0):
+                    self.get_logger().warning(f'trajectory rejected: {exc}')
+                return
+            self._report(self.controller.submit(goal))
 
     async def execute_callback(self, goal_handle):
         """Run one action goal to its end; its result comes from the control cycles."""
         with self._lock:
-            future = self._submit(goal_handle)
+            future = Future()
+            self._results[bytes(goal_handle.goal_id.uuid)] = future
+            try:
+                goal = self._goal(goal_handle.request.trajectory,
+                                  self._goal_tolerances(goal_handle.request), goal_handle)
+            except InputError as exc:
+                code = (_Result.INVALID_JOINTS if isinstance(exc, JointNameError)
+                        else _Result.INVALID_GOAL)
+                self.get_logger().warning(f'{_goal_name(goal_handle)}invalid: {exc}')
+                goal_handle.abort()
+                self._results.pop(bytes(goal_handle.goal_id.uuid))
+                return _Result(error_code=code, error_string=str(exc))
+            self._report(self.controller.submit(goal))
         return await future
-
-    def _submit(self, goal_handle):
-        """Hand a goal to the follower; return the Future of its result (done if malformed)."""
-        future = Future()
-        request = goal_handle.request
-        try:
-            if self.mode in (ControllerState.MODE_WAITING, ControllerState.MODE_SAFE):
-                raise InputError(f'the controller is {self.mode}: no fresh joint states')
-            goal = self._goal(request.trajectory, self._goal_tolerances(request), goal_handle)
-        except InputError as exc:
-            code = (_Result.INVALID_JOINTS if isinstance(exc, JointNameError)
-                    else _Result.INVALID_GOAL)
-            future.set_result(self._abort(goal_handle, code, str(exc)))
-            return future
-        self._results[bytes(goal_handle.goal_id.uuid)] = future
-        self._finish(self.follower.submit(goal, self._now()))
-        return future
 
     def _goal_tolerances(self, request):
         """Return the goal's tolerances: its own where given (> 0; -1: none), else defaults."""
@@ -496,82 +488,89 @@ class ControllerNode(Node):
         goal_time = to_seconds(request.goal_time_tolerance) or default.goal_time
         return Tolerances(path_position, path_velocity, goal_position, goal_velocity, goal_time)
 
-    def _abort(self, goal_handle, code, message):
-        self.get_logger().warning(f'goal aborted: {message}')
-        goal_handle.abort()
-        return _Result(error_code=code, error_string=message)
+    # ---- messages out ---------------------------------------------------------------------------
 
-    def _finish(self, events):
-        """Give ended goals their results (actions) or a log line (topic goals)."""
-        for event in events:
-            handle = event.tag
-            if handle is None:
-                # one call site per severity: rclpy refuses a call site that changes severity
-                line = f'trajectory {event.outcome.value}: {event.message}'
-                if event.outcome is Outcome.SUCCEEDED:
-                    self.get_logger().info(line)
-                else:
-                    self.get_logger().warning(line)
-                continue
-            result = _Result(error_code=_ERROR_CODES[event.outcome], error_string=event.message)
-            if event.outcome is Outcome.SUCCEEDED:
-                handle.succeed()
-            elif event.outcome is Outcome.CANCELED and handle.is_cancel_requested:
-                handle.canceled()
-            else:
-                self.get_logger().warning(f'goal {event.outcome.value}: {event.message}')
-                handle.abort()
-            future = self._results.pop(bytes(handle.goal_id.uuid), None)
-            if future is not None:
-                future.set_result(result)
-                # the executor resumes the waiting execute_callback when it wakes up; from the
-                # cycle's thread, nothing else would wake it
-                if self.executor is not None:
-                    self.executor.wake()
-
-    def _check_cancels(self, now):
-        """Cancel the goals whose clients asked for it (running ones stop smoothly)."""
-        for goal in (self.follower.pending, self.follower.active):
-            if goal is not None and goal.tag is not None and goal.tag.is_cancel_requested:
-                self._finish(self.follower.cancel(goal.tag, now))
-
-    def _publish_feedback(self, now, reference, q, qd):
-        handle = self.follower.active.tag if self.follower.active is not None else None
-        if handle is None or now - self._last_feedback < 1.0 / self.params.action_monitor_rate_hz:
+    def _publish_feedback(self, cycle):
+        active = self.controller.follower.active
+        handle = active.tag if active is not None else None
+        if handle is None or cycle.t < self._next_feedback:
             return
-        self._last_feedback = now
+        rate = self.params.action_monitor_rate_hz
+        self._next_feedback = (math.floor(cycle.t * rate) + 1) / rate
         feedback = FollowJointTrajectory.Feedback(joint_names=list(self.model.joint_names))
         feedback.header.stamp = self.get_clock().now().to_msg()
+        reference, q, qd = cycle.reference, cycle.q, cycle.qd
         feedback.desired = trajectory_point(reference.q, reference.qd, reference.qdd)
         feedback.actual = trajectory_point(q, qd)
         feedback.error = trajectory_point(reference.q - q, reference.qd - qd)
         handle.publish_feedback(feedback)
 
-    def _publish_state(self, state_stamp, reference, q, qd, values, requested, saturated):
-        order = self.to_model
-        msg = ControllerState(joint_names=self.joints, control_law=self.law_name.value,
-                              mode=self.mode, cycles=self.cycles,
-                              missed_cycles=self.missed_cycles)
-        msg.state_stamp = state_stamp
-        msg.reference = trajectory_point(reference.q[order], reference.qd[order],
-                                         reference.qdd[order])
-        msg.feedback = trajectory_point(q[order], qd[order])
-        msg.error = trajectory_point((reference.q - q)[order], (reference.qd - qd)[order])
-        msg.effort = values[order].tolist()
-        msg.effort_requested = requested[order].tolist()
-        msg.saturated = saturated[order].tolist()
-        msg.header.stamp = self.get_clock().now().to_msg()
+    def _publish_state(self, cycle):
+        rate = self.params.state_publish_rate_hz
+        # on a grid of the states' clock (in whole nanoseconds: exact on simulated time), so that
+        # runs in lockstep sample alike; and at once when the mode changes (a clock whose states
+        # stopped does not move)
+        t_ns = round(cycle.t * 1e9)
+        if rate <= 0.0 or (t_ns < self._next_state_publish
+                           and cycle.mode is self._published_mode):
+            return
+        period_ns = round(1e9 / rate)
+        self._next_state_publish = (t_ns // period_ns + 1) * period_ns
+        self._published_mode = cycle.mode
+        c, to_names = self.controller, self.joints.model_to_names
+        reference, q, qd = cycle.reference, cycle.q, cycle.qd
+        msg = ControllerState(joint_names=self.joints.names, control_law=self.law_name.value,
+                              mode=cycle.mode.value, cycles=c.cycles,
+                              missed_cycles=c.missed_cycles)
+        msg.state_stamp = self._state_stamp
+        msg.reference = trajectory_point(to_names(reference.q), to_names(reference.qd),
+                                         to_names(reference.qdd))
+        msg.feedback = trajectory_point(to_names(q), to_names(qd))
+        msg.error = trajectory_point(to_names(reference.q - q), to_names(reference.qd - qd))
+        msg.effort = to_names(cycle.command).tolist()
+        msg.effort_requested = to_names(cycle.requested).tolist()
+        msg.saturated = to_names(cycle.saturated).tolist()
+        now = self.get_clock().now()
+        if self.sim_time:
+            # the node's simulated clock comes from /clock, slower than the states: a command
+            # is computed at its state's time at the earliest
+            now = max(now, Time.from_msg(self._state_stamp, clock_type=now.clock_type))
+        msg.header.stamp = now.to_msg()
         self.state_publisher.publish(msg)
 
+    # ---- the end --------------------------------------------------------------------------------
+
+    def send_final_command(self):
+        """Publish the safe command once, before the publisher goes: the drives keep the last."""
+        if self.controller is None or self._final_sent:
+            return
+        self._final_sent = True
+        with self._lock:
+            cycle = self.controller.final_command()
+            if cycle.command is not None and self.context.ok():
+                self.command_publisher.publish(
+                    Float64MultiArray(data=self.joints.model_to_names(cycle.command).tolist()))
+                self.get_logger().info(f'stopping: sent the safe command '
+                                       f'{self.joints.model_to_names(cycle.command).tolist()}')
+            self._report(cycle.events)
+
     def destroy_node(self):
-        """Stop the cycle's thread, tear the action server down, then the node."""
+        """Stop the cycle's thread, send the final command, then tear the node down."""
         if self.state_thread is not None:
             self.state_thread.stop()
+        self.send_final_command()
         # twice when rclpy's context shutdown destroys the node before its owner does
-        if getattr(self, 'action_server', None) is not None:
+        if self.action_server is not None:
             self.action_server.destroy()
             self.action_server = None
         return super().destroy_node()
+
+
+def _goal_name(handle):
+    """Return how the log names a goal: its id's first bytes, or 'trajectory' for a topic's."""
+    if handle is None:
+        return 'trajectory '
+    return f'goal {bytes(handle.goal_id.uuid).hex()[:8]} '
 
 
 def main(args=None):

@@ -119,6 +119,30 @@ def joint_values(values, names, what):
     return arr
 
 
+class JointMap:
+    """
+    Between the model's joint order and another order of its joints (a ``joints`` parameter).
+
+    ``names`` lists every model joint once, in the order of the commands or states a node
+    exchanges (a forward_command_controller's ``joints``).
+    """
+
+    def __init__(self, model, names):
+        self.names = list(names)
+        self._model_index = model.joint_indices(self.names)   # per name, its model position
+
+    def model_to_names(self, values):
+        """Return ``values`` (..., n) in model order rearranged into the order of ``names``."""
+        return values[..., self._model_index]
+
+    def names_to_model(self, values):
+        """Return ``values`` (..., n) in the order of ``names`` rearranged into model order."""
+        values = np.asarray(values, dtype=float)
+        out = np.empty_like(values)
+        out[..., self._model_index] = values
+        return out
+
+
 class JointOrder:
     """
     Reads the model's joints out of messages that name their joints in any order.

@@ -44,7 +44,8 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
 from . import bringup, graph
-from .conversions import joint_state, matrix_to_pose, to_seconds, trajectory_point
+from .conversions import (joint_state, matrix_to_pose, time_msg, to_nanoseconds, to_seconds,
+                          trajectory_point)
 from .on_demand import OnDemand, take_newest
 from .recording import RecorderNode
 from .. import plots, recordings
@@ -70,6 +71,11 @@ RECORDING = 'demo.mcap'
 #: A /compute_ik reply is waited for this long [s] before the request is sent again, at most
 #: IK_ATTEMPTS times in all (a reply takes ~1 ms).
 IK_TIMEOUT, IK_ATTEMPTS = 3.0, 4
+#: The goal starts this long after the newest joint state [s] (its delivery takes milliseconds),
+#: at a multiple of START_GRID [s] on the states' clock, START_EARLY [s] before it, so that it
+#: starts on the state of that time however the times round: in lockstep the controller's
+#: reports then sample every run's motion at the same instants, and the numbers repeat.
+START_LEAD, START_GRID, START_EARLY = 1.0, 0.1, 1e-4
 
 
 class Plan(NamedTuple):
@@ -118,8 +124,8 @@ def waypoints(model, q_start):
 class DemoClient(Node):
     """The demo's own node: the latest joint state, the IK calls and the action."""
 
-    def __init__(self):
-        super().__init__('demo')
+    def __init__(self, **kwargs):
+        super().__init__('demo', **kwargs)
         # read on demand: the plan needs one state, not a wake-up for each of 1,000 per second
         self.joint_states = self.create_subscription(JointState, '/joint_states',
                                                      lambda msg: None, 1,
@@ -193,9 +199,10 @@ def plan(client, model, q_start, duration):
     return Plan(names, lines, np.array(times), np.array(q), np.array(qd))
 
 
-def goal_message(model, motion):
-    """Return the FollowJointTrajectory goal of a plan (starting now, from its first point)."""
+def goal_message(model, motion, start_ns):
+    """Return the FollowJointTrajectory goal of a plan, from its first point at ``start_ns``."""
     msg = JointTrajectory(joint_names=list(model.joint_names))
+    msg.header.stamp = time_msg(start_ns)
     msg.points = [trajectory_point(q, qd, time_from_start=t)
                   for t, q, qd in zip(motion.times, motion.q, motion.qd)]
     goal = FollowJointTrajectory.Goal(trajectory=msg)
@@ -212,12 +219,13 @@ def _percentiles(values_s):
 
 def summarise(model, client, motion, result, controller_states, started, ended):
     """
-    Return the JSON report of the run (api.md): tracking, control loop, IK.
+    Return the JSON report of the run: tracking, control loop, IK.
 
     ``controller_states`` are the controller's ControllerState messages (at its
     ``state_publish_rate_hz``, 100 Hz: tracking error and latency are sampled there, the cycle
     counters count every cycle); the statistics cover those stamped between ``started`` and
-    ``ended`` [s].
+    ``ended`` [s, on the graph's clock: simulated time in lockstep, where a state is answered
+    before the simulation steps and the latency is zero].
     """
     window = [m for m in controller_states if started <= to_seconds(m.header.stamp) <= ended]
     tracking = [m for m in window if m.mode == ControllerState.MODE_TRAJECTORY]
@@ -281,15 +289,27 @@ def _print_summary(report, out):
           f' ({report["result"]["error_string"] or "goal reached"})', file=out)
     print(f'  tracking error   rms {_fmt(report["rms_tracking_error"], ".3g")}, max '
           f'{_fmt(report["max_tracking_error"], ".3g")} (rad or m)', file=out)
-    print(f'  control          {_fmt(report["control_rate_hz"], ".1f")} Hz, latency p50 '
-          f'{_fmt(latency["p50"], ".3f")} ms, p99 {_fmt(latency["p99"], ".3f")} ms, '
-          f'{report["missed_cycles"]} missed of {report["control_cycles"]}', file=out)
+    if report.get('lockstep'):
+        print(f'  control          {_fmt(report["control_rate_hz"], ".1f")} Hz of simulated '
+              f'time, in lockstep (each state answered before the next step), '
+              f'{report["missed_cycles"]} missed of {report["control_cycles"]}; real-time factor '
+              f'{_fmt(report["real_time_factor"], ".2f")}', file=out)
+    else:
+        print(f'  control          {_fmt(report["control_rate_hz"], ".1f")} Hz, latency p50 '
+              f'{_fmt(latency["p50"], ".3f")} ms, p99 {_fmt(latency["p99"], ".3f")} ms, '
+              f'{report["missed_cycles"]} missed of {report["control_cycles"]}', file=out)
     print(f'  IK               {report["ik_successes"]}/{report["ik_calls"]} solved, p50 '
           f'{_fmt(ik["p50"], ".3f")} ms, p99 {_fmt(ik["p99"], ".3f")} ms', file=out)
 
 
-def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, out=sys.stdout):
-    """Run the demo on a bundled robot; return the exit status (0: the goal succeeded)."""
+def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, lockstep=False,
+        out=sys.stdout):
+    """
+    Run the demo on a bundled robot; return the exit status (0: the goal succeeded).
+
+    ``lockstep``: the simulator waits for each state's command (``bringup --lockstep``):
+    simulated time, as fast as the processes allow, the same numbers every run.
+    """
     if out_dir is not None:
         plots.require_matplotlib()
     model = RobotModel.load(robot)
@@ -297,15 +317,20 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, out
     work.mkdir(parents=True, exist_ok=True)
     recording_path = work / RECORDING
     recording_path.unlink(missing_ok=True)
+    files = [graph.parameter_file(robot)]
+    overrides = graph.clock_overrides(
+        'sim', files, graph.overrides('sim', {'lockstep': 'true' if lockstep else ''}))
+    clock = ['-p', 'use_sim_time:=true'] if graph.simulated_time(files, overrides) else []
     rclpy.init(signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-    nodes = bringup.Bringup(graph.nodes('sim'), [graph.parameter_file(robot)], {},
-                            processes=True, out=out)
-    client = DemoClient()
+    nodes = bringup.Bringup(graph.nodes('sim'), files, overrides, processes=True, out=out)
+    client = DemoClient(cli_args=['--ros-args', *clock])
     try:
-        print(f'demo: bringing up {robot} (model, kinematics, simulator, controller), recording '
-              f'to {recording_path}', file=out, flush=True)
+        print(f'demo: bringing up {robot} (model, kinematics, simulator, controller'
+              f'{", in lockstep" if lockstep else ""}), recording to {recording_path}',
+              file=out, flush=True)
         nodes.start()
-        nodes.add_node(RecorderNode(cli_args=['--ros-args', '-p', f'path:={recording_path}']))
+        nodes.add_node(RecorderNode(cli_args=['--ros-args', '-p', f'path:={recording_path}',
+                                              *clock]))
         nodes.add_node(client)
         if not nodes.wait_ready():
             raise RuntimeError(nodes.failure)
@@ -317,17 +342,26 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, out
         print(f'demo: executing {len(motion.times)} points over {motion.times[-1]:.1f} s',
               file=out, flush=True)
         started = client.get_clock().now().nanoseconds * 1e-9
-        handle = client.wait(client.action.send_goal_async(goal_message(model, motion)), 30.0,
-                             'the goal response')
+        wall = time.monotonic()
+        grid = round(START_GRID * 1e9)
+        start_ns = (to_nanoseconds(client.newest_state().header.stamp)
+                    + round(START_LEAD * 1e9)) // grid * grid - round(START_EARLY * 1e9)
+        handle = client.wait(client.action.send_goal_async(goal_message(model, motion,
+                                                                        start_ns)),
+                             30.0, 'the goal response')
         result = client.wait(handle.get_result_async(), motion.times[-1] + 60.0,
                              'the goal result')
         ended = client.get_clock().now().nanoseconds * 1e-9
+        wall = time.monotonic() - wall
     finally:
         nodes.stop()          # shuts the context down, joins the threads, finishes the file
     recording = recordings.read(recording_path)
     states = recording.tables.get(recordings.CONTROLLER_STATE)
     report = summarise(model, client, motion, result, states.messages if states else [],
                        started, ended)
+    report['lockstep'] = lockstep
+    report['wall_time_s'] = wall
+    report['real_time_factor'] = (ended - started) / wall if wall > 0.0 else None
     report['recording'] = str(recording_path)
     if out_dir is not None:
         report['plots'] = plot(model, motion, recording, out_dir)

@@ -21,6 +21,12 @@ files and remappings, so that the two cannot drift apart. A node's parameters co
 robot's parameter file ``config/<robot>.yaml`` (its ``/**`` section for every node, then the
 node's own section), then from the user's parameter file, then from explicit overrides (launch
 arguments such as ``control_law``, ``--param``), which always win.
+
+One clock for the graph (:func:`clock_overrides`): a simulator in ``lockstep`` runs as fast as
+the processes allow unless ``realtime`` is set as well, one without ``realtime`` runs in
+lockstep (a simulator faster than real time would otherwise outrun its controller) unless
+``lockstep`` is set to false, and whenever the simulator's clock may leave wall time every
+other node runs on it (``use_sim_time``).
 """
 
 from pathlib import Path
@@ -74,7 +80,7 @@ NODES = (
              (('~/solve_ik', '/compute_ik'), ('~/solve_fk', '/compute_fk')),
              ('sim', 'hardware'), ('service', '/compute_ik')),
     NodeSpec('simulator', 'simulator_node', 'robot_dynamics.ros.simulator_node', 'SimulatorNode',
-             (), ('sim',), ('publisher', '/joint_states')),
+             (), ('sim',), ('publisher', '/joint_states'), ('lockstep',)),
     NodeSpec('controller', 'controller_node', 'robot_dynamics.ros.controller_node',
              'ControllerNode', (), ('sim', 'hardware'),
              ('action', '/controller/follow_joint_trajectory'), ('control_law',)),
@@ -89,6 +95,11 @@ NODE_ARGUMENTS = {
         'control_law', '',
         f'Control law of the controller: {", ".join(CONTROLLERS)}; empty: the parameter '
         "file's (computed_torque in the bundled ones)."),
+    'lockstep': LaunchArgument(
+        'lockstep', '',
+        'true: the simulator waits for the command that answers each joint state '
+        '(deterministic, on simulated time, as fast as the processes allow unless the '
+        "simulator's realtime is set); empty: the parameter files' (real time)."),
 }
 
 #: Parameters a mode gives its nodes after every file, ``{mode: {node: ((name, text), ...)}}``;
@@ -165,6 +176,70 @@ def overrides(mode, values):
     return result
 
 
+def file_values(files, node):
+    """
+    Return the parameters the YAML ``files`` give ``node``, ``{dotted name: value}``.
+
+    In the order ROS applies them: each file's ``/**`` section, then the node's own.
+    """
+    values = {}
+    for path in files:
+        data = yaml.safe_load(Path(path).read_text()) or {}
+        for section in ('/**', node, f'/{node}'):
+            values.update(_flatten((data.get(section) or {}).get('ros__parameters') or {}))
+    return values
+
+
+def _flatten(params, prefix=''):
+    """Return nested parameter dictionaries as ``{dotted name: value}``."""
+    flat = {}
+    for name, value in params.items():
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f'{prefix}{name}.'))
+        else:
+            flat[f'{prefix}{name}'] = value
+    return flat
+
+
+def clock_overrides(mode, files, overrides):
+    """
+    Return ``overrides`` (``{node: [(name, value text), ...]}``) completed for one clock.
+
+    See the module docstring: the simulator's ``realtime`` and ``lockstep`` as the files and
+    the overrides set them decide whether it runs in lockstep and whether it publishes
+    simulated time on ``/clock``; if so, every other node gets ``use_sim_time``. Overrides
+    already given are kept (and win, coming first only where they set nothing here).
+    """
+    result = {node: list(pairs) for node, pairs in overrides.items()}
+    if 'simulator' not in {spec.name for spec in nodes(mode)}:
+        return result
+    given = _simulator_values(files, result)
+    added = []
+    if given.get('lockstep') is True and 'realtime' not in given:
+        added.append(('realtime', 'false'))
+    if given.get('realtime') is False and 'lockstep' not in given:
+        added.append(('lockstep', 'true'))
+    if added:
+        result['simulator'] = added + result.get('simulator', [])
+    if simulated_time(files, result):
+        for spec in nodes(mode):
+            if spec.name != 'simulator':
+                result.setdefault(spec.name, []).insert(0, ('use_sim_time', 'true'))
+    return result
+
+
+def simulated_time(files, overrides):
+    """Return whether the simulator publishes simulated time (lockstep, or not real time)."""
+    given = _simulator_values(files, overrides)
+    return given.get('lockstep') is True or given.get('realtime') is False
+
+
+def _simulator_values(files, overrides):
+    given = file_values(files, 'simulator')
+    given.update((name, yaml.safe_load(text)) for name, text in overrides.get('simulator', ()))
+    return given
+
+
 def launch_nodes(mode, values):
     """
     Return the keywords of ``launch_ros.actions.Node`` for every node of ``mode``.
@@ -178,7 +253,7 @@ def launch_nodes(mode, values):
     """
     files = [str(path) for path in parameter_files(values['robot'], [values['params_file']])]
     extra = {name: {key: yaml.safe_load(text) for key, text in pairs}
-             for name, pairs in overrides(mode, values).items()}
+             for name, pairs in clock_overrides(mode, files, overrides(mode, values)).items()}
     return [{'package': PACKAGE, 'executable': spec.executable, 'name': spec.name,
              'namespace': '', 'remappings': list(spec.remappings),
              'parameters': files + ([extra[spec.name]] if spec.name in extra else [])}

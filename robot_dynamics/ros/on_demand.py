@@ -20,9 +20,10 @@ rclpy's executor spends ~0.25-0.5 ms of Python on every message it dispatches (i
 wait set from every entity of the node each time): a quarter to half a core for a 1 kHz stream.
 A subscription in the :class:`OnDemand` group is never dispatched by it. DDS keeps its newest
 message (depth 1) until :func:`take_newest` reads it: when the node needs a sample (the
-kinematics node's seeds, the simulator's command at each step), or in a
-:class:`SubscriptionThread` that sleeps in a wait set holding that subscription alone and
-calls back for each message (the controller's cycle on each joint state).
+kinematics node's seeds, the simulator's command at each step); with a :class:`Waiter`, which
+sleeps in a wait set holding that subscription alone until a message comes (the lockstep
+simulator waiting for the command that answers its state); or in a :class:`SubscriptionThread`
+that waits so and calls back for each message (the controller's cycle on each joint state).
 """
 
 import threading
@@ -47,12 +48,37 @@ class OnDemand(CallbackGroup):
         pass
 
 
-def take_newest(subscription):
-    """Return the message ``subscription`` (of an :class:`OnDemand` group) holds, or None."""
+def take_newest(subscription, with_info=False):
+    """
+    Return the next message ``subscription`` (of an :class:`OnDemand` group) holds, or None.
+
+    With a history of depth 1 (the loop's QoS) that is the newest. ``with_info``: ``(message,
+    info)``, info being rmw's message info (``source_timestamp`` [ns, the publisher's system
+    clock], ``received_timestamp``, ...).
+    """
     # what rclpy's executor and wait_for_message do with a subscription that is ready
     with subscription.handle:
         taken = subscription.handle.take_message(subscription.msg_type, subscription.raw)
-    return None if taken is None else taken[0]
+    if taken is None:
+        return None
+    return taken if with_info else taken[0]
+
+
+class Waiter:
+    """Wait for the next message of an :class:`OnDemand` subscription, in a wait set of its own."""
+
+    def __init__(self, node, subscription):
+        self._subscription = subscription
+        self._wait_set = _rclpy.WaitSet(1, 0, 0, 0, 0, 0, node.context.handle)
+
+    def wait(self, timeout_ns, with_info=False):
+        """Return the newest message (see :func:`take_newest`), waiting up to ``timeout_ns``."""
+        # a message already there ends the wait at once
+        with self._subscription.handle:
+            self._wait_set.clear_entities()
+            self._wait_set.add_subscription(self._subscription.handle)
+            self._wait_set.wait(timeout_ns)
+        return take_newest(self._subscription, with_info)
 
 
 class SubscriptionThread:
@@ -78,14 +104,10 @@ class SubscriptionThread:
         self._thread.start()
 
     def _run(self):
-        wait_set = _rclpy.WaitSet(1, 0, 0, 0, 0, 0, self._node.context.handle)
+        waiter = Waiter(self._node, self._subscription)
         try:
             while not self._stopping.is_set():
-                with self._subscription.handle:
-                    wait_set.clear_entities()
-                    wait_set.add_subscription(self._subscription.handle)
-                    wait_set.wait(POLL_NS)
-                msg = take_newest(self._subscription)
+                msg = waiter.wait(POLL_NS)
                 if msg is not None:
                     with self._lock:
                         self._callback(msg)

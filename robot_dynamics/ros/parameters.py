@@ -28,7 +28,7 @@ from typing import Any, NamedTuple, Optional, Tuple
 
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.parameter import Parameter
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 #: Pass as ``default`` for an array parameter whose default is empty (rclpy needs a type).
 STRING_ARRAY = Parameter.Type.STRING_ARRAY
@@ -97,6 +97,22 @@ COMMAND_PARAMETERS = (
 #: cycles are counted as missed). Best effort matches reliable publishers too.
 NEWEST_ONLY = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
                          reliability=ReliabilityPolicy.BEST_EFFORT)
+
+
+#: QoS of the loop on simulated time (lockstep): reliable, and the newest samples kept for a node
+#: that matches late (transient local), so that neither the simulator's first state nor the
+#: controller's answer to it is lost to discovery, however the processes start. A
+#: transient-local writer reaches volatile readers too (recorders, tools); a transient-local
+#: reader only transient-local writers.
+LOCKSTEP_WRITER = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+#: The controller's joint states on simulated time: the newest only.
+LOCKSTEP_NEWEST = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+#: The lockstep simulator's commands: every one, in order, so that a bad command published by
+#: someone else does not take the place of the controller's answer.
+LOCKSTEP_ALL = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
 def command_topic(values):

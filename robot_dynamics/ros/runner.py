@@ -15,12 +15,14 @@
 """
 How a node process starts and stops: one function behind every node's ``main``.
 
-``rclpy.init`` installs handlers for SIGINT and SIGTERM that shut the context down; spinning
-then ends with ``ExternalShutdownException``, which is a clean stop (exit status 0). An error in
-the node's construction (bad parameters, a bad robot description), or a ``StartupError`` from a
-callback (a check that needs the first messages, e.g. the hardware's joint names), is logged as
-fatal and gives exit status 1, so that launch files and ``robot-dynamics bringup`` see a failed
-start.
+SIGINT and SIGTERM end the spinning, then the node is destroyed while its context is still up,
+so that what it says last goes out (the controller's final safe command: drives keep the last
+command they got), and only then is the context shut down: a clean stop, exit status 0.
+rclpy's own signal handlers would shut the context down first, so they are not installed. An
+error in the node's construction (bad parameters, a bad robot description), or a
+``StartupError`` from a callback (a check that needs the first messages, e.g. the hardware's
+joint names), is logged as fatal and gives exit status 1, so that launch files and
+``robot-dynamics bringup`` see a failed start; the node is destroyed all the same.
 """
 
 import ctypes
@@ -29,10 +31,12 @@ import gc
 import os
 import signal
 import sys
+import threading
 
 import rclpy
 from rclpy.exceptions import InvalidParameterValueException, ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.signals import SignalHandlerOptions
 
 from ..errors import RobotDynamicsError
 
@@ -85,39 +89,44 @@ def freeze_heap():
 
 #: Errors that mean "this node cannot start with this configuration".
 START_ERRORS = (RobotDynamicsError, ParameterException, InvalidParameterValueException)
+#: Longest time [s] a spinning executor takes to notice that it should stop.
+STOP_POLL = 0.1
+
+
+def spin_until(executor, stop):
+    """Spin ``executor`` until the event ``stop`` is set (or its context shuts down)."""
+    # a wait with a time-out: Python runs a signal's handler only between two of its own steps,
+    # and an executor with nothing to do would otherwise wait in C++ forever
+    while not stop.is_set() and executor.context.ok():
+        executor.spin_once(timeout_sec=STOP_POLL)
 
 
 def run_node(node_class, name, args=None):
-    """Construct ``node_class()`` and spin it until shutdown; return the exit status."""
-    # rclpy's SIGINT handler first calls the handler it replaces, then shuts the context down
-    # from another thread. Python's default handler would raise KeyboardInterrupt anywhere in
-    # this thread, also inside an rclpy call while the context is still up: a traceback, not a
-    # clean stop. With a handler that does nothing, rclpy's shutdown alone ends the spin.
-    signal.signal(signal.SIGINT, lambda signum, frame: None)
+    """Construct ``node_class()`` and spin it until SIGINT or SIGTERM; return the exit status."""
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda signum, frame: stop.set())
     # a node that does not stop can be asked where it is: every thread's stack to stderr
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     _end_with_parent()
     share_the_gil()
-    rclpy.init(args=args)
+    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     node = None
     try:
-        # the executor first: a SIGTERM during the node's construction (bringup stopping a start
-        # that failed elsewhere) then ends it cleanly, where it would break the executor's own
-        # construction half-way (a traceback from its __del__)
         executor = SingleThreadedExecutor()
         node = node_class()
         executor.add_node(node)
-        executor.spin()
+        spin_until(executor, stop)
     except START_ERRORS as exc:
         rclpy.logging.get_logger(name).fatal(f'cannot start: {exc}')
         return 1
-    except (KeyboardInterrupt, ExternalShutdownException):
+    except ExternalShutdownException:
         pass
     except Exception:  # noqa: B902 - rclpy raises assorted errors when shut down mid-callback
         if rclpy.ok():
             raise
     finally:
         if node is not None:
-            node.destroy_node()
+            node.destroy_node()       # the context still up: its last messages go out
         rclpy.try_shutdown()
     return 0

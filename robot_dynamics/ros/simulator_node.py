@@ -23,9 +23,10 @@ The simulator node: the plant of :mod:`robot_dynamics.plant` behind ROS topics.
   the wrong length or with a non-finite value is rejected (logged, throttled) and the last good
   command stays in force. With no valid command for ``command_timeout`` seconds the effort is
   zero (said once, and once more when commands return).
-- State: ``joint_states`` (position, velocity, effort applied over the next step, stamped) every
-  ``1 / publish_rate_hz``; ``~/status`` (SimulatorStatus: limit contacts, late steps, rejected
-  commands, real-time factor) at ``status_rate_hz`` and whenever a contact changes.
+- State: ``joint_states`` (position, velocity, and the effort applied over the step that ended
+  there, as drives report it; stamped) every ``1 / publish_rate_hz``; ``~/status``
+  (SimulatorStatus: limit contacts, late steps, rejected commands, unanswered states, real-time
+  factor) at ``status_rate_hz`` and whenever a contact changes.
 - ``~/reset`` (std_srvs/Trigger) puts the arm back to ``initial_positions`` and
   ``initial_velocities`` at the next step, publishes that state at once, and replies with its
   stamp (the clock runs on: stamps never go back).
@@ -37,10 +38,29 @@ dropped, so simulated time stays locked to wall time; one that starts more than 
 ``t0 + k dt``, and that is its stamp (the ROS time at the start plus ``k dt``) however late the
 step ran: stamps are exactly periods apart, a late state shows as an older one, and a gap in
 the stamps a subscriber receives is a state it did not get. Without it the steps run as fast as
-possible, stamps are simulated time and ``/clock`` is published, for tests and batch runs (other
-nodes then run with ``use_sim_time``).
+possible.
+
+With ``lockstep``, after publishing a state the simulator waits for the command that answers
+it (the controller answers every state with exactly one command) before it steps: the same
+goals give the same joint states, bit for bit, however busy the host is. Before the first
+command the arm is braked (``brake_until_command``) and simulated time does not start until a
+controller answers the first state. States and commands then travel reliable and transient
+local (:data:`~robot_dynamics.ros.parameters.LOCKSTEP_WRITER`), so that a controller that
+starts later still gets the first state and its answer is not lost to discovery; a command
+published before this simulator's first state (kept for late subscribers by a controller that
+ran before) is not an answer and is ignored, and a rejected command does not stand in for one.
+A command that does not come within ``lockstep_timeout`` (wall time) is counted
+(``unanswered_states``) and the step runs with the last command; the simulator then steps
+without waiting until commands come again (a controller that died). With ``realtime`` as well,
+steps are paced to the wall clock and wait when the controller is late: the real-time factor
+falls below 1, and nothing counts as late.
+
+Whenever simulated time may leave wall time (no ``realtime``, or ``lockstep``), stamps are
+simulated time from 0 and ``/clock`` is published at ``clock_rate_hz`` (the other nodes run
+with ``use_sim_time``; the states carry their own exact time).
 """
 
+import math
 import sys
 import threading
 import time
@@ -54,15 +74,15 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
-from .conversions import joint_values, time_msg
+from .conversions import joint_values, JointMap, time_msg
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
-from .on_demand import OnDemand, take_newest
+from .on_demand import OnDemand, take_newest, Waiter
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY,
-                         NEWEST_ONLY, Spec, STRING_ARRAY)
+                         LOCKSTEP_ALL, LOCKSTEP_WRITER, NEWEST_ONLY, Spec, STRING_ARRAY)
 from .runner import run_node
 from .throttle import Throttle
 from ..errors import InputError, RobotDynamicsError
-from ..plant import Interface, Plant
+from ..plant import Plant
 
 PARAMETERS = (
     Spec('joints', STRING_ARRAY,
@@ -85,6 +105,14 @@ PARAMETERS = (
          'so that it does not fall before a controller takes over.'),
     Spec('realtime', True, 'Pace steps on the wall clock; false: as fast as possible, with '
                            '/clock.'),
+    Spec('clock_rate_hz', 100.0, 'Rate of /clock when it is published [Hz of simulated time]; '
+                                 'each node on simulated time takes every /clock message in its '
+                                 'executor.', bounds=(1.0, 100000.0)),
+    Spec('lockstep', False, 'Wait for the command that answers each published state before '
+                            'stepping (deterministic; simulated time, with /clock).'),
+    Spec('lockstep_timeout', 1.0, 'Lockstep: wall time to wait for a command before stepping '
+                                  'with the last one (counted as an unanswered state) [s].',
+         bounds=(0.001, 3600.0)),
     Spec('friction', True, "Apply the URDF's joint damping and friction."),
 ) + COMMAND_PARAMETERS + CHAIN_PARAMETERS
 
@@ -95,6 +123,9 @@ STALL = 0.05
 STALL_LOG_PERIOD = 5.0
 #: Steps whose start lateness is kept for the jitter percentile of ~/status.
 JITTER_WINDOW = 4096
+#: Lockstep: longest single wait [s] for a command, between looks at the stop flag.
+WAIT_SLICE = 0.1
+_NS = 1_000_000_000
 
 
 class SimulatorNode(Node):
@@ -113,11 +144,10 @@ class SimulatorNode(Node):
     def on_model(self, model):
         """Build the plant, then the topics, the service and the stepping thread."""
         p = self.params
-        self.joints = p.joints or list(model.joint_names)
-        self.to_model = model.joint_indices(self.joints)
+        self.joints = JointMap(model, p.joints or model.joint_names)
         self.plant = Plant(model, 1.0 / p.rate_hz, interface=p.command_interface,
-                           friction=p.friction, q0=self._in_model_order(p.initial_positions),
-                           qd0=self._in_model_order(p.initial_velocities))
+                           friction=p.friction, q0=self._initial(p.initial_positions),
+                           qd0=self._initial(p.initial_velocities))
         self.initial = (self.plant.q.copy(), self.plant.qd.copy())
         model.warm_up()
         self._command = None          # (command in model order, monotonic time received)
@@ -125,50 +155,65 @@ class SimulatorNode(Node):
         self._reset_requested = None   # an Event while a ~/reset call waits
         self.late_steps = 0
         self.rejected_commands = 0
+        self.unanswered_states = 0
         self.steps = 0
+        # simulated time [ns]: whole steps, so that stamps are exact
+        self._step_ns = round(_NS / p.rate_hz)
+        self._simulated_ns = 0
+        self._clock_every_ns = round(_NS / p.clock_rate_hz)
+        self._next_clock_ns = 0
         self._lateness = np.zeros(JITTER_WINDOW)
         self._status_mark = (time.monotonic(), 0.0)
         # one message, refilled for every publication (rclpy converts it when publishing)
-        self._state_msg = JointState(name=self.joints)
-        self.state_publisher = self.create_publisher(JointState, 'joint_states', 10)
+        self._state_msg = JointState(name=self.joints.names)
+        simulated = p.lockstep or not p.realtime
+        self.state_publisher = self.create_publisher(JointState, 'joint_states',
+                                                     LOCKSTEP_WRITER if simulated else 10)
         self.status_publisher = self.create_publisher(SimulatorStatus, '~/status', 10)
-        self.clock_publisher = (None if p.realtime else
-                                self.create_publisher(Clock, '/clock', 10))
+        self.clock_publisher = self.create_publisher(Clock, '/clock', 10) if simulated else None
         # read by the stepping thread at each step: a command costs no pass of the executor
-        self.commands = self.create_subscription(Float64MultiArray, command_topic(p),
-                                                 lambda msg: None, NEWEST_ONLY,
-                                                 callback_group=OnDemand())
+        self.commands = self.create_subscription(
+            Float64MultiArray, command_topic(p), lambda msg: None,
+            LOCKSTEP_ALL if p.lockstep else NEWEST_ONLY, callback_group=OnDemand())
+        self._waiter = Waiter(self, self.commands) if p.lockstep else None
+        self._answering = False       # lockstep: a controller answers the states
+        self._first_state_ns = None   # lockstep: system time of the first state published
         self.create_service(Trigger, '~/reset', self.reset_callback)
         self._thread = threading.Thread(target=self._run, name='simulator_steps', daemon=True)
         self._thread.start()
         self.get_logger().info(
             f'simulating {model.name!r} ({p.command_interface} commands on {command_topic(p)}, '
-            f'joints {self.joints}) at {p.rate_hz:g} Hz, '
-            f'{"real time" if p.realtime else "as fast as possible, publishing /clock"}')
+            f'joints {self.joints.names}) at {p.rate_hz:g} Hz, '
+            f'{"real time" if p.realtime else "as fast as possible"}'
+            f'{", in lockstep with the controller" if p.lockstep else ""}'
+            f'{", publishing /clock" if self.clock_publisher else ""}')
 
-    def _in_model_order(self, values):
+    def _initial(self, values):
+        """Return initial values given in the ``joints`` order, in model order (or None)."""
         if not values:
             return None
-        arr = joint_values(values, self.joints, 'initial values')
-        out = np.empty(len(self.joints))
-        out[self.to_model] = arr
-        return out
+        return self.joints.names_to_model(joint_values(values, self.joints.names,
+                                                       'initial values'))
 
     # ---- inputs ---------------------------------------------------------------------------------
 
     def take_command(self, msg):
-        """Accept a command of one finite value per joint; reject anything else, and keep on."""
+        """
+        Accept a command of one finite value per joint; reject anything else, and keep on.
+
+        Returns whether it was accepted.
+        """
         try:
-            values = joint_values(msg.data, self.joints, 'command')
+            values = joint_values(msg.data, self.joints.names, 'command')
         except InputError as exc:
             self.rejected_commands += 1
             if self.throttle('command', 1.0):
                 self.get_logger().warning(f'rejected command ({self.rejected_commands} so far): '
                                           f'{exc}; keeping the last good one')
-            return
-        command = np.empty(len(values))
-        command[self.to_model] = values
-        self._command = (command, time.monotonic())
+            return False
+        self._command = (self.joints.names_to_model(values), time.monotonic())
+        self._answering = True
+        return True
 
     def reset_callback(self, request, response):
         """Have the stepping thread restore the initial state; reply with its stamp."""
@@ -222,7 +267,7 @@ class SimulatorNode(Node):
         start = time.monotonic()
         start_ns = self.get_clock().now().nanoseconds
         due_steps = 0               # steps due since start (real time)
-        stamp_ns = None             # simulated time (not realtime)
+        stamp_ns = None             # the wall clock's stamp of the step (real time)
         while not self._stop.is_set() and self.context.ok():
             now = time.monotonic()
             if p.realtime:
@@ -232,6 +277,10 @@ class SimulatorNode(Node):
                         break
                     now = time.monotonic()
                 lateness = now - due
+                if p.lockstep:
+                    # waiting for the controller is the point: simulated time falls behind
+                    start += max(0.0, lateness)
+                    lateness = 0.0
                 stamp_ns = start_ns + round(due_steps * 1e9 / p.rate_hz)
                 if lateness > dt:
                     self.late_steps += 1
@@ -246,15 +295,21 @@ class SimulatorNode(Node):
             if reset is not None:
                 self._reset_requested = None
                 plant.reset(*self.initial)
-            msg = take_newest(self.commands)
-            if msg is not None:
-                self.take_command(msg)
-            command = self._current_command(now)
-            if reset or self.steps % publish_every == 0:
-                stamp = self._publish_state(command, stamp_ns)
+            published = reset is not None or self.steps % publish_every == 0
+            if published:
+                stamp = self._publish_state(stamp_ns)
             if reset is not None:
                 reset.stamp = stamp
                 reset.set()
+            if p.lockstep:
+                if self._first_state_ns is None:
+                    self._first_state_ns = time.time_ns()
+                self._lockstep_command(published)
+            else:
+                msg = take_newest(self.commands)
+                if msg is not None:
+                    self.take_command(msg)
+            command = self._current_command(now)
             contacts = (plant.at_lower, plant.at_upper)     # a step replaces these arrays
             try:
                 plant.step(command)
@@ -264,10 +319,53 @@ class SimulatorNode(Node):
                 self._wait_for_reset()
                 continue
             self.steps += 1
+            self._simulated_ns += self._step_ns
             if self.steps % status_every == 0 or not (
                     np.array_equal(contacts[0], plant.at_lower)
                     and np.array_equal(contacts[1], plant.at_upper)):
                 self._publish_status()
+
+    def _lockstep_command(self, published):
+        """
+        Take the command that answers the state just published, waiting for it.
+
+        Before any command (the arm braked), wait as long as it takes: a controller may start
+        later. Otherwise wait up to ``lockstep_timeout``; then count the state as unanswered and
+        wait no more until commands come again.
+        """
+        first = self._command is None and self.params.brake_until_command
+        if not (published and (first or self._answering)):
+            self._take_answer(0.0)
+            return
+        deadline = math.inf if first else time.monotonic() + self.params.lockstep_timeout
+        while not self._stop.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0.0:
+                self.unanswered_states += 1
+                self._answering = False
+                if self.throttle('unanswered', STALL_LOG_PERIOD):
+                    self.get_logger().warning(
+                        f'lockstep: no command answered the state of t = '
+                        f'{self._simulated_ns / _NS:.3f} s within '
+                        f'{self.params.lockstep_timeout:g} s ({self.unanswered_states} so far): '
+                        'stepping with the last command, and without waiting until commands '
+                        'come again')
+                return
+            if self._take_answer(min(left, WAIT_SLICE)):
+                return
+
+    def _take_answer(self, timeout):
+        """Take the commands that came, waiting up to ``timeout`` [s]; return whether one did."""
+        taken = self._waiter.wait(int(timeout * _NS), with_info=True)
+        answered = False
+        while taken is not None:
+            msg, info = taken
+            # one published before this simulator's first state was kept for late subscribers
+            # by a controller that ran before: it answers nothing here
+            if info['source_timestamp'] >= self._first_state_ns:
+                answered = self.take_command(msg) or answered
+            taken = take_newest(self.commands, with_info=True)
+        return answered
 
     def _wait_for_reset(self):
         while not (self._reset_requested or self._stop.wait(0.01)):
@@ -276,22 +374,20 @@ class SimulatorNode(Node):
     def _stamp(self, stamp_ns):
         if self.clock_publisher is None:
             return time_msg(stamp_ns)
-        stamp = time_msg(int(round(self.plant.t * 1e9)))
-        self.clock_publisher.publish(Clock(clock=stamp))
+        stamp = time_msg(self._simulated_ns)
+        if self._simulated_ns >= self._next_clock_ns:
+            self.clock_publisher.publish(Clock(clock=stamp))
+            self._next_clock_ns = self._simulated_ns + self._clock_every_ns
         return stamp
 
-    def _publish_state(self, command, stamp_ns):
+    def _publish_state(self, stamp_ns):
         plant, msg = self.plant, self._state_msg
         msg.header.stamp = self._stamp(stamp_ns)
-        msg.position = plant.q[self.to_model].tolist()
-        msg.velocity = plant.qd[self.to_model].tolist()
-        if command is None:
-            applied = np.zeros(plant.model.dof)        # braked
-        elif plant.interface is Interface.EFFORT:
-            applied = np.clip(command, -plant.model.effort_limit, plant.model.effort_limit)
-        else:
-            applied = plant.effort
-        msg.effort = applied[self.to_model].tolist()
+        to_names = self.joints.model_to_names
+        msg.position = to_names(plant.q).tolist()
+        msg.velocity = to_names(plant.qd).tolist()
+        # what drives report: the effort of the step that brought the arm here
+        msg.effort = to_names(plant.effort).tolist()
         self.state_publisher.publish(msg)
         return msg.header.stamp
 
@@ -301,11 +397,12 @@ class SimulatorNode(Node):
         now = time.monotonic()
         wall0, sim0 = self._status_mark
         self._status_mark = (now, plant.t)
-        msg = SimulatorStatus(joint_names=self.joints)
+        msg = SimulatorStatus(joint_names=self.joints.names, lockstep=self.params.lockstep,
+                              unanswered_states=self.unanswered_states)
         msg.header.stamp = self.get_clock().now().to_msg() if self.clock_publisher is None \
-            else time_msg(int(round(plant.t * 1e9)))
-        msg.at_lower_limit = plant.at_lower[self.to_model].tolist()
-        msg.at_upper_limit = plant.at_upper[self.to_model].tolist()
+            else time_msg(self._simulated_ns)
+        msg.at_lower_limit = self.joints.model_to_names(plant.at_lower).tolist()
+        msg.at_upper_limit = self.joints.model_to_names(plant.at_upper).tolist()
         msg.command_timed_out = bool(self._timed_out)
         msg.command_interface = plant.interface.value
         msg.steps = self.steps

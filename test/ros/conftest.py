@@ -197,14 +197,14 @@ def probe(ros_domain):
 @pytest.fixture
 def loop(processes, probe):
     """
-    Return ``start(robot, controller=(), simulator=())``: a :class:`closed_loop.Loop`.
+    Return ``start(robot, controller=(), simulator=(), lockstep=True)``: a ``closed_loop.Loop``.
 
     Everything it started stops after the test.
     """
     started = []
 
-    def start(robot, controller=(), simulator=()):
-        started.append(Loop(processes, probe, robot, controller, simulator))
+    def start(robot, controller=(), simulator=(), lockstep=True):
+        started.append(Loop(processes, probe, robot, controller, simulator, lockstep))
         return started[-1]
     yield start
     for item in started:

@@ -22,6 +22,7 @@ import time
 from closed_loop import at_rest, quintic, STATE_RATE_HZ, SUCCEEDED
 import numpy as np
 import pytest
+from robot_dynamics.ros.parameters import LOCKSTEP_WRITER
 from robot_dynamics_interfaces.msg import SimulatorStatus
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -32,14 +33,14 @@ COMMANDS = '/effort_controller/commands'
 
 
 def test_killed_simulator_safe_mode_then_resume_without_a_torque_jump(loop, probe):
-    arm = loop('planar_2r', controller=['state_timeout:=0.2', 'safe_mode:=damping'])
+    # real time: stale after the shipped state_timeout of wall time
+    arm = loop('planar_2r', controller=['safe_mode:=gravity_compensation'], lockstep=False)
     q0 = arm.position()
     motion, _ = quintic(arm.model, q0, q0 + [0.6, -0.6], 3.0)
     handle = arm.send(motion)
     probe.wait_for(lambda: arm.mode() == 'trajectory', what='tracking')
-    killed = probe.node.get_clock().now().nanoseconds * 1e-9
     arm.kill(arm.simulator)                                  # a crash, no goodbye
-    arm.safe_mode(since=killed, state_timeout=0.2)
+    arm.safe_mode('no joint state for 0.05 s: safe mode (gravity compensation)')
     result = arm.result(handle)
     assert result.status != SUCCEEDED and 'safe mode' in result.result.error_string
     count = len(arm.controller_states)
@@ -55,8 +56,22 @@ def test_killed_simulator_safe_mode_then_resume_without_a_torque_jump(loop, prob
                                atol=1e-3)
 
 
-def test_killed_controller_zero_effort_then_a_new_one_holds(loop, probe):
+def test_under_lockstep_a_dead_simulator_is_noticed_on_the_wall_clock(loop, probe):
+    # on simulated time the states' clock stops with the simulator: the wall clock tells
     arm = loop('planar_2r')
+    q0 = arm.position()
+    motion, _ = quintic(arm.model, q0, q0 + [0.6, -0.6], 3.0)
+    handle = arm.send(motion)
+    probe.wait_for(lambda: arm.mode() == 'trajectory', what='tracking')
+    arm.kill(arm.simulator)
+    arm.safe_mode('no joint state for 2 s of wall time')
+    result = arm.result(handle)
+    assert result.status != SUCCEEDED and 'safe mode' in result.result.error_string
+
+
+@pytest.mark.parametrize('lockstep', [False, True], ids=['real_time', 'lockstep'])
+def test_killed_controller_zero_effort_then_a_new_one_holds(loop, probe, lockstep):
+    arm = loop('planar_2r', lockstep=lockstep)
     statuses = probe.collect(SimulatorStatus, '/simulator/status')
     arm.kill(arm.controller)
     count = len(arm.states)
@@ -65,6 +80,9 @@ def test_killed_controller_zero_effort_then_a_new_one_holds(loop, probe):
                    what='zero effort after the command timeout')
     probe.wait_for(lambda: statuses and statuses[-1][0].command_timed_out,
                    what='the timeout in the status')
+    # lockstep: the state the dead controller did not answer is counted, and the simulator
+    # steps on without waiting
+    assert (statuses[-1][0].unanswered_states > 0) == lockstep
     fallen = arm.position()
     probe.wait_for(lambda: np.abs(arm.position() - fallen).max() > 0.05, what='the arm falling')
     count = len(arm.controller_states)
@@ -95,12 +113,12 @@ def _bad_trajectories(model):
 
 
 def test_floods_of_malformed_messages(loop, probe):
-    # the flood and this process take a core and starve the nodes for tenths of a second at
-    # times: safe mode, tested on its own, is kept out of this test
-    arm = loop('planar_2r', controller=['state_timeout:=2.0'])
+    # in lockstep, so that the flood, which takes a core, starves no deadline of the loop: the
+    # lockstep simulator takes commands from transient-local publishers (as the controller's)
+    arm = loop('planar_2r')
     model = arm.model
     statuses = probe.collect(SimulatorStatus, '/simulator/status')
-    commands = probe.node.create_publisher(Float64MultiArray, COMMANDS, 100)
+    commands = probe.node.create_publisher(Float64MultiArray, COMMANDS, LOCKSTEP_WRITER)
     trajectories = probe.node.create_publisher(JointTrajectory, '/controller/joint_trajectory',
                                                100)
     probe.wait_for(lambda: trajectories.get_subscription_count() > 0, what='the controller')

@@ -15,7 +15,10 @@
 
 """The hardware path: bringup --hardware against the simulator standing in for a real arm."""
 
-from closed_loop import at_rest, quintic, STALL_TIMEOUT, SUCCEEDED
+import os
+import signal
+
+from closed_loop import at_rest, quintic, SUCCEEDED
 import numpy as np
 import pytest
 from rclpy.action import ActionClient
@@ -24,6 +27,7 @@ from robot_dynamics.ros.conversions import duration_msg
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
 from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
 
 pytestmark = pytest.mark.ros
 
@@ -35,20 +39,27 @@ def _hardware_bringup(processes, *args):
                                        *args])
 
 
+def _hardware(processes, interface, *parameters):
+    """Start the "hardware": its own joint order, its own process, no parameter file of ours."""
+    args = ['simulator_node', '--ros-args', '-r', '__node:=simulator',
+            '-p', f'command_interface:={interface}', '-p', 'joints:=[joint2, joint1]',
+            '-p', 'initial_positions:=[0.8, 0.4]']
+    for parameter in parameters:
+        args += ['-p', parameter]
+    return processes.start('hardware', args)
+
+
 @pytest.mark.parametrize('interface', ['effort', 'position', 'velocity'])
 def test_each_command_interface_end_to_end(processes, probe, interface):
     model = RobotModel.load('planar_2r')
     states = probe.collect(JointState, '/joint_states')
     controller = probe.collect(ControllerState, '/controller/controller_state')
-    # the "hardware": its own joint order, its own process, no parameter file of ours
-    arm = processes.start('hardware', [
-        'simulator_node', '--ros-args', '-r', '__node:=simulator',
-        '-p', f'command_interface:={interface}', '-p', 'joints:=[joint2, joint1]',
-        '-p', 'initial_positions:=[0.8, 0.4]'])
+    # an arm simulated in lockstep, on simulated time: its motion does not depend on the host
+    arm = _hardware(processes, interface, 'lockstep:=true', 'realtime:=false')
     bringup = _hardware_bringup(processes, '--robot', 'planar_2r',
                                 '-p', f'controller.command_interface:={interface}',
                                 '-p', 'controller.joints:=[joint2, joint1]',
-                                '-p', f'controller.state_timeout:={STALL_TIMEOUT}')
+                                '-p', 'controller.use_sim_time:=true')
     action = ActionClient(probe.node, FollowJointTrajectory, ACTION)
     probe.wait_for(action.server_is_ready, what='the controller')
     probe.wait_for(lambda: controller and controller[-1][0].mode == 'hold',
@@ -81,6 +92,57 @@ def test_each_command_interface_end_to_end(processes, probe, interface):
                    what=f'the arm on the goal within {tolerance:g}')
     assert processes.stop(bringup) == 0, processes.output(bringup)
     assert processes.stop(arm) == 0, processes.output(arm)
+
+
+@pytest.mark.parametrize('interface', ['effort', 'position', 'velocity'])
+def test_a_stall_and_the_stop_send_the_safe_command(processes, probe, interface):
+    # real time, as on an arm: its joint states stop (the process is stopped), then bringup is
+    model = RobotModel.load('planar_2r')
+    topic = f'/{interface}_controller/commands'
+    states = probe.collect(JointState, '/joint_states')
+    commands = probe.collect(Float64MultiArray, topic)
+    controller = probe.collect(ControllerState, '/controller/controller_state')
+    arm = _hardware(processes, interface)
+    bringup = _hardware_bringup(processes, '--robot', 'planar_2r',
+                                '-p', f'controller.command_interface:={interface}',
+                                '-p', 'controller.joints:=[joint2, joint1]')
+    action = ActionClient(probe.node, FollowJointTrajectory, ACTION)
+    probe.wait_for(action.server_is_ready, what='the controller')
+    probe.wait_for(lambda: controller and controller[-1][0].mode == 'hold',
+                   what='the controller holding')
+    probe.wait_for(lambda: states, what='joint states')
+
+    def position():
+        last = states[-1][0]
+        return np.array(last.position)[model.indices_in(last.name)]
+    q0 = position()
+    trajectory, _ = quintic(model, q0, q0 + [0.6, -0.6], 4.0)
+    action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory))
+    probe.wait_for(lambda: np.abs(states[-1][0].velocity).max() > 0.1, what='the arm moving')
+
+    def safe(command):      # in the controller's joint order: joint2, joint1
+        expected = {'effort': np.zeros(2), 'velocity': np.zeros(2),
+                    'position': np.array(states[-1][0].position)}[interface]
+        return np.allclose(command.data, expected, rtol=0, atol=0 if interface != 'position'
+                           else 1e-3)
+    os.kill(arm.pid, signal.SIGSTOP)             # no joint state comes any more
+    try:
+        count = len(commands)
+        probe.wait_for(lambda: any(safe(m) for m, _ in commands[count:]),
+                       what='the safe command after the stall')
+        probe.wait_for(lambda: 'safe mode' in processes.output(bringup), what='the log line')
+        # it is repeated while the states stay stale: a driver that missed one gets the next
+        count = len(commands)
+        probe.wait_for(lambda: sum(safe(m) for m, _ in commands[count:]) >= 3,
+                       what='the safe command again')
+    finally:
+        os.kill(arm.pid, signal.SIGCONT)
+    probe.wait_for(lambda: controller[-1][0].mode == 'hold', what='holding again')
+    assert processes.stop(bringup) == 0, processes.output(bringup)
+    # the last command the drives got: the safe command, for the arm where it was last seen
+    assert 'stopping: sent the safe command' in processes.output(bringup)
+    probe.wait_for(lambda: safe(commands[-1][0]), what='the final command')
+    assert processes.stop(arm) == 0
 
 
 def test_refuses_joint_states_that_do_not_cover_the_model(processes, probe):

@@ -1,0 +1,451 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A joint controller's logic without ROS: modes, goals, the control law and the safety policy.
+
+A :class:`Controller` turns measured joint states into commands for one of ros2_control's
+command interfaces (effort, position or velocity), following goals with the semantics of
+ros2_controllers' joint_trajectory_controller (:class:`~robot_dynamics.follower.
+TrajectoryFollower`). A ROS node only converts messages around it; every decision is here, on
+explicit inputs, so that each one can be tested without a middleware or a clock.
+
+**One clock.** Every time is the time a joint state was measured (its stamp), on the clock the
+states come on: wall time on a real arm, simulated time in a simulation. The cycle, holding, a
+goal's start (the newest state, when the goal names none), cancels and stops all happen at the
+newest state's time, so a simulation on simulated time runs exactly as an arm on wall time.
+
+**Inputs**, each returning what to send (a :class:`Cycle`) or the :class:`Event` s to report:
+
+- :meth:`update` ``(t, q, qd)``: a state measured at ``t`` and the cycle that answers it, for a
+  controller driven by its joint states (every usable state gets exactly one command);
+- :meth:`observe` then :meth:`cycle` ``(t)``: a controller driven by a timer keeps the newest
+  state and runs its cycles at the timer's times, the reference sampled at each;
+- :meth:`no_state` ``(elapsed)``: time passed with no usable state (the watchdog's question);
+- :meth:`submit`, :meth:`cancel`, :meth:`set_law`, :meth:`fault`, :meth:`final_command`.
+
+**Modes** (:class:`Mode`): ``waiting`` until the first usable state (nothing is sent), then
+``hold`` (the position where the arm was found or where a motion ended), ``trajectory`` while a
+goal runs, ``safe`` while the states are stale.
+
+**Safety.** ros2_control's forward_command_controller keeps applying the last command it got, so
+the controller always says what the drives should do when it cannot control: the *safe command*
+(:meth:`safe_command`) is
+
+- effort: zero (:attr:`SafeMode.ZERO_EFFORT`, for arms whose brakes engage without torque), or
+  the gravity torques at the last measured position (:attr:`SafeMode.GRAVITY_COMPENSATION`, no
+  term built from a velocity that is no longer measured), clipped to the effort limits;
+- velocity: zero;
+- position: the last measured position.
+
+It is sent when the newest state is older than ``state_timeout`` (and every time the watchdog asks
+while they stay stale; goals end as ``STOPPED``); for a cycle that fails (the law or the follower
+raised: the goal is aborted with the reason, and the next state is held where it is); and as the
+final command when the controller stops (:meth:`final_command`). A state with a non-finite value
+is not used and counts as no state; a state no newer than the newest is a repeat and is not
+answered again; an older one means that its clock went back (a simulation started again): the
+controller holds where the arm is, on the new clock.
+
+Joint arrays are (n,) in model order; times in s; positions rad or m; efforts N m or N.
+"""
+
+import copy
+import enum
+import math
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+from .control import Law
+from .errors import choice, InputError
+from .follower import (DEFAULT_STOP_TIME, Event as GoalEvent, Goal, Outcome,
+                       TrajectoryFollower)
+from .limits import middle
+from .plant import Interface
+from .trajectory import TrajectoryPoint
+
+#: Default age [s, on the states' clock] of the newest state beyond which the states are stale.
+DEFAULT_STATE_TIMEOUT = 0.05
+#: Default wall time [s] without a state after which a controller on simulated time counts the
+#: states as stale too (see :meth:`Controller.no_state`).
+DEFAULT_WALL_STATE_TIMEOUT = 2.0
+#: Default velocity interface feedback [1/s]: command = reference velocity + this x error.
+DEFAULT_VELOCITY_FEEDBACK = 10.0
+#: A gap between cycles longer than this many periods counts the cycles in between as missed.
+MISSED_GAP = 1.5
+
+
+class Mode(enum.Enum):
+    """What the controller does; the values are ControllerState's ``mode`` strings."""
+
+    WAITING = 'waiting'
+    HOLD = 'hold'
+    TRAJECTORY = 'trajectory'
+    SAFE = 'safe'
+
+
+class SafeMode(enum.Enum):
+    """What an effort interface sends when the controller cannot control (see module doc)."""
+
+    ZERO_EFFORT = 'zero_effort'
+    GRAVITY_COMPENSATION = 'gravity_compensation'
+
+
+class Kind(enum.Enum):
+    """What an :class:`Event` reports."""
+
+    GOAL_ACCEPTED = 'goal accepted'
+    GOAL_ENDED = 'goal ended'
+    HOLDING = 'holding'
+    SAFE_MODE = 'safe mode'
+    FAULT = 'fault'
+    STATE_REJECTED = 'state rejected'
+
+
+class Event(NamedTuple):
+    """
+    Something to report: a goal's news, a change of mode, a failed cycle, an unusable state.
+
+    ``tag`` and ``outcome`` are set for goal events (``outcome`` for ``GOAL_ENDED`` only: the
+    :class:`~robot_dynamics.follower.Outcome`); ``message`` says it in words, with the reason.
+    """
+
+    kind: Kind
+    message: str
+    tag: object = None
+    outcome: Optional[Outcome] = None
+
+
+class Cycle(NamedTuple):
+    """
+    What one call produced: the command to send now, and what to report.
+
+    ``command`` (n,) is None when nothing is to be sent. ``reference`` is the followed point,
+    ``q`` and ``qd`` the state it was compared with, ``requested`` what the law asked for before
+    saturation (the command itself for the position and velocity interfaces and for the safe
+    command), ``saturated`` (n,) the joints clipped to their effort limits; these are None when
+    nothing is sent. ``t`` is the time of the call on the states' clock.
+    """
+
+    t: float
+    mode: Mode
+    command: Optional[np.ndarray]
+    reference: Optional[TrajectoryPoint]
+    q: Optional[np.ndarray]
+    qd: Optional[np.ndarray]
+    requested: Optional[np.ndarray]
+    saturated: Optional[np.ndarray]
+    events: list
+
+
+class Controller:
+    """
+    Goals, a control law and the safety policy over joint states (see the module docstring).
+
+    Parameters
+    ----------
+    model : RobotModel
+        The controller's model: joint limits for goals, dynamics for the safe command and laws.
+    law : object, optional
+        A control law of :mod:`robot_dynamics.control` (``compute(t, q, qd, reference)``);
+        required for the effort interface, unused by the others.
+    interface : str
+        ``'effort'``, ``'position'`` or ``'velocity'``: what the commands are.
+    safe_mode : str
+        ``'zero_effort'`` or ``'gravity_compensation'`` (effort interface; see :class:`SafeMode`).
+    state_timeout : float
+        Age [s, on the states' clock] of the newest state beyond which the states are stale.
+    wall_state_timeout : float
+        Wall time [s] without a state beyond which :meth:`no_state` also counts the states as
+        stale when it is given the wall time (a controller on simulated time).
+    rate_hz : float
+        Expected cycle rate [Hz]: a gap longer than ``MISSED_GAP`` periods between cycles counts
+        the cycles in between as missed.
+    velocity_feedback : float
+        Velocity interface: command = reference velocity + this gain [1/s] x position error.
+    stop_time : float
+        Time [s] to bring a motion to rest after a cancel, an abort or a stop.
+
+    """
+
+    def __init__(self, model, law=None, *, interface='effort', safe_mode='zero_effort',
+                 state_timeout=DEFAULT_STATE_TIMEOUT,
+                 wall_state_timeout=DEFAULT_WALL_STATE_TIMEOUT, rate_hz=1000.0,
+                 velocity_feedback=DEFAULT_VELOCITY_FEEDBACK, stop_time=DEFAULT_STOP_TIME):
+        self.model = model
+        self.interface = choice(interface, Interface, 'interface')
+        self.safe_mode = choice(safe_mode, SafeMode, 'safe_mode')
+        if self.interface is Interface.EFFORT and law is None:
+            raise InputError('law: the effort interface needs a control law')
+        for name, value in (('state_timeout', state_timeout),
+                            ('wall_state_timeout', wall_state_timeout), ('rate_hz', rate_hz)):
+            if not (math.isfinite(value) and value > 0.0):
+                raise InputError(f'{name}: expected a positive number, got {value!r}')
+        if not (math.isfinite(velocity_feedback) and velocity_feedback >= 0.0):
+            raise InputError(f'velocity_feedback: expected a gain >= 0, got {velocity_feedback!r}')
+        self.law = law
+        self.state_timeout = float(state_timeout)
+        self.wall_state_timeout = float(wall_state_timeout)
+        self.period = 1.0 / rate_hz
+        self.velocity_feedback = float(velocity_feedback)
+        self.follower = TrajectoryFollower(model, stop_time=stop_time)
+        self.mode = Mode.WAITING
+        self.time = None          # the newest usable state's time
+        self.q = self.qd = None   # and that state
+        self.cycles = 0
+        self.missed_cycles = 0
+        self._last_cycle = None
+        self._resume = 'first joint state'   # what the next usable state ends, in words
+
+    # ---- states and cycles ----------------------------------------------------------------------
+
+    def update(self, t, q, qd):
+        """
+        Take the state ``(q, qd)`` measured at ``t`` [s] and run the cycle that answers it.
+
+        Returns the :class:`Cycle`: its command answers this state. A state that is not used
+        (a non-finite value; a repeat of the newest) gets no command.
+        """
+        taken, events = self._take(t, q, qd)
+        if not taken:
+            return self._nothing(t, events)
+        cycle = self.cycle(t)
+        return cycle._replace(events=events + cycle.events)
+
+    def observe(self, t, q, qd):
+        """Keep the state ``(q, qd)`` measured at ``t`` as the newest; return the events."""
+        return self._take(t, q, qd)[1]
+
+    def cycle(self, t):
+        """
+        Run a control cycle at time ``t`` [s] on the newest state; return the :class:`Cycle`.
+
+        ``t`` is the newest state's time (a controller driven by its states) or later (a timer's
+        time on the states' clock: the reference is sampled there). Nothing is sent before the
+        first state or in safe mode. A failing law or follower gives the safe command instead,
+        a ``FAULT`` event and the goal aborted with the reason (:meth:`fault`).
+        """
+        if self.mode in (Mode.WAITING, Mode.SAFE):
+            return self._nothing(t, [])
+        if self._last_cycle is not None:
+            gap = (t - self._last_cycle) / self.period
+            if gap > MISSED_GAP:
+                self.missed_cycles += int(round(gap)) - 1
+        self._last_cycle = t
+        q, qd = self.q, self.qd
+        events = []
+        try:
+            reference, ended = self.follower.update(t, q, qd)
+            events += _goal_events(ended)
+            if self.interface is Interface.EFFORT:
+                command = self.law.compute(t, q, qd, reference)
+                values, requested, saturated = command.tau, command.tau_requested, \
+                    command.saturated
+            else:
+                values = reference.q if self.interface is Interface.POSITION else \
+                    reference.qd + self.velocity_feedback * (reference.q - q)
+                requested, saturated = values, np.zeros(self.model.dof, dtype=bool)
+        except Exception as exc:  # noqa: B902 - whatever failed, the drives get the safe command
+            failed = self.fault(f'control cycle failed: {type(exc).__name__}: {exc}')
+            return failed._replace(events=events + failed.events)
+        self.cycles += 1
+        self.mode = Mode.TRAJECTORY if self.follower.active is not None else Mode.HOLD
+        return Cycle(t, self.mode, values, reference, q, qd, requested, saturated, events)
+
+    def no_state(self, elapsed, wall_elapsed=None):
+        """
+        Say that ``elapsed`` [s] passed since the newest state; return the :class:`Cycle`.
+
+        ``elapsed`` is measured on the states' clock. On wall time that is all; on simulated
+        time a host that stalls stops the clock too (not a fault), and so does a simulator that
+        died, which ``wall_elapsed`` [s], the wall time since the newest state arrived, still
+        shows (stale beyond ``wall_state_timeout``). Stale states enter the safe mode (once: a
+        ``SAFE_MODE`` event, goals ``STOPPED``) and every call while they stay stale returns the
+        safe command; otherwise nothing is sent.
+        """
+        if not math.isfinite(elapsed):
+            raise InputError(f'elapsed: expected a finite time in seconds, got {elapsed!r}')
+        if self.mode is Mode.WAITING:
+            return self._nothing(self.time, [])
+        t = self.time + max(0.0, elapsed)
+        stale = elapsed > self.state_timeout
+        reason = f'no joint state for {self.state_timeout:g} s'
+        if wall_elapsed is not None and wall_elapsed > self.wall_state_timeout:
+            stale = True
+            reason = (f'no joint state for {self.wall_state_timeout:g} s of wall time (their '
+                      'clock stopped with them)')
+        if not stale:
+            return self._nothing(t, [])
+        events = []
+        if self.mode is not Mode.SAFE:
+            self.mode = Mode.SAFE
+            self._resume = 'joint states are back'
+            events.append(Event(Kind.SAFE_MODE, f'{reason}: safe mode '
+                                                f'({self._safe_words()}) until they return'))
+            events += _goal_events(self._end_goals(t, 'joint states stopped: safe mode'))
+        return self._safe(t, events)
+
+    def fault(self, reason):
+        """
+        Give up the cycle at the newest state's time for ``reason``; return the safe command.
+
+        For a failure the caller met around the controller as well (a command that could not be
+        built or sent). The running goal is aborted with ``reason``, the next state is held
+        where it is, and a ``FAULT`` event says why.
+        """
+        t = self.time
+        events = [Event(Kind.FAULT, f'{reason}; sent the safe command ({self._safe_words()})')]
+        if self.mode is Mode.WAITING:
+            return self._safe(t, events)
+        events += _goal_events(self._end_goals(t, reason))
+        # the next state starts from a reference known to be sane: where the arm is then
+        self.mode = Mode.SAFE
+        self._resume = 'after the failed cycle'
+        return self._safe(t, events)
+
+    def final_command(self, reason='the controller stops'):
+        """Return the :class:`Cycle` of the last command to send when stopping; goals end."""
+        t = self.time
+        events = [] if self.mode is Mode.WAITING else _goal_events(self._end_goals(t, reason))
+        return self._safe(t, events)
+
+    def safe_command(self):
+        """Return the safe command (n,) for the newest state, or None if there is none to send."""
+        if self.interface is Interface.VELOCITY:
+            return np.zeros(self.model.dof)
+        if self.interface is Interface.POSITION:
+            return None if self.q is None else self.q.copy()
+        if self.safe_mode is SafeMode.ZERO_EFFORT or self.q is None:
+            return np.zeros(self.model.dof)
+        limit = self.model.effort_limit
+        return np.clip(self.model.gravity_torques(self.q), -limit, limit)
+
+    # ---- goals and gains ------------------------------------------------------------------------
+
+    def submit(self, goal):
+        """
+        Take ``goal`` (a :class:`~robot_dynamics.follower.Goal`); return the events.
+
+        A ``start_time`` of None starts it at the newest state's time. Without fresh states
+        (``waiting``, ``safe``) it ends at once as ``INVALID``; a goal that breaks a limit ends
+        as ``INVALID`` or ``OLD_START_TIME``; otherwise a ``GOAL_ACCEPTED`` event, and a goal
+        waiting for its start that it replaces ends as ``PREEMPTED``.
+        """
+        if self.mode in (Mode.WAITING, Mode.SAFE):
+            return [Event(Kind.GOAL_ENDED, f'the controller is {self.mode.value}: no fresh joint '
+                                           'states', goal.tag, Outcome.INVALID)]
+        if goal.start_time is None:
+            goal = goal._replace(start_time=self.time)
+        events = self.follower.submit(goal, self.time)
+        if any(e.tag is goal.tag for e in events):
+            return _goal_events(events)
+        times = np.asarray(goal.time_from_start, dtype=float)
+        delay = goal.start_time - self.time
+        when = 'now' if delay <= 0.0 else f'in {delay:.3f} s'
+        return [Event(Kind.GOAL_ACCEPTED, f'accepted: {len(times)} points over '
+                                          f'{times[-1]:.3f} s, starting {when}', goal.tag)] \
+            + _goal_events(events)
+
+    def cancel(self, tag):
+        """End the goal ``tag`` at the newest state's time (a running one stops smoothly)."""
+        return _goal_events(self.follower.cancel(tag, self.time))
+
+    @property
+    def goals(self):
+        """Return the tags of the goal waiting for its start and of the running one (if any)."""
+        return [g.tag for g in (self.follower.pending, self.follower.active) if g is not None]
+
+    def set_law(self, law):
+        """Use ``law`` from the next cycle on (new gains: see ``law.with_gains``)."""
+        self.law = law
+
+    def warm_up(self):
+        """Run every kernel of a cycle and of the safe command once, on a scratch copy."""
+        self.model.warm_up()
+        scratch = Controller(self.model, copy.copy(self.law), interface=self.interface,
+                             safe_mode=SafeMode.GRAVITY_COMPENSATION, rate_hz=1.0 / self.period,
+                             stop_time=self.follower.stop_time)
+        q = middle(self.model.lower, self.model.upper)
+        scratch.update(0.0, q, np.zeros_like(q))
+        scratch.no_state(1.0)
+
+    # ---- internals ------------------------------------------------------------------------------
+
+    def _take(self, t, q, qd):
+        """Keep a usable state as the newest: ``(taken, events)``."""
+        q = np.asarray(q, dtype=float)
+        qd = np.asarray(qd, dtype=float)
+        n = self.model.dof
+        if q.shape != (n,) or qd.shape != (n,):
+            return False, [Event(Kind.STATE_REJECTED, f'a state of {q.size} positions and '
+                                                      f'{qd.size} velocities for {n} joints')]
+        finite = np.isfinite(q) & np.isfinite(qd)
+        if not (finite.all() and math.isfinite(t)):
+            j = int(np.argmin(finite))
+            return False, [Event(Kind.STATE_REJECTED, f'joint {self.model.joint_names[j]!r}: '
+                                                      f'position {q[j]}, velocity {qd[j]} at '
+                                                      f't = {t}: values must be finite')]
+        events = []
+        if self.time is not None and t <= self.time:
+            if t == self.time:
+                return False, []          # a repeat: answered already
+            # a simulation started again: a new arm on a new clock
+            events += _goal_events(self._end_goals(self.time, "the states' clock went back"))
+            self.mode = Mode.WAITING
+            self._resume = f"the states' clock went back {self.time - t:.6g} s"
+            self._last_cycle = None
+        self.time, self.q, self.qd = float(t), q, qd
+        if self.mode in (Mode.WAITING, Mode.SAFE):
+            events.append(Event(Kind.HOLDING, f'{self._resume}: holding '
+                                              f'{np.round(q, 4).tolist()}'))
+            self.follower.hold(q, t)
+            if self.law is not None and self.law.law is Law.PID:
+                self.law.reset()
+            self.mode = Mode.HOLD
+        return True, events
+
+    def _end_goals(self, t, reason):
+        """End every goal (``STOPPED``) and bring the reference to rest; return the events."""
+        try:
+            return self.follower.stop(t, reason)
+        except Exception:  # noqa: B902 - a follower that failed: end its goals without it
+            ended = [GoalEvent(g.tag, Outcome.STOPPED, reason)
+                     for g in (self.follower.pending, self.follower.active) if g is not None]
+            self.follower.hold(self.q, t)
+            return ended
+
+    def _safe(self, t, events):
+        command = self.safe_command()
+        if command is None:
+            return self._nothing(t, events)
+        q = self.q if self.q is not None else np.zeros(self.model.dof)
+        return Cycle(t, self.mode, command, TrajectoryPoint.at_rest(q), self.q, self.qd,
+                     command, np.zeros(self.model.dof, dtype=bool), events)
+
+    def _safe_words(self):
+        if self.interface is Interface.EFFORT:
+            return self.safe_mode.value.replace('_', ' ')
+        return ('zero velocity' if self.interface is Interface.VELOCITY
+                else 'the last measured position')
+
+    def _nothing(self, t, events):
+        return Cycle(t, self.mode, None, None, None, None, None, None, events)
+
+
+def _goal_events(events):
+    """Return the follower's goal events as :class:`Event` s."""
+    return [Event(Kind.GOAL_ENDED, e.message, e.tag, e.outcome) for e in events]
+
+
+__all__ = ['Controller', 'Cycle', 'Event', 'Goal', 'Kind', 'Mode', 'SafeMode']

@@ -1,0 +1,322 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The controller's logic on synthetic states: modes, goals, every fault path, one clock."""
+
+import numpy as np
+import pytest
+from robot_dynamics import RobotModel
+from robot_dynamics.control import PID
+from robot_dynamics.controller import Controller, Kind, Mode
+from robot_dynamics.errors import InputError
+from robot_dynamics.follower import Goal, Outcome, Tolerances
+from robot_dynamics.plant import Plant
+from robot_dynamics.simulation import default_controller
+from robot_dynamics.trajectory import point_to_point
+
+#: A clock far from zero, as the stamps of an arm on wall time are (seconds since 1970).
+EPOCH = 1.8e9
+DT = 1e-3
+
+
+@pytest.fixture
+def arm():
+    return RobotModel.load('planar_2r')
+
+
+def _law(arm, name='computed_torque'):
+    return default_controller(name, arm, np.zeros(arm.dof))
+
+
+def _controller(arm, interface='effort', **options):
+    law = _law(arm) if interface == 'effort' else None
+    return Controller(arm, law, interface=interface, **options)
+
+
+def _goal(tag, q0, q1, duration=1.0, start=None, points=11):
+    path = point_to_point(q0, q1, duration, 'quintic')
+    t = np.linspace(0.0, duration, points)
+    s = path.sample(t)
+    return Goal(tag, start, t, s.q, s.qd, s.qdd, Tolerances.unchecked(len(q0))), path
+
+
+def _kinds(events):
+    return [e.kind for e in events]
+
+
+def _ended(events, tag):
+    return [e for e in events if e.kind is Kind.GOAL_ENDED and e.tag == tag]
+
+
+Q0 = np.array([0.3, -0.4])
+REST = np.zeros(2)
+
+
+def test_waiting_until_the_first_state_sends_nothing(arm):
+    c = _controller(arm)
+    assert c.mode is Mode.WAITING
+    assert c.no_state(10.0).command is None and c.cycle(EPOCH).command is None
+    goal, _ = _goal('g', Q0, Q0 + 0.1)
+    [event] = c.submit(goal)
+    assert event.outcome is Outcome.INVALID and 'waiting' in event.message
+    first = c.update(EPOCH, Q0, REST)
+    assert c.mode is Mode.HOLD and 'first joint state: holding' in first.events[0].message
+    # computed torque holding at rest: the gravity torques, exactly
+    np.testing.assert_allclose(first.command, arm.gravity_torques(Q0), rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(first.reference.q, Q0)
+
+
+def test_every_usable_state_gets_exactly_one_command(arm):
+    c = _controller(arm)
+    answered = [c.update(EPOCH + k * DT, Q0, REST).command is not None for k in range(5)]
+    assert answered == [True] * 5 and c.cycles == 5
+    # the newest state again (a publisher repeating itself): not answered twice
+    repeat = c.update(EPOCH + 4 * DT, Q0, REST)
+    assert repeat.command is None and repeat.events == [] and c.cycles == 5
+
+
+@pytest.mark.parametrize('bad', [[np.nan, 0.0], [0.0, np.inf]])
+def test_a_non_finite_state_is_not_used_and_counts_as_no_state(arm, bad):
+    c = _controller(arm, state_timeout=0.05)
+    c.update(EPOCH, Q0, REST)
+    rejected = c.update(EPOCH + DT, np.array(bad), REST)
+    assert rejected.command is None and _kinds(rejected.events) == [Kind.STATE_REJECTED]
+    assert 'joint' in rejected.events[0].message and 'finite' in rejected.events[0].message
+    rejected = c.update(EPOCH + DT, Q0, np.array(bad))
+    assert rejected.command is None and c.time == EPOCH and c.cycles == 1
+    # staleness still counts from the last good state
+    assert c.no_state(0.06).command is not None and c.mode is Mode.SAFE
+    assert c.update(EPOCH, Q0[:1], REST[:1]).command is None     # wrong size: not used
+
+
+@pytest.mark.parametrize('interface, safe_mode', [('effort', 'zero_effort'),
+                                                  ('effort', 'gravity_compensation'),
+                                                  ('velocity', 'zero_effort'),
+                                                  ('position', 'zero_effort')])
+def test_stale_states_give_the_safe_command_at_once_and_again(arm, interface, safe_mode):
+    c = _controller(arm, interface, safe_mode=safe_mode, state_timeout=0.05)
+    moving = np.array([1.5, -2.0])          # the last measured velocity must not be used
+    c.update(EPOCH, Q0, moving)
+    goal, _ = _goal('g', Q0, Q0 + 0.3)
+    c.submit(goal)
+    c.update(EPOCH + DT, Q0, moving)
+    assert c.mode is Mode.TRAJECTORY
+    assert c.no_state(0.05).command is None and c.mode is Mode.TRAJECTORY   # not yet stale
+    safe = c.no_state(0.0501)
+    expected = {'zero_effort': np.zeros(2),
+                'gravity_compensation': arm.gravity_torques(Q0)}[safe_mode] \
+        if interface == 'effort' else {'velocity': np.zeros(2), 'position': Q0}[interface]
+    np.testing.assert_array_equal(safe.command, expected)
+    assert c.mode is Mode.SAFE and safe.mode is Mode.SAFE
+    [mode, ended] = safe.events
+    assert mode.kind is Kind.SAFE_MODE and 'no joint state for 0.05 s: safe mode' in mode.message
+    assert ended.outcome is Outcome.STOPPED and ended.tag == 'g' and 'safe mode' in ended.message
+    # repeated, without a new event, while they stay stale
+    again = c.no_state(0.3)
+    np.testing.assert_array_equal(again.command, expected)
+    assert again.events == []
+    # no cycle in safe mode; a goal is refused
+    assert c.cycle(EPOCH + 0.2).command is None
+    late, _ = _goal('h', Q0, Q0 + 0.1)
+    assert c.submit(late)[0].outcome is Outcome.INVALID
+    # states return: holding where the arm is now
+    back = c.update(EPOCH + 0.5, Q0 + 0.2, REST)
+    assert c.mode is Mode.HOLD and 'joint states are back: holding' in back.events[0].message
+    np.testing.assert_array_equal(back.reference.q, Q0 + 0.2)
+
+
+def test_gravity_compensation_is_clipped_to_the_effort_limits(arm):
+    weak = arm.replace(effort_limit=np.array([5.0, 1.0]))
+    c = Controller(weak, _law(weak), safe_mode='gravity_compensation')
+    c.update(EPOCH, Q0, REST)
+    np.testing.assert_array_equal(c.no_state(1.0).command,
+                                  np.clip(arm.gravity_torques(Q0), -weak.effort_limit,
+                                          weak.effort_limit))
+
+
+def test_on_simulated_time_a_dead_simulator_is_noticed_on_the_wall_clock(arm):
+    c = _controller(arm, state_timeout=0.05, wall_state_timeout=2.0)
+    c.update(0.5, Q0, REST)
+    # simulated time stopped with the states (a stalled host): not a fault
+    assert c.no_state(0.0, wall_elapsed=1.5).command is None and c.mode is Mode.HOLD
+    safe = c.no_state(0.0, wall_elapsed=2.5)
+    np.testing.assert_array_equal(safe.command, np.zeros(2))
+    assert 'no joint state for 2 s of wall time' in safe.events[0].message
+
+
+class Boom(RuntimeError):
+    pass
+
+
+def _raise(*args, **kwargs):
+    raise Boom('broken')
+
+
+@pytest.mark.parametrize('part', ['law', 'follower'])
+def test_a_failing_cycle_sends_the_safe_command_aborts_the_goal_and_goes_on(arm, part,
+                                                                            monkeypatch):
+    c = _controller(arm, safe_mode='gravity_compensation')
+    c.update(EPOCH, Q0, REST)
+    goal, _ = _goal('g', Q0, Q0 + 0.3)
+    c.submit(goal)
+    c.update(EPOCH + DT, Q0, REST)
+    target = c.law if part == 'law' else c.follower
+    with monkeypatch.context() as patch:
+        patch.setattr(target, 'compute' if part == 'law' else 'update', _raise)
+        failed = c.update(EPOCH + 2 * DT, Q0 + 0.01, REST)
+    np.testing.assert_array_equal(failed.command, arm.gravity_torques(Q0 + 0.01))
+    fault = [e for e in failed.events if e.kind is Kind.FAULT]
+    assert fault and 'control cycle failed: Boom: broken' in fault[0].message
+    [ended] = _ended(failed.events, 'g')
+    assert ended.outcome is Outcome.STOPPED and 'Boom: broken' in ended.message
+    # the next state is held where the arm is
+    after = c.update(EPOCH + 3 * DT, Q0 + 0.02, REST)
+    assert c.mode is Mode.HOLD and 'after the failed cycle' in after.events[0].message
+    np.testing.assert_array_equal(after.reference.q, Q0 + 0.02)
+    np.testing.assert_allclose(after.command, arm.gravity_torques(Q0 + 0.02), atol=1e-12)
+
+
+def test_a_goal_that_succeeds_in_a_failing_cycle_keeps_its_result(arm, monkeypatch):
+    c = _controller(arm)
+    c.update(EPOCH, Q0, REST)
+    goal, path = _goal('g', Q0, Q0 + 0.1, duration=0.2, points=3)
+    assert _kinds(c.submit(goal)) == [Kind.GOAL_ACCEPTED]
+    for k in range(1, 190):
+        c.update(EPOCH + k * DT, path.sample(k * DT).q, REST)
+    assert c.mode is Mode.TRAJECTORY
+    # the cycle after the last point: the goal is reached, then the law fails
+    monkeypatch.setattr(c.law, 'compute', _raise)
+    failed = c.update(EPOCH + 0.25, path.end, REST)
+    assert [e.outcome for e in _ended(failed.events, 'g')] == [Outcome.SUCCEEDED]
+
+
+def test_fault_from_outside_and_the_final_command(arm):
+    c = _controller(arm, 'position')
+    assert c.final_command().command is None            # no state: no position to send
+    c.update(EPOCH, Q0, REST)
+    goal, _ = _goal('g', Q0, Q0 + 0.3)
+    c.submit(goal)
+    c.update(EPOCH + DT, Q0, REST)
+    failed = c.fault('the command could not be built')
+    np.testing.assert_array_equal(failed.command, Q0)
+    assert _ended(failed.events, 'g')[0].outcome is Outcome.STOPPED
+    c.update(EPOCH + 2 * DT, Q0, REST)
+    goal, _ = _goal('h', Q0, Q0 + 0.3)
+    c.submit(goal)
+    final = c.final_command()
+    np.testing.assert_array_equal(final.command, Q0)
+    [ended] = _ended(final.events, 'h')
+    assert ended.outcome is Outcome.STOPPED and 'stops' in ended.message
+    velocity = _controller(arm, 'velocity')
+    np.testing.assert_array_equal(velocity.final_command().command, np.zeros(2))
+    effort = _controller(arm)
+    np.testing.assert_array_equal(effort.final_command().command, np.zeros(2))
+
+
+def test_one_clock_a_goal_without_start_begins_at_the_newest_state(arm):
+    # a clock that is neither zero nor the host's: the states' own
+    c = _controller(arm)
+    t0 = 12.345
+    c.update(t0, Q0, REST)
+    goal, path = _goal('g', Q0, Q0 + [0.4, -0.2])
+    events = c.submit(goal)
+    assert _kinds(events) == [Kind.GOAL_ACCEPTED] and 'starting now' in events[0].message
+    refs = [c.update(t0 + k * DT, path.sample(k * DT).q, path.sample(k * DT).qd)
+            for k in range(1, 1001)]
+    # joined at the first state after it (the reference there), then the goal's own path
+    np.testing.assert_array_equal(refs[0].reference.q, Q0)
+    np.testing.assert_allclose([r.reference.q for r in refs[99:-1]],
+                               path.sample(np.arange(100, 1000) * DT).q, atol=1e-12)
+    assert refs[-1].events[0].outcome is Outcome.SUCCEEDED
+    # a start in the future on that clock waits for it; cancel stops it at the state's time
+    goal, _ = _goal('h', path.end, path.end + 0.2, start=t0 + 1.5)
+    assert 'starting in 0.500 s' in c.submit(goal)[0].message
+    assert c.update(t0 + 1.4, path.end, REST).mode is Mode.HOLD
+    assert c.update(t0 + 1.5, path.end, REST).mode is Mode.TRAJECTORY
+    assert c.goals == ['h']
+    [ended] = c.cancel('h')
+    assert ended.outcome is Outcome.CANCELED and c.goals == []
+
+
+def test_timer_cycles_sample_the_reference_at_their_own_time(arm):
+    c = _controller(arm, 'position', rate_hz=100.0)
+    t0 = 100.0
+    c.observe(t0, Q0, REST)
+    goal, path = _goal('g', Q0, Q0 + 0.5)
+    c.submit(goal)
+    # states every 30 ms, cycles every 10 ms: each cycle follows the reference at its own time
+    for k in range(100):
+        t = t0 + k * 0.01
+        if k % 3 == 0:
+            c.observe(t, path.sample(t - t0).q, REST)
+        cycle = c.cycle(t)
+        np.testing.assert_allclose(cycle.command, path.sample(t - t0).q, atol=1e-12)
+    assert c.missed_cycles == 0
+
+
+def test_missed_cycles_are_counted_from_the_gaps(arm):
+    c = _controller(arm, rate_hz=1000.0)
+    for k in (0, 1, 2, 5, 6, 16):      # 2 missed, then 9
+        c.update(EPOCH + k * DT, Q0, REST)
+    assert c.cycles == 6 and c.missed_cycles == 11
+
+
+def test_a_clock_that_goes_back_ends_goals_and_holds_on_the_new_clock(arm):
+    c = Controller(arm, PID(arm, 100.0, 50.0, 10.0))
+    c.update(30.0, Q0, REST)
+    c.update(30.001, Q0 + 0.01, REST)          # an error to integrate
+    goal, _ = _goal('g', Q0, Q0 + 0.3)
+    c.submit(goal)
+    c.update(30.002, Q0, REST)
+    back = c.update(0.0, Q0 - 0.1, REST)        # a simulation that started again
+    assert _ended(back.events, 'g')[0].outcome is Outcome.STOPPED
+    assert any('clock went back 30.002 s: holding' in e.message for e in back.events)
+    np.testing.assert_array_equal(back.reference.q, Q0 - 0.1)
+    assert c.law.state.time == 0.0 and not c.law.state.integral.any()
+
+
+def test_bad_settings_are_refused(arm):
+    with pytest.raises(InputError, match='safe_mode'):
+        Controller(arm, _law(arm), safe_mode='damping')
+    with pytest.raises(InputError, match='needs a control law'):
+        Controller(arm)
+    with pytest.raises(InputError, match='state_timeout'):
+        Controller(arm, _law(arm), state_timeout=0.0)
+
+
+def _closed_loop(arm, goal_start=0.25, steps=1600):
+    """Run the controller answering each state of a plant stepped after each answer (lockstep)."""
+    plant = Plant(arm, DT, q0=Q0)
+    c = _controller(arm)
+    goal, path = _goal('g', Q0, Q0 + [0.6, -0.5], start=goal_start)
+    states, errors = [], []
+    for k in range(steps):
+        t = k * DT
+        if k == 10:
+            assert _kinds(c.submit(goal)) == [Kind.GOAL_ACCEPTED]
+        cycle = c.update(t, plant.q, plant.qd)
+        states.append((plant.q.copy(), plant.qd.copy()))
+        if c.mode is Mode.TRAJECTORY:
+            errors.append(cycle.reference.q - plant.q)
+        plant.step(cycle.command)
+    return np.array(states), np.array(errors), path, c
+
+
+def test_lockstep_closed_loop_tracks_and_is_the_same_every_run(arm):
+    states, errors, path, c = _closed_loop(arm)
+    assert np.sqrt(np.mean(errors ** 2)) < 1e-4 and len(errors) > 900
+    np.testing.assert_allclose(states[-1][0], path.end, atol=1e-4)
+    assert c.missed_cycles == 0 and c.cycles == len(states)
+    again, _, _, _ = _closed_loop(arm)
+    assert np.array_equal(states, again)        # bit for bit
