@@ -46,7 +46,7 @@ from trajectory_msgs.msg import JointTrajectory
 from . import bringup, graph
 from .conversions import (joint_state, matrix_to_pose, time_msg, to_nanoseconds, to_seconds,
                           trajectory_point)
-from .on_demand import OnDemand, take_newest
+from .on_demand import OnDemand, take_next
 from .recording import RecorderNode
 from .. import plots, recordings
 from ..errors import InputError
@@ -139,7 +139,7 @@ class DemoClient(Node):
 
     def newest_state(self):
         """Return the newest joint state (the plan starts from it), or None."""
-        return take_newest(self.joint_states)
+        return take_next(self.joint_states)
 
     @staticmethod
     def wait(future, timeout, what):

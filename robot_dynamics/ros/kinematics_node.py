@@ -38,7 +38,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from .conversions import (check_frame, joint_state, joint_values, JointOrder, matrix_to_pose,
                           pose_stamped, pose_to_matrix, to_seconds)
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
-from .on_demand import OnDemand, take_newest
+from .on_demand import OnDemand, take_next
 from .parameters import declare, Spec
 from .runner import run_node
 from .throttle import Throttle
@@ -100,7 +100,7 @@ class KinematicsNode(Node):
 
     def latest_positions(self):
         """Return the model's joint positions of the latest joint state, or None."""
-        msg = take_newest(self.joint_states)
+        msg = take_next(self.joint_states)
         if msg is not None:
             try:
                 self.joint_state = self.order.positions(msg)

@@ -19,7 +19,7 @@ Subscriptions read outside rclpy's executor: on demand, or by a thread waiting o
 rclpy's executor spends ~0.25-0.5 ms of Python on every message it dispatches (it rebuilds its
 wait set from every entity of the node each time): a quarter to half a core for a 1 kHz stream.
 A subscription in the :class:`OnDemand` group is never dispatched by it. DDS keeps its newest
-message (depth 1) until :func:`take_newest` reads it: when the node needs a sample (the
+message (depth 1) until :func:`take_next` reads it: when the node needs a sample (the
 kinematics node's seeds, the simulator's command at each step); with a :class:`Waiter`, which
 sleeps in a wait set holding that subscription alone until a message comes (the lockstep
 simulator waiting for the command that answers its state); or in a :class:`SubscriptionThread`
@@ -48,7 +48,7 @@ class OnDemand(CallbackGroup):
         pass
 
 
-def take_newest(subscription, with_info=False):
+def take_next(subscription, with_info=False):
     """
     Return the next message ``subscription`` (of an :class:`OnDemand` group) holds, or None.
 
@@ -72,13 +72,13 @@ class Waiter:
         self._wait_set = _rclpy.WaitSet(1, 0, 0, 0, 0, 0, node.context.handle)
 
     def wait(self, timeout_ns, with_info=False):
-        """Return the newest message (see :func:`take_newest`), waiting up to ``timeout_ns``."""
+        """Return the newest message (see :func:`take_next`), waiting up to ``timeout_ns``."""
         # a message already there ends the wait at once
         with self._subscription.handle:
             self._wait_set.clear_entities()
             self._wait_set.add_subscription(self._subscription.handle)
             self._wait_set.wait(timeout_ns)
-        return take_newest(self._subscription, with_info)
+        return take_next(self._subscription, with_info)
 
 
 class SubscriptionThread:

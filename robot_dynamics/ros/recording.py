@@ -20,10 +20,15 @@ message type named ``pkg/msg/Type`` with its complete ``ros2msg`` definition
 (:mod:`~robot_dynamics.ros.definitions`), one channel per topic with message encoding ``cdr``
 and the metadata ``offered_qos_profiles`` (the publishers' QoS, so that ``ros2 bag play``
 offers ``/robot_description`` transient-local again) and ``topic_type_hash``, and each message's
-serialized CDR bytes as received (subscriptions are raw: nothing is deserialised, which keeps
-1 kHz topics cheap). ``log_time`` is the receive time on the node's clock (simulated time under
-``use_sim_time``), ``publish_time`` the publisher's source timestamp, as rosbag2 records them.
-Messages are zstd-compressed in chunks of about 1 MB.
+serialized CDR bytes as received. ``log_time`` is the time the message was received (the
+middleware's receive stamp; under ``use_sim_time`` the node's simulated clock when it is
+written), ``publish_time`` the publisher's source timestamp, as rosbag2 records them. Messages
+are zstd-compressed in chunks of about 1 MB.
+
+Nothing is done per message that is not needed: the subscriptions are raw (nothing is
+deserialised) and read outside rclpy's executor, whose pass per message cost more than the
+whole write, by one thread that takes everything that arrived every ``DRAIN_PERIOD`` (the
+subscriptions queue up to ``QUEUE_DEPTH`` messages each in between).
 
 Topics are found in the graph (``get_topic_names_and_types``) once a second, so topics whose
 publishers start after the recorder are picked up; a topic is subscribed once it has a
@@ -46,6 +51,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 import yaml
 
 from .definitions import DefinitionNotFoundError, message_definition
+from .on_demand import OnDemand, take_next
 from .parameters import declare, Spec
 from .runner import run_node
 from ..errors import InputError
@@ -65,6 +71,8 @@ PARAMETERS = (
 QUEUE_DEPTH = 1000
 #: Chunk size of the MCAP file [bytes] (the unit of compression and of loss on a hard kill).
 CHUNK_SIZE = 1024 * 1024
+#: How often the recorder's thread takes what arrived [s]: 50 wake-ups a second for every topic.
+DRAIN_PERIOD = 0.02
 _NS = 1_000_000_000
 
 
@@ -190,10 +198,16 @@ class RecorderNode(Node):
         self.recorder = McapRecorder(self.params.path)
         self._name = self.get_name()   # for the last log line, when the handle may be gone
         self._pending = list(dict.fromkeys(self.params.topics))
+        self._recorded = []            # (subscription, channel, topic), read by the thread
+        self._lock = threading.Lock()
+        self._sim_time = self.get_parameter('use_sim_time').value
         self.get_logger().info(f'recording to {self.recorder.path}: {", ".join(self._pending)} '
                                '(each once it has a publisher)')
         self.discover()
         self._timer = self.create_timer(self.params.graph_period, self.discover)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._drain_loop, name='recorder', daemon=True)
+        self._thread.start()
 
     def discover(self):
         """Subscribe to the wanted topics that have publishers now."""
@@ -228,20 +242,37 @@ class RecorderNode(Node):
         channel = self.recorder.add_topic(topic, type_name, definition,
                                           offered_qos_yaml(profiles),
                                           str(publishers[0].topic_type_hash))
-        clock = self.get_clock()
-        recorder = self.recorder
-
-        def callback(data, info):
-            recorder.write(channel, topic, data, clock.now().nanoseconds,
-                           info['source_timestamp'])
-
-        self.create_subscription(msg_type, topic, callback, subscription_qos(profiles), raw=True)
+        subscription = self.create_subscription(msg_type, topic, lambda data: None,
+                                                subscription_qos(profiles), raw=True,
+                                                callback_group=OnDemand())
+        with self._lock:
+            self._recorded.append((subscription, channel, topic))
         self.get_logger().info(f'recording {topic} ({type_name})')
+
+    def _drain_loop(self):
+        while not self._stop.wait(DRAIN_PERIOD):
+            self.drain()
+
+    def drain(self):
+        """Write every message that arrived since the last call."""
+        with self._lock:
+            recorded = list(self._recorded)
+        clock = self.get_clock()
+        for subscription, channel, topic in recorded:
+            while (taken := take_next(subscription, with_info=True)) is not None:
+                data, info = taken
+                received = clock.now().nanoseconds if self._sim_time \
+                    else info['received_timestamp']
+                self.recorder.write(channel, topic, data, received, info['source_timestamp'])
 
     def destroy_node(self):
         """Finish the MCAP file, then destroy the node."""
         # called twice when rclpy's context shutdown destroys the node before its owner does
         finishing = not self.recorder.closed
+        self._stop.set()
+        self._thread.join()
+        if finishing and self.context.ok():
+            self.drain()
         self.recorder.close()
         result = super().destroy_node()
         if not finishing:

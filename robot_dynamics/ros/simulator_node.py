@@ -76,7 +76,7 @@ from std_srvs.srv import Trigger
 
 from .conversions import joint_values, JointMap, time_msg
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
-from .on_demand import OnDemand, take_newest, Waiter
+from .on_demand import OnDemand, take_next, Waiter
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY,
                          LOCKSTEP_ALL, LOCKSTEP_WRITER, NEWEST_ONLY, Spec, STRING_ARRAY)
 from .runner import run_node
@@ -306,7 +306,7 @@ class SimulatorNode(Node):
                     self._first_state_ns = time.time_ns()
                 self._lockstep_command(published)
             else:
-                msg = take_newest(self.commands)
+                msg = take_next(self.commands)
                 if msg is not None:
                     self.take_command(msg)
             command = self._current_command(now)
@@ -364,7 +364,7 @@ class SimulatorNode(Node):
             # by a controller that ran before: it answers nothing here
             if info['source_timestamp'] >= self._first_state_ns:
                 answered = self.take_command(msg) or answered
-            taken = take_newest(self.commands, with_info=True)
+            taken = take_next(self.commands, with_info=True)
         return answered
 
     def _wait_for_reset(self):

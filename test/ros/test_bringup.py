@@ -27,13 +27,16 @@ from pathlib import Path
 import signal
 import time
 
+from closed_loop import quintic, SUCCEEDED
 from geometry_msgs.msg import PoseStamped
 import numpy as np
 import pytest
+from rclpy.action import ActionClient
 from robot_dynamics import RobotModel
 from robot_dynamics.ros import graph
-from robot_dynamics.ros.conversions import matrix_to_pose
+from robot_dynamics.ros.conversions import matrix_to_pose, to_seconds
 from robot_dynamics.spatial import pose_error
+from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
 from robot_dynamics_interfaces.srv import SolveIK
 from sensor_msgs.msg import JointState
@@ -228,3 +231,34 @@ def test_bad_urdf_path_in_processes_fails_and_stops_the_rest(processes, tmp_path
     _assert_failed_start(processes, proc, f"urdf_file '{missing}' does not exist",
                          "node 'model' exited with status 1")
     assert not _processes(lambda _, cmdline: str(params) in cmdline), 'node processes left'
+
+
+@pytest.mark.parametrize('extra', [['--lockstep'], ['-p', 'simulator.realtime:=false']],
+                         ids=['lockstep', 'not_realtime'])
+def test_faster_than_real_time_tracks_on_simulated_time(processes, probe, extra):
+    # without real time the simulator steps in lockstep with the controller, every node on its
+    # clock: goals start and track as in real time
+    model = RobotModel.load('scara')
+    states = probe.collect(JointState, '/joint_states')
+    controller = probe.collect(ControllerState, '/controller/controller_state')
+    proc, children = _start(processes, 'bringup_simulated', '--processes', *extra)
+    action = ActionClient(probe.node, FollowJointTrajectory, '/controller/follow_joint_trajectory')
+    probe.wait_for(action.server_is_ready, what='the action server')
+    probe.wait_for(lambda: controller and controller[-1][0].mode == 'hold', what='holding')
+    assert 'in lockstep with the controller, publishing /clock' in processes.output(proc)
+    q0 = np.array(states[-1][0].position)
+    msg, path = quintic(model, q0, q0 + [0.4, -0.5, 0.1], 2.0)
+    sent = action.send_goal_async(FollowJointTrajectory.Goal(trajectory=msg))
+    handle = probe.wait_for(lambda: sent.done() and sent.result(), what='the goal response')
+    result = handle.get_result_async()
+    probe.wait_for(result.done, what='the result')
+    assert result.result().status == SUCCEEDED, result.result().result.error_string
+    moving = [m for m, _ in controller if m.mode == 'trajectory']
+    error = np.array([m.error.positions for m in moving])
+    assert len(moving) > 150 and np.sqrt(np.mean(error ** 2)) < 1e-3
+    assert all(m.missed_cycles == 0 for m in moving)
+    # simulated time from 0, not the wall clock's seconds since 1970
+    assert to_seconds(states[-1][0].header.stamp) < 3600.0
+    np.testing.assert_allclose(states[-1][0].position, path.end, atol=1e-3)
+    code = processes.stop(proc, signal.SIGINT, timeout=60.0)
+    _assert_clean_exit(processes, proc, children, code)

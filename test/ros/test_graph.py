@@ -243,3 +243,53 @@ def test_overrides_beat_the_files_node_section(ros_domain):
         assert node.get_parameter('rate_hz').value == 250.0
         assert node.get_parameter('realtime').value is False
         assert node.get_parameter('command_timeout').value == 0.1   # from the file
+
+
+def _simulator(overrides):
+    return dict(overrides.get('simulator', ()))
+
+
+@pytest.mark.parametrize('given, lockstep, realtime', [
+    ({}, None, None),                                                  # real time: as the files
+    ({'lockstep': 'true'}, 'true', 'false'),                           # bringup --lockstep
+    ({'lockstep': 'true', 'realtime': 'true'}, 'true', 'true'),        # paced lockstep
+    ({'realtime': 'false'}, 'true', 'false'),                          # faster than real time
+    ({'realtime': 'false', 'lockstep': 'false'}, 'false', 'false'),    # asked for: free running
+])
+def test_one_clock_for_the_graph(given, lockstep, realtime, tmp_path):
+    files = [graph.parameter_file('scara')]
+    overrides = graph.clock_overrides('sim', files, {'simulator': list(given.items())})
+    simulator = _simulator(overrides)
+    assert (simulator.get('lockstep'), simulator.get('realtime')) == (lockstep, realtime)
+    simulated = realtime == 'false' or lockstep == 'true'
+    assert graph.simulated_time(files, overrides) is simulated
+    for spec in graph.nodes('sim'):
+        if spec.name != 'simulator':
+            assert (('use_sim_time', 'true') in overrides.get(spec.name, ())) is simulated
+    # a parameter file that says the same decides the same
+    user = tmp_path / 'user.yaml'
+    user.write_text(yaml.safe_dump({'simulator': {'ros__parameters': {
+        name: yaml.safe_load(text) for name, text in given.items()}}}))
+    from_file = graph.clock_overrides('sim', files + [user], {})
+    assert {**dict(given), **_simulator(from_file)} == simulator
+    assert graph.simulated_time(files + [user], from_file) is simulated
+
+
+def test_lockstep_from_a_parameter_file_and_the_hardware_keeps_wall_time(tmp_path):
+    user = tmp_path / 'fast.yaml'
+    user.write_text('simulator:\n  ros__parameters:\n    realtime: false\n')
+    files = [graph.parameter_file('planar_2r'), user]
+    overrides = graph.clock_overrides('sim', files, {})
+    assert _simulator(overrides) == {'lockstep': 'true'}
+    assert ('use_sim_time', 'true') in overrides['controller']
+    assert graph.clock_overrides('hardware', files, {}) == {}
+
+
+def test_launch_lockstep_argument_reaches_the_simulator_and_every_clock():
+    values = {argument.name: argument.default for argument in graph.launch_arguments('sim')}
+    values.update(robot='planar_2r', lockstep='true')
+    launched = {options['name']: options['parameters'][1:]
+                for options in graph.launch_nodes('sim', values)}
+    assert launched['simulator'] == [{'realtime': False, 'lockstep': True}]
+    for name in ('model', 'kinematics', 'controller'):
+        assert launched[name] == [{'use_sim_time': True}]

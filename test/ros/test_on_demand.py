@@ -25,7 +25,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from robot_dynamics import RobotModel
 from robot_dynamics.ros.description import DESCRIPTION_QOS, ModelSubscription
-from robot_dynamics.ros.on_demand import OnDemand, SubscriptionThread, take_newest
+from robot_dynamics.ros.on_demand import OnDemand, SubscriptionThread, take_next
 from std_msgs.msg import Int64, String
 
 pytestmark = pytest.mark.ros
@@ -62,9 +62,9 @@ def test_the_executor_never_dispatches_an_on_demand_subscription(node, probe):
     for _ in range(20):
         executor.spin_once(timeout_sec=0.01)     # would call the failing callback
     # the newest only (depth 1), once
-    probe.wait_for(lambda: (msg := take_newest(subscription)) is not None and msg.data == 4,
+    probe.wait_for(lambda: (msg := take_next(subscription)) is not None and msg.data == 4,
                    what='the newest message')
-    assert take_newest(subscription) is None
+    assert take_next(subscription) is None
 
 
 def test_thread_calls_back_for_each_message_without_the_executor(node, probe):
