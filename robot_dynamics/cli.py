@@ -39,7 +39,7 @@ import json
 import math
 import sys
 
-from .errors import InputError, RobotDynamicsError
+from .errors import RobotDynamicsError
 
 PROG = 'robot-dynamics'
 EXIT_OK = 0
@@ -359,12 +359,10 @@ def bringup_command(args, out=sys.stdout):
     mode = 'hardware' if args.hardware else 'sim'
     files = graph.parameter_files(args.robot, args.params_file)
     specs = graph.nodes(mode)
-    names = {spec.name for spec in specs}
     overrides = graph.overrides(mode, {'control_law': args.control_law})
     for node, name, value in args.param:
-        if node not in names:
-            raise InputError(f'--param {node}.{name}: no node {node!r}; nodes: {sorted(names)}')
         overrides.setdefault(node, []).append((name, value))
+    graph.check_parameters(mode, files, overrides)
     return bringup.run(specs, files, overrides, processes=args.processes, out=out,
                        title=f'{PROG} bringup {args.robot or ""}'.rstrip(), record=args.record)
 

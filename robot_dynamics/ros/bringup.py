@@ -226,6 +226,18 @@ class Bringup:
             node.destroy_node()
 
 
+def say(out, *lines):
+    """
+    Print ``lines`` to ``out`` in one write, then flush.
+
+    The nodes log to the same terminal from their own threads and processes: ``print`` writes
+    a line and its newline separately (unbuffered, as under ``PYTHONUNBUFFERED``), and a log
+    line written between the two ends up glued to the printed one.
+    """
+    out.write(''.join(f'{line}\n' for line in lines))
+    out.flush()
+
+
 def _command(spec):
     """Return the node's console script next to this interpreter, else ``python -m``."""
     script = Path(sys.executable).parent / spec.executable
@@ -246,6 +258,9 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
     previous = {sig: signal.signal(sig, lambda *_: bringup.stop_event.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
+        how = 'one process per node' if processes else 'one process'
+        say(out, f'{title}: starting {len(specs)} nodes ({how}, ROS_DOMAIN_ID='
+                 f'{os.environ.get("ROS_DOMAIN_ID", "0")})')
         try:
             bringup.start()
             if record:
@@ -253,21 +268,16 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
         except START_ERRORS as exc:
             bringup.failure = f'cannot start: {exc}'
         else:
-            how = 'one process per node' if processes else 'one process'
-            print(f'{title}: starting {len(specs)} nodes ({how}, ROS_DOMAIN_ID='
-                  f'{os.environ.get("ROS_DOMAIN_ID", "0")})', file=out, flush=True)
             if bringup.wait_ready():
-                print('\n'.join(bringup.describe()), file=out)
-                if record:
-                    print(f'  recording to {record}', file=out)
-                print('running; Ctrl-C stops every node', file=out, flush=True)
+                say(out, *bringup.describe(), *([f'  recording to {record}'] if record else []),
+                    'running; Ctrl-C stops every node')
                 bringup.wait()
     finally:
         bringup.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if bringup.failure:
-        print(f'{title}: {bringup.failure}', file=sys.stderr, flush=True)
+        say(sys.stderr, f'{title}: {bringup.failure}')
         return EXIT_FAILED
-    print(f'{title}: stopped', file=out, flush=True)
+    say(out, f'{title}: stopped')
     return EXIT_OK
