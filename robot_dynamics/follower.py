@@ -24,9 +24,10 @@ controller node only converts messages:
   submitted and waits until its start time; then it replaces whatever runs (that goal ends as
   ``PREEMPTED``). Its trajectory starts from the reference in force at that moment (position,
   velocity, and acceleration for a goal of positions only), so a goal whose first point is not
-  where the arm is, or that preempts a motion under way, continues smoothly; points whose time has already passed are dropped, and so is
-  the next one when less than half of its interval is left (a goal that starts late joins its
-  path at the point after, not through a segment of a fraction of a millisecond).
+  where the arm is, or that preempts a motion under way, continues smoothly; points whose
+  time has already passed are dropped, and so is the next one when less than half of its
+  interval is left (a goal that starts late joins its path at the point after, not through a
+  segment of a fraction of a millisecond).
 - While a goal runs, the tracking error is checked against its path tolerances; after its last
   point, against its goal tolerances until they hold (``SUCCEEDED``) or ``goal_time`` has
   passed (``GOAL_TOLERANCE_VIOLATED``; ``goal_time`` 0 waits indefinitely). A violated path
