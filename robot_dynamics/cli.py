@@ -72,7 +72,7 @@ _fraction = _number(lambda v: v > -1.0, 'a fraction > -1 (e.g. 0.2 or -0.2)')
 
 def build_parser():
     """Return the argument parser of ``robot-dynamics`` with its subcommands."""
-    from . import simulation as sim
+    from . import pick_and_place, simulation as sim
     robots = _robots()
     parser = argparse.ArgumentParser(
         prog=PROG, description='Kinematics, dynamics and control of serial robot arms.')
@@ -122,15 +122,18 @@ def build_parser():
     p = sub.add_parser(
         'demo', help='the main job: a pick-and-place on the simulated arm through ROS 2',
         description='Bring up the ROS 2 graph (model, kinematics, simulator, controller) for a '
-                    'bundled robot, plan a pick-and-place in Cartesian space through /compute_ik, '
-                    "execute it through the controller's follow_joint_trajectory action, print "
-                    'a summary, write the JSON report and the plots, and stop every node.')
+                    "bundled robot, plan a pick-and-place in the robot's workspace through "
+                    '/compute_ik within its velocity and effort limits, execute it through the '
+                    "controller's follow_joint_trajectory action, print a summary, write the "
+                    'JSON report and the plots, and stop every node.')
     p.add_argument('--robot', default='scara', choices=robots, metavar='NAME',
-                   help='bundled robot with a parameter file (default %(default)s)')
+                   help=f'bundled robot: {", ".join(robots)} (default %(default)s)')
     p.add_argument('--report', metavar='FILE', help='write the JSON report to FILE')
     p.add_argument('--out', metavar='DIR', help='write the PNG plots to DIR')
-    p.add_argument('--duration', type=_positive_float, default=8.0, metavar='S',
-                   help='duration of the motion in seconds (default %(default)g)')
+    p.add_argument('--duration', type=_positive_float, default=pick_and_place.DEFAULT_DURATION,
+                   metavar='S', help='nominal duration of the motion in seconds; each part is '
+                                     "slowed down as far as the robot's limits need (default "
+                                     '%(default)g)')
     p.set_defaults(handler=demo_command)
 
     p = sub.add_parser(

@@ -778,9 +778,44 @@ class CartesianLine:
         if samples < 2:
             raise InputError(f'samples: expected >= 2, got {samples}')
         times = np.linspace(self.start_time, self.end_time, samples)
-        point = self.sample(times)
-        q = _solve_path(model, point.pose, times, seed, max_joint_step, ik_options)
-        mask = ik_options.get('mask')  # checked by the IK; None (given or not) is its default
+        q = _solve_path(model, self.sample(times).pose, times, seed, max_joint_step, ik_options)
+        qd, qdd = self.joint_rates(model, q, times, mask=ik_options.get('mask'),
+                                   rate_damping=rate_damping)
+        return from_waypoints(times - times[0], q, qd, qdd, start_time=times[0])
+
+    def joint_rates(self, model, q, t, *, mask=None, rate_damping=CARTESIAN_RATE_DAMPING):
+        """
+        Return the joint velocities and accelerations that follow the line at its IK solutions.
+
+        With the task rows ``m`` of the Jacobian (``mask``, default ``model.task_mask``):
+        ``qd = J_m^+ V_m`` and ``qdd = J_m^+ (A_m - Jdot_m qd)``, ``V`` and ``A`` the line's
+        twist and acceleration at ``t``, by damped least squares (``rate_damping``).
+
+        Parameters
+        ----------
+        model : RobotModel
+            The robot.
+        q : array_like, shape (K, n)
+            Joint positions [rad or m] that put the tip on the line at the times ``t``.
+        t : array_like, shape (K,)
+            Times [s] on the line.
+        mask : array_like, shape (6,), optional
+            Task rows ``vx vy vz wx wy wz`` to follow (0 or 1); default ``model.task_mask``.
+        rate_damping : float
+            Damping of the least-squares inverse of the Jacobian.
+
+        Returns
+        -------
+        qd, qdd : numpy.ndarray, shape (K, n)
+            [rad/s or m/s], [rad/s^2 or m/s^2].
+
+        """
+        q = as_array(q, (model.dof,), 'q')
+        t = as_array(t, (), 't')
+        if q.ndim != 2 or t.shape != q.shape[:1]:
+            raise ShapeError(f'q, t: expected shapes (K, {model.dof}) and (K,), got {q.shape} '
+                             f'and {t.shape}')
+        point = self.sample(t)
         rows = np.flatnonzero(model.task_mask if mask is None else np.asarray(mask, dtype=float))
         _, J = kinematics._pose_and_jacobian(model, q)
         Jm = J[:, rows, :]
@@ -788,7 +823,7 @@ class CartesianLine:
         Jd = model.jacobian_dot(q, qd)[:, rows, :]
         rhs = point.acceleration[:, rows] - (Jd @ qd[..., None])[..., 0]
         qdd = damped_least_squares(Jm, rhs[..., None], rate_damping)[..., 0]
-        return from_waypoints(times - times[0], q, qd, qdd, start_time=times[0])
+        return qd, qdd
 
 
 def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
