@@ -223,6 +223,32 @@ def _print_summary(rep, out):
           f'{"stable" if rep["stable"] else "DIVERGED"}', file=out)
 
 
+def _plot_run(result, path):
+    """Write ``simulate --plot`` (reference and actual, error, effort per joint); the figure."""
+    from . import plots
+    rec, plant, rep = result.record, result.plant, result.report
+    return plots.plot_tracking(
+        path, rec.t, plant.joint_names, rec.q, result.reference.sample(rec.t).q,
+        units=rep['units']['tracking_error'], effort=rec.tau, limits=plant.effort_limit,
+        effort_units=rep['units']['torque'],
+        title=f'{rep["robot"]}, {rep["controller"]}: rms error {rep["rms_tracking_error"]:.3g}, '
+              f'max {rep["max_tracking_error"]:.3g} (model error {rep["model_error"]:+g}, noise '
+              f'{rep["torque_noise"]:g})')
+
+
+def _plot_comparison(runs, path):
+    """Write ``simulate --compare-plot``: error and effort of each law side by side."""
+    from . import plots
+    first, report = runs[0], runs[0].report
+    plots.plot_comparison(
+        path, first.record.t, first.plant.joint_names,
+        [(r.settings.controller, r.reference.sample(r.record.t).q - r.record.q, r.record.tau)
+         for r in runs], units=report['units']['tracking_error'],
+        effort_units=report['units']['torque'],
+        title=f'{report["robot"]}: control laws compared (model error '
+              f'{report["model_error"]:+g}, control {report["control_rate_hz"]:g} Hz)')
+
+
 def simulate_command(args, out=sys.stdout):
     """Run ``robot-dynamics simulate``; return the exit status."""
     from . import simulation as sim
@@ -251,11 +277,11 @@ def simulate_command(args, out=sys.stdout):
         for law, numbers in report['comparison'].items():
             print(f'  compare {law:16s} rms {numbers["rms_tracking_error"]:.3e}, max '
                   f'{numbers["max_tracking_error"]:.3e}', file=out)
-        sim.plot_comparison(runs, args.compare_plot)
+        _plot_comparison(runs, args.compare_plot)
         report['compare_plot'] = args.compare_plot
         print(f'  comparison plot written to {args.compare_plot}', file=out)
     if args.plot:
-        sim.plot_run(result, args.plot)
+        _plot_run(result, args.plot)
         report['plot'] = args.plot
         print(f'  plot written to {args.plot}', file=out)
     if args.report:
