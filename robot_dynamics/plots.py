@@ -98,7 +98,8 @@ def _limits(limits, names):
 
 def units_label(names, units):
     """Return the units of joints drawn on one axis: ``'rad'``, or ``'rad; m for quill'``."""
-    main = max(set(units), key=list(units).count)
+    units = list(units)
+    main = max(set(units), key=lambda unit: (units.count(unit), unit in ('rad', 'N m')))
     return '; '.join([main] + [f'{u} for {n}' for n, u in zip(names, units) if u != main])
 
 

@@ -62,10 +62,12 @@ CONTROLLER_STATE = '/controller/controller_state'
 JOINT_TRAJECTORY = '/controller/joint_trajectory'
 ROBOT_DESCRIPTION = '/robot_description'
 TIP_POSE = '/kinematics/tip_pose'
+MARKERS = '/kinematics/markers'
 
 #: What the robot_dynamics recorder records unless told otherwise: state, the commands of the
 #: effort, position and velocity forward command controllers, goals, the controller's state and
-#: its action's feedback and status, the robot description, the tip pose, the simulator's status.
+#: its action's feedback and status, the robot description, the tip pose and the arm's markers
+#: (foxglove/robot_dynamics.json shows them), the simulator's status.
 DEFAULT_TOPICS = (
     JOINT_STATES,
     '/effort_controller/commands',
@@ -77,6 +79,7 @@ DEFAULT_TOPICS = (
     '/controller/follow_joint_trajectory/_action/status',
     ROBOT_DESCRIPTION,
     TIP_POSE,
+    MARKERS,
     '/simulator/status',
 )
 

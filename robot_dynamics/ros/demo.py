@@ -205,14 +205,6 @@ def plot(model, motion, recording, out_dir):
     return written
 
 
-def _units(report):
-    """Return the units of the tracking error in words: ``'rad'``, ``'rad; m for quill'``."""
-    units = dict(zip(report['joints'], report['units']))
-    main = max(set(units.values()), key=list(units.values()).count)
-    others = [f'{unit} for {joint}' for joint, unit in units.items() if unit != main]
-    return '; '.join([main] + others)
-
-
 def _peak(ratios, joints):
     j = int(np.argmax(ratios))
     return f'{100.0 * ratios[j]:.0f} % ({joints[j]})'
@@ -235,8 +227,10 @@ def summary_lines(report):
         lines.append('  tracking error   not measured: no controller state while the goal ran')
     else:
         lines.append(f'  tracking error   rms {report["rms_tracking_error"]:.3g}, max '
-                     f'{report["max_tracking_error"]:.3g} ({_units(report)}; '
-                     f'{report["tracking_samples"]} samples)')
+                     f'{report["max_tracking_error"]:.3g} '
+                     f'({plots.units_label(report["joints"], report["units"])}; '
+                     f'{report["tracking_samples"]} sample'
+                     f'{"s" if report["tracking_samples"] != 1 else ""})')
     latency = report['control_latency_ms']
     if report['control_cycles'] is None:
         lines.append('  control          not measured: fewer than two controller states while '

@@ -30,7 +30,7 @@ import threading
 
 from action_msgs.msg import GoalInfo, GoalStatus, GoalStatusArray
 from builtin_interfaces.msg import Duration, Time
-from geometry_msgs.msg import PoseStamped
+from geometry_msgs.msg import Point, PoseStamped
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 import numpy as np
@@ -52,6 +52,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from unique_identifier_msgs.msg import UUID
+from visualization_msgs.msg import Marker, MarkerArray
 
 pytestmark = pytest.mark.ros
 
@@ -128,6 +129,10 @@ def _messages():
     feedback.feedback.desired = _trajectory_point(1)
     feedback.feedback.actual = _trajectory_point(2)
     feedback.feedback.error = _trajectory_point(3)
+    marker = Marker(ns='links', id=0, type=Marker.LINE_STRIP, action=Marker.ADD,
+                    points=[Point(x=0.1, y=-0.2, z=0.3), Point(x=0.4, y=0.5, z=-0.6)])
+    marker.header.stamp, marker.header.frame_id = stamp, 'base_link'
+    marker.scale.x, marker.color.b, marker.color.a = 0.02, 0.5, 1.0   # float32: exact
     info = GoalInfo(goal_id=UUID(uuid=list(range(16, 32))), stamp=stamp)
     goal_status = GoalStatusArray(status_list=[GoalStatus(goal_info=info, status=4),
                                                GoalStatus(status=GoalStatus.STATUS_ABORTED)])
@@ -141,6 +146,7 @@ def _messages():
         'robot_dynamics_interfaces/msg/SimulatorStatus': status,
         'robot_dynamics_interfaces/action/FollowJointTrajectory_FeedbackMessage': feedback,
         'action_msgs/msg/GoalStatusArray': goal_status,
+        'visualization_msgs/msg/MarkerArray': MarkerArray(markers=[marker]),
     }
 
 
