@@ -58,7 +58,7 @@ GOAL_TIME = 2.0
 #: The demo's recording, in ``--out`` (or a temporary folder).
 RECORDING = 'demo.mcap'
 #: A /compute_ik reply is waited for this long [s] before the request is sent again, at most
-#: IK_ATTEMPTS times in all (a reply takes ~1 ms).
+#: IK_ATTEMPTS times in all (DDS can lose a reply; a reply that comes takes milliseconds).
 IK_TIMEOUT, IK_ATTEMPTS = 3.0, 4
 
 
