@@ -18,9 +18,10 @@
 
 For pip installs, where ``ros2 launch`` is not available: the same nodes, parameter files and
 remappings as ``launch/sim.launch.py``. By default all nodes run in this process, each spun by
-its own single-threaded executor in its own thread; ``processes=True`` starts one process per node instead (each node's console script,
-as ``ros2 run`` would). SIGINT or SIGTERM stops everything cleanly, exit status 0.
-A node that fails to start or dies stops the rest, exit status 1.
+its own single-threaded executor in its own thread; ``processes=True`` starts one process per
+node instead (each node's console script, as ``ros2 run`` would). SIGINT or SIGTERM stops
+everything cleanly, exit status 0. A node that fails to start or dies stops the rest, exit
+status 1.
 """
 
 import importlib

@@ -16,9 +16,10 @@
 Forward kinematics, Jacobians and singularity measures (robot_dynamics.kinematics).
 
 Worked examples of the textbooks: Becker and Klink's SCARA (whose printed J[3][3] = +1 is a
-misprint: -1), the planar 2R, planar 3R and spatial RR arms, DH and modified DH examples. Properties: Jacobians against central
-differences of fk, jacobian_dot against differences of the Jacobian, standard DH against
-modified DH, batches against loops. Tolerances: 1e-9 for closed forms, 1e-6 for differences.
+misprint: -1), the planar 2R, planar 3R and spatial RR arms, DH and modified DH examples.
+Properties: Jacobians against central differences of fk, jacobian_dot against differences of
+the Jacobian, standard DH against modified DH, batches against loops. Tolerances: 1e-9 for
+closed forms, 1e-6 for differences.
 """
 
 from functools import lru_cache
@@ -122,7 +123,7 @@ def body_pose(model, q, body):
 
 
 def seed_scara(r1=0.5, r2=0.4, h1=0.3, h2=0.2):
-    """Build Becker and Klink's SCARA from its DH rows (alpha, a, d, theta): (0, r1, h1, q1) ... ."""
+    """Build Becker and Klink's SCARA from DH rows (alpha, a, d, theta): (0, r1, h1, q1) ... ."""
     return RobotModel.from_dh([row(a=r1, alpha=0.0, d=h1),
                                row(a=r2, alpha=np.pi, d=h2),
                                row(a=0.0, alpha=np.pi, d=0.0, kind='prismatic')])
@@ -456,7 +457,7 @@ def test_seed_b11_planar_2r_statics():
     model = load('planar_2r')
     q = np.array([np.pi / 6, np.pi / 3])
     R = model.fk(q)[:3, :3]
-    f_tip = np.array([3.0, 0.0, -1.0])                   # the textbook's 3f = (3, -1) in the tip frame
+    f_tip = np.array([3.0, 0.0, -1.0])                   # the book's 3f = (3, -1), tip frame
     F = np.concatenate((R @ f_tip, np.zeros(3)))         # wrench on the environment, base frame
     tau = model.jacobian(q).T @ F
     assert np.allclose(tau, [2.1961524227, -2.0], atol=SEED_TOL)
