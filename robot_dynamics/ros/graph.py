@@ -256,11 +256,11 @@ def _suggestions(name, table):
     return list(dict.fromkeys(same_end + difflib.get_close_matches(name, names, n=3)))[:3]
 
 
-def _flatten(parameters, prefix=''):
+def flat_parameters(parameters, prefix=''):
     """Yield ``(dotted name, value)`` of a ``ros__parameters`` mapping, as rcl reads it."""
     for key, value in parameters.items():
         if isinstance(value, dict):
-            yield from _flatten(value, f'{prefix}{key}.')
+            yield from flat_parameters(value, f'{prefix}{key}.')
         else:
             yield f'{prefix}{key}', value
 
@@ -331,7 +331,7 @@ def check_parameters(mode, files, overrides=None):
             if not isinstance(body, dict) or not isinstance(body.get('ros__parameters'), dict):
                 problems.append(f'{where} expected a ros__parameters mapping')
                 continue
-            for name, value in _flatten(body['ros__parameters']):
+            for name, value in flat_parameters(body['ros__parameters']):
                 problem = _judge(tables, targets, name, value)
                 if problem:
                     problems.append(f'{where} {problem}')

@@ -63,15 +63,6 @@ def _console_scripts():
     raise AssertionError('no setup() call in setup.py')
 
 
-def _flatten(parameters, prefix=''):
-    """Yield ``(dotted name, value)`` of a ``ros__parameters`` mapping."""
-    for key, value in parameters.items():
-        if isinstance(value, dict):
-            yield from _flatten(value, f'{prefix}{key}.')
-        else:
-            yield f'{prefix}{key}', value
-
-
 def _takes(spec, value):
     """Return whether ``parameters.check`` accepts ``value`` for ``spec``."""
     try:
@@ -323,7 +314,7 @@ def test_running_nodes_create_the_remapped_names_and_take_the_file(robot, ros_do
         data = yaml.safe_load(graph.parameter_file(robot).read_text())
         for section, content in data.items():
             targets = nodes if section == '/**' else {section: nodes[section]}
-            for name, value in _flatten(content['ros__parameters']):
+            for name, value in graph.flat_parameters(content['ros__parameters']):
                 takers = {n: node for n, node in targets.items() if node.has_parameter(name)}
                 assert takers, f'no node has the parameter {name!r} ({robot}.yaml: {section})'
                 for node_name, node in takers.items():
