@@ -25,7 +25,7 @@ library's RNEA: test_pinocchio.py).
 from conftest import BUNDLED, CONFIG_DIR
 import numpy as np
 import pytest
-from robot_dynamics import InputError, pick_and_place as pp
+from robot_dynamics import InputError, pick_and_place as pp, simulation
 from robot_dynamics.limits import middle
 from robot_dynamics.simulation import REFERENCE_EFFORT_FRACTION, REFERENCE_VELOCITY_FRACTION
 from robot_dynamics.spatial import pose_error
@@ -139,3 +139,19 @@ def test_a_solver_that_fails_names_the_pose(scara):
         raise InputError(f'no solution at {pose[:3, 3]}')
     with pytest.raises(InputError, match='no solution at'):
         pp.plan(scara, start_positions(scara), solve=solve)
+
+
+@pytest.mark.parametrize('robot', BUNDLED)
+def test_computed_torque_follows_the_plan_without_saturating(robot, bundled):
+    """The demo's loop without ROS: the plant at 1 kHz (RK4, friction) under computed torque."""
+    model = bundled[robot]
+    motion = pp.plan(model, start_positions(model))
+    reference = motion.trajectory()
+    controller = simulation.default_controller('computed_torque', model,
+                                               middle(model.lower, model.upper))
+    record = simulation.closed_loop(model, controller, reference, motion.duration + 0.5)
+    assert record.stable and not record.saturated.any()
+    error = reference.sample(record.t).q - record.q
+    assert np.sqrt(np.mean(error ** 2)) < 1e-4 and np.abs(error).max() < 1e-3
+    # the commanded effort stays within the plan's share of the limits, plus what feedback adds
+    assert np.all(np.abs(record.tau).max(axis=0) <= 0.6 * model.effort_limit)
