@@ -6,21 +6,23 @@ from setuptools import setup
 
 package_name = 'robot_dynamics'
 
-# Files installed under share/robot_dynamics/<folder>. glob() keeps the list current as files
-# are added, and an empty or missing folder simply installs nothing.
+# Files installed under share/robot_dynamics/<folder>, by patterns. glob() keeps the list current
+# as files are added, and an empty or missing folder simply installs nothing.
 SHARE_GLOBS = {
-    'launch': '*.launch.py',
-    'config': '*.yaml',
-    'config/hardware': '*.yaml',
-    'urdf': '*.urdf',
+    'launch': ('*.launch.py',),
+    'config': ('*.yaml',),
+    'config/hardware': ('*.yaml', '*.xacro'),
+    'urdf': ('*.urdf',),
+    'rviz': ('*.rviz',),
+    'foxglove': ('*.json',),
 }
 
 data_files = [
     ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
     ('share/' + package_name, ['package.xml']),
 ]
-for folder, pattern in SHARE_GLOBS.items():
-    files = sorted(glob(os.path.join(folder, pattern)))
+for folder, patterns in SHARE_GLOBS.items():
+    files = sorted(f for pattern in patterns for f in glob(os.path.join(folder, pattern)))
     if files:
         data_files.append((os.path.join('share', package_name, folder), files))
 

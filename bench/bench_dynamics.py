@@ -34,8 +34,8 @@ masses, centres of mass and inertias. Before timing, the three libraries must ag
 results.
 
 Targets, shown in the ``target`` column: single-state 6-DOF ``inverse_dynamics`` <= 40 us and
-``forward_dynamics`` <= 80 us (issue 3); every batch operation faster per state than Pinocchio
-called in a Python loop (issue 8).
+``forward_dynamics`` <= 80 us; every batch operation faster per state than Pinocchio called in
+a Python loop.
 """
 
 from common import best_us, check_close, Fixture, N_BATCH, REPO, timing_row

@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Forward kinematics and the Jacobian of the lecture's SCARA (seed 000)."""
+"""Forward kinematics and the Jacobian of the RRP SCARA of Becker and Klink's textbook."""
 
 import numpy as np
 from robot_dynamics import kinematics, RobotModel
@@ -24,7 +24,7 @@ J = model.jacobian(q)                    # rows vx vy vz wx wy wz, base frame
 
 np.set_printoptions(precision=4, suppress=True)
 print('tool position [m]:', T[:3, 3])
-print('Jacobian (position rows; the quill column is -1 on z, seed errata):')
+print('Jacobian (position rows; the quill column is -1 on z: the quill moves down):')
 print(J[:3])
 r1, r2 = 0.325, 0.275                    # link lengths of config/scara.dh.yaml [m]
 print(f'det J = {float(kinematics.jacobian_determinant(model, q)):.6f}, '

@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Mass matrix and joint torques of the planar 2R arm of seed 003 (§5.4)."""
+"""Mass matrix and joint torques of the planar 2R arm of Hayes, Introduction to Robotics, §5.4."""
 
 import numpy as np
 from robot_dynamics import RobotModel

@@ -16,10 +16,10 @@
 Compilation of the hot loops with numba.
 
 The chain recursions (poses, Newton-Euler, articulated-body) walk the joints one by one, and
-for one state numpy spends more time dispatching its many tiny array operations than computing
-(about 1 us per call, ~100 calls per RNEA). Those loops are compiled with numba instead;
-compiled code is cached next to the module so only the first import of a new install pays for
-compilation.
+for one state numpy spends more time dispatching its many tiny array operations (about a
+hundred per RNEA) than computing; the README's performance section has the figures. Those loops
+are compiled with numba instead; compiled code is cached next to the module so only the first
+import of a new install pays for compilation.
 """
 
 import math

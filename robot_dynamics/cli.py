@@ -72,7 +72,7 @@ _fraction = _number(lambda v: v > -1.0, 'a fraction > -1 (e.g. 0.2 or -0.2)')
 
 def build_parser():
     """Return the argument parser of ``robot-dynamics`` with its subcommands."""
-    from . import simulation as sim
+    from . import pick_and_place, simulation as sim
     robots = _robots()
     parser = argparse.ArgumentParser(
         prog=PROG, description='Kinematics, dynamics and control of serial robot arms.')
@@ -122,15 +122,18 @@ def build_parser():
     p = sub.add_parser(
         'demo', help='the main job: a pick-and-place on the simulated arm through ROS 2',
         description='Bring up the ROS 2 graph (model, kinematics, simulator, controller) for a '
-                    'bundled robot, plan a pick-and-place in Cartesian space through /compute_ik, '
-                    "execute it through the controller's follow_joint_trajectory action, print "
-                    'a summary, write the JSON report and the plots, and stop every node.')
+                    "bundled robot, plan a pick-and-place in the robot's workspace through "
+                    '/compute_ik within its velocity and effort limits, execute it through the '
+                    "controller's follow_joint_trajectory action, print a summary, write the "
+                    'JSON report and the plots, and stop every node.')
     p.add_argument('--robot', default='scara', choices=robots, metavar='NAME',
-                   help='bundled robot with a parameter file (default %(default)s)')
+                   help=f'bundled robot: {", ".join(robots)} (default %(default)s)')
     p.add_argument('--report', metavar='FILE', help='write the JSON report to FILE')
     p.add_argument('--out', metavar='DIR', help='write the PNG plots to DIR')
-    p.add_argument('--duration', type=_positive_float, default=8.0, metavar='S',
-                   help='duration of the motion in seconds (default %(default)g)')
+    p.add_argument('--duration', type=_positive_float, default=pick_and_place.DEFAULT_DURATION,
+                   metavar='S', help='nominal duration of the motion in seconds; each part is '
+                                     "slowed down as far as the robot's limits need (default "
+                                     '%(default)g)')
     p.add_argument('--lockstep', action='store_true',
                    help='the simulator waits for the command that answers each joint state: '
                         'simulated time, as fast as the processes allow, the same numbers '
@@ -228,6 +231,32 @@ def _print_summary(rep, out):
           f'{"stable" if rep["stable"] else "DIVERGED"}', file=out)
 
 
+def _plot_run(result, path):
+    """Write ``simulate --plot`` (reference and actual, error, effort per joint); the figure."""
+    from . import plots
+    rec, plant, rep = result.record, result.plant, result.report
+    return plots.plot_tracking(
+        path, rec.t, plant.joint_names, rec.q, result.reference.sample(rec.t).q,
+        units=rep['units']['tracking_error'], effort=rec.tau, limits=plant.effort_limit,
+        effort_units=rep['units']['torque'],
+        title=f'{rep["robot"]}, {rep["controller"]}: rms error {rep["rms_tracking_error"]:.3g}, '
+              f'max {rep["max_tracking_error"]:.3g} (model error {rep["model_error"]:+g}, noise '
+              f'{rep["torque_noise"]:g})')
+
+
+def _plot_comparison(runs, path):
+    """Write ``simulate --compare-plot``: error and effort of each law side by side."""
+    from . import plots
+    first, report = runs[0], runs[0].report
+    plots.plot_comparison(
+        path, first.record.t, first.plant.joint_names,
+        [(r.settings.controller, r.reference.sample(r.record.t).q - r.record.q, r.record.tau)
+         for r in runs], units=report['units']['tracking_error'],
+        effort_units=report['units']['torque'],
+        title=f'{report["robot"]}: control laws compared (model error '
+              f'{report["model_error"]:+g}, control {report["control_rate_hz"]:g} Hz)')
+
+
 def simulate_command(args, out=sys.stdout):
     """Run ``robot-dynamics simulate``; return the exit status."""
     from . import simulation as sim
@@ -256,11 +285,11 @@ def simulate_command(args, out=sys.stdout):
         for law, numbers in report['comparison'].items():
             print(f'  compare {law:16s} rms {numbers["rms_tracking_error"]:.3e}, max '
                   f'{numbers["max_tracking_error"]:.3e}', file=out)
-        sim.plot_comparison(runs, args.compare_plot)
+        _plot_comparison(runs, args.compare_plot)
         report['compare_plot'] = args.compare_plot
         print(f'  comparison plot written to {args.compare_plot}', file=out)
     if args.plot:
-        sim.plot_run(result, args.plot)
+        _plot_run(result, args.plot)
         report['plot'] = args.plot
         print(f'  plot written to {args.plot}', file=out)
     if args.report:
@@ -367,15 +396,13 @@ def bringup_command(args, out=sys.stdout):
     mode = 'hardware' if args.hardware else 'sim'
     files = graph.parameter_files(args.robot, args.params_file)
     specs = graph.nodes(mode)
-    names = {spec.name for spec in specs}
     if args.lockstep and args.hardware:
         raise InputError('--lockstep is for the simulator: a real arm keeps its own time')
     overrides = graph.overrides(mode, {'control_law': args.control_law,
                                        'lockstep': 'true' if args.lockstep else ''})
     for node, name, value in args.param:
-        if node not in names:
-            raise InputError(f'--param {node}.{name}: no node {node!r}; nodes: {sorted(names)}')
         overrides.setdefault(node, []).append((name, value))
+    graph.check_parameters(mode, files, overrides)
     overrides = graph.clock_overrides(mode, files, overrides)
     return bringup.run(specs, files, overrides, processes=args.processes, out=out,
                        title=f'{PROG} bringup {args.robot or ""}'.rstrip(), record=args.record)

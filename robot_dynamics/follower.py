@@ -23,10 +23,11 @@ controller node only converts messages:
 - A goal (:class:`Goal`: points with times from its start, tolerances) is checked when it is
   submitted and waits until its start time; then it replaces whatever runs (that goal ends as
   ``PREEMPTED``). Its trajectory starts from the reference in force at that moment (position,
-  velocity), so a goal whose first point is not where the arm is, or that preempts a motion
-  under way, continues smoothly; points whose time has already passed are dropped, and so is
-  the next one when less than half of its interval is left (a goal that starts late joins its
-  path at the point after, not through a segment of a fraction of a millisecond).
+  velocity, and acceleration for a goal of positions only), so a goal whose first point is not
+  where the arm is, or that preempts a motion under way, continues smoothly; points whose
+  time has already passed are dropped, and so is the next one when less than half of its
+  interval is left (a goal that starts late joins its path at the point after, not through a
+  segment of a fraction of a millisecond).
 - While a goal runs, the tracking error is checked against its path tolerances; after its last
   point, against its goal tolerances until they hold (``SUCCEEDED``) or ``goal_time`` has
   passed (``GOAL_TOLERANCE_VIOLATED``; ``goal_time`` 0 waits indefinitely). A violated path
@@ -253,15 +254,16 @@ class TrajectoryFollower:
         point = self.trajectory.sample(t)
         positions = np.vstack((point.q, goal.positions[keep]))
         times = np.concatenate(([t], times[keep]))
-        velocities = accelerations = start_velocity = None
+        velocities = accelerations = start_velocity = start_acceleration = None
         if goal.velocities is None:
-            start_velocity = point.qd
+            start_velocity, start_acceleration = point.qd, point.qdd
         else:
             velocities = np.vstack((point.qd, goal.velocities[keep]))
             if goal.accelerations is not None:
                 accelerations = np.vstack((point.qdd, goal.accelerations[keep]))
         return from_waypoints(times - t, positions, velocities, accelerations, start_time=t,
-                              start_velocity=start_velocity)
+                              start_velocity=start_velocity,
+                              start_acceleration=start_acceleration)
 
     def _activate(self, t):
         goal, self.pending = self.pending, None

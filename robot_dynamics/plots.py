@@ -17,10 +17,17 @@ PNG plots of a run: joint tracking, effort against its limits, the tip path in t
 
 The functions take numpy arrays and joint names (no ROS types, no recording format), so that
 ``robot-dynamics plot`` (from a recording), the ROS demo (from what it planned and measured) and
-``robot-dynamics simulate`` draw the same figures. Matplotlib (the ``plots`` extra) is imported
-only when a figure is drawn, on its Agg canvas (no pyplot, no global state);
-:func:`require_matplotlib` raises :class:`PlotDependencyError` when it is missing.
+``robot-dynamics simulate`` draw the same figures, in one style: the reference is a wide light
+band under the measured line, the error is ``q_ref - q``, each joint has its own units (rad or
+m, N m or N), an effort axis is scaled to the effort with the limits marked where they are in
+view and the peak share of the limit written on it, and the tip path is drawn in the planes it
+moves in (:func:`tip_views`) at equal scales. Matplotlib (the ``plots`` extra) is imported only
+when a figure is drawn, on its Agg canvas (no pyplot, no global state);
+:func:`require_matplotlib` raises :class:`PlotDependencyError` when it is missing. Each function
+returns the figure it wrote.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -28,6 +35,18 @@ from .errors import as_array, InputError, RobotDynamicsError, ShapeError
 
 #: Resolution of the written PNGs [dots per inch].
 DPI = 100
+#: The tracking error, as every figure names it.
+ERROR_LABEL = 'error q_ref - q'
+#: Reference: a wide light band; measured: a thin dark line over it.
+REFERENCE_STYLE = {'color': 'C1', 'lw': 4.0, 'alpha': 0.45, 'solid_capstyle': 'butt'}
+ACTUAL_STYLE = {'color': 'C0', 'lw': 1.2}
+#: An effort axis shows its limits when they are within this factor of the peak effort.
+LIMIT_IN_VIEW = 2.0
+#: A coordinate plane stands for the plane of motion when their normals are within this [rad].
+PLANE_SNAP = np.radians(10.0)
+#: A tip path leaves its plane when its third principal spread exceeds this share of the first.
+OUT_OF_PLANE = 0.05
+AXES = 'xyz'
 
 
 class PlotDependencyError(RobotDynamicsError, ImportError):
@@ -72,10 +91,55 @@ def _units(units, names, default):
     return list(units)
 
 
-def plot_tracking(path, t, names, q, q_ref=None, error=None, units=None, waypoints=None,
-                  title=''):
+def _limits(limits, names):
+    return (np.full(len(names), np.nan) if limits is None
+            else as_array(limits, (len(names),), 'limits', finite=False))
+
+
+def units_label(names, units):
+    """Return the units of joints drawn on one axis: ``'rad'``, or ``'rad; m for quill'``."""
+    units = list(units)
+    main = max(set(units), key=lambda unit: (units.count(unit), unit in ('rad', 'N m')))
+    return '; '.join([main] + [f'{u} for {n}' for n, u in zip(names, units) if u != main])
+
+
+def draw_reference_and_actual(ax, t, reference, actual, label=''):
+    """Draw a reference (a wide light band) and the measured values (a thin line over it)."""
+    if reference is not None:
+        ax.plot(t, reference, label=f'{label}reference', **REFERENCE_STYLE)
+    ax.plot(t, actual, label=f'{label}actual', **ACTUAL_STYLE)
+
+
+def draw_effort(ax, t, effort, limit, unit):
     """
-    Write a PNG with one row per joint: position (actual, reference, waypoints) and error.
+    Draw one joint's effort, the axis scaled to it, and its limit.
+
+    The limits are drawn as dotted lines when they lie within ``LIMIT_IN_VIEW`` times the peak
+    effort (the axis then reaches them); a corner note gives the peak as a share of the limit
+    either way, so that 5 N m against 80 N m reads as what it is, not as a flat line.
+    """
+    ax.plot(t, effort, color='C0', lw=1.0, label='effort')
+    finite = effort[np.isfinite(effort)]
+    peak = float(np.abs(finite).max()) if finite.size else 0.0
+    low, high = (float(finite.min()), float(finite.max())) if finite.size else (-1.0, 1.0)
+    if np.isfinite(limit) and limit > 0.0:
+        if limit <= LIMIT_IN_VIEW * peak:
+            for sign in (-1.0, 1.0):
+                ax.axhline(sign * limit, color='C3', ls=':', lw=1.2,
+                           label='limit' if sign > 0 else None)
+            low, high = min(low, -limit if low < 0.0 else low), max(high, limit)
+        ax.text(0.01, 0.97, f'peak {peak:.3g} {unit} = {100.0 * peak / limit:.2g} % of the '
+                f'limit {limit:.3g} {unit}', transform=ax.transAxes, va='top', fontsize='small')
+    # a constant effort (holding still) stays a flat line, not magnified rounding; room above
+    # for the note
+    span = max(high - low, 0.1 * max(abs(high), abs(low)), 1e-9)
+    ax.set_ylim(low - 0.08 * span, high + 0.25 * span)
+
+
+def plot_tracking(path, t, names, q, q_ref=None, error=None, units=None, waypoints=None,
+                  title='', effort=None, limits=None, effort_units=None):
+    """
+    Write a PNG with one row per joint: position (reference and actual), error, and effort.
 
     Parameters
     ----------
@@ -97,6 +161,16 @@ def plot_tracking(path, t, names, q, q_ref=None, error=None, units=None, waypoin
         Goal points (e.g. a trajectory's points) drawn as markers.
     title : str
         Figure title.
+    effort : array_like, shape (K, n), optional
+        Commanded effort [N m or N]: a third column, as :func:`draw_effort` draws it.
+    limits : array_like, shape (n,), optional
+        Effort limits [N m or N] of that column; NaN or inf: none for that joint.
+    effort_units : sequence of str, optional
+        Unit of each joint's effort (``'N m'`` or ``'N'``); default ``'N m or N'``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     """
     t = _series(t, None, 't')
@@ -108,39 +182,51 @@ def plot_tracking(path, t, names, q, q_ref=None, error=None, units=None, waypoin
     if waypoints is not None:
         t_w = _series(waypoints[0], None, 'waypoints times')
         waypoints = (t_w, _series(waypoints[1], len(names), 'waypoints positions', len(t_w)))
+    if effort is not None:
+        effort = _series(effort, len(names), 'effort', len(t))
+    limits = _limits(limits, names)
     units = _units(units, names, 'rad or m')
-    columns = 1 if error is None else 2
-    fig = figure((4.0 + 4.0 * columns, 2.2 * len(names) + 1.0))
-    axes = fig.subplots(len(names), columns, sharex=True, squeeze=False)
+    effort_units = _units(effort_units, names, 'N m or N')
+    columns = [c for c, data in (('position', q), ('error', error), ('effort', effort))
+               if data is not None]
+    fig = figure((4.0 + 4.0 * len(columns), 2.2 * len(names) + 1.0))
+    axes = fig.subplots(len(names), len(columns), sharex=True, squeeze=False)
+    column = {c: axes[:, k] for k, c in enumerate(columns)}
     for j, (name, unit) in enumerate(zip(names, units)):
-        ax = axes[j, 0]
-        ax.plot(t, q[:, j], color='C0', lw=1.2, label='actual')
-        if q_ref is not None:
-            ax.plot(t, q_ref[:, j], '--', color='C1', lw=1.2, label='reference')
+        ax = column['position'][j]
+        draw_reference_and_actual(ax, t, None if q_ref is None else q_ref[:, j], q[:, j])
         if waypoints is not None:
             ax.plot(waypoints[0], waypoints[1][:, j], 'o', color='C3', ms=4,
                     label='goal points')
         ax.set_ylabel(f'{name}\nposition [{unit}]')
         if error is not None:
-            axes[j, 1].plot(t, error[:, j], color='C2', lw=1.0)
-            axes[j, 1].set_ylabel(f'{name}\nerror q_ref - q [{unit}]')
-            axes[j, 1].axhline(0.0, color='k', lw=0.5)
-    axes[0, 0].legend(loc='best', fontsize='small')
-    axes[0, 0].set_title('position: actual and reference' if q_ref is not None else
-                         'position')
+            ax = column['error'][j]
+            ax.plot(t, error[:, j], color='C2', lw=1.0)
+            ax.axhline(0.0, color='k', lw=0.5)
+            ax.set_ylabel(f'{name}\n{ERROR_LABEL} [{unit}]')
+        if effort is not None:
+            ax = column['effort'][j]
+            draw_effort(ax, t, effort[:, j], limits[j], effort_units[j])
+            ax.set_ylabel(f'{name}\neffort [{effort_units[j]}]')
+    column['position'][0].legend(loc='best', fontsize='small')
+    column['position'][0].set_title('position: reference and actual' if q_ref is not None
+                                    else 'position')
     if error is not None:
-        axes[0, 1].set_title('tracking error')
+        column['error'][0].set_title('tracking error')
+    if effort is not None:
+        column['effort'][0].set_title('commanded effort (limits dotted when in view)')
     for ax in axes[-1]:
         ax.set_xlabel('time [s]')
     for ax in axes.flat:
         ax.grid(True, lw=0.3)
     fig.suptitle(title or 'joint tracking')
     fig.savefig(path, dpi=DPI)
+    return fig
 
 
 def plot_effort(path, t, names, effort, limits=None, units=None, title=''):
     """
-    Write a PNG with one row per joint: effort, and its limits as dotted lines.
+    Write a PNG with one row per joint: effort on an axis scaled to it, and its limit.
 
     Parameters
     ----------
@@ -153,41 +239,101 @@ def plot_effort(path, t, names, effort, limits=None, units=None, title=''):
     effort : array_like, shape (K, n)
         Effort [N m or N].
     limits : array_like, shape (n,), optional
-        Effort limits [N m or N], drawn at +-limit; NaN or inf: none for that joint.
+        Effort limits [N m or N] (see :func:`draw_effort`); NaN or inf: none for that joint.
     units : sequence of str, optional
         Unit of each joint's effort (``'N m'`` or ``'N'``); default ``'N m or N'``.
     title : str
         Figure title.
 
+    Returns
+    -------
+    matplotlib.figure.Figure
+
     """
     t = _series(t, None, 't')
     names = list(names)
     effort = _series(effort, len(names), 'effort', len(t))
-    limits = (np.full(len(names), np.nan) if limits is None
-              else as_array(limits, (len(names),), 'limits', finite=False))
+    limits = _limits(limits, names)
     units = _units(units, names, 'N m or N')
     fig = figure((8.0, 2.0 * len(names) + 1.0))
     axes = fig.subplots(len(names), 1, sharex=True, squeeze=False)[:, 0]
     for j, (ax, name, unit) in enumerate(zip(axes, names, units)):
-        ax.plot(t, effort[:, j], color='C0', lw=1.0, label='effort')
-        if np.isfinite(limits[j]):
-            for sign in (-1.0, 1.0):
-                ax.axhline(sign * limits[j], color='C3', ls=':', lw=1.2,
-                           label='limit' if sign > 0 else None)
+        draw_effort(ax, t, effort[:, j], limits[j], unit)
         ax.set_ylabel(f'{name}\n[{unit}]')
         ax.grid(True, lw=0.3)
     handles = [h for ax in axes for h in ax.get_legend_handles_labels()[0]]
     labels = [lab for ax in axes for lab in ax.get_legend_handles_labels()[1]]
     unique = dict(zip(labels, handles))
-    axes[0].legend(unique.values(), unique.keys(), loc='best', fontsize='small')
+    axes[0].legend(unique.values(), unique.keys(), loc='upper right', fontsize='small')
     axes[-1].set_xlabel('time [s]')
     fig.suptitle(title or 'joint effort and limits')
     fig.savefig(path, dpi=DPI)
+    return fig
+
+
+class View(NamedTuple):
+    """
+    A plane to draw the tip path in.
+
+    ``axes`` (2, 3) are the base-frame directions of its horizontal and vertical axis,
+    ``labels`` their axis labels, ``name`` the view's title.
+    """
+
+    axes: np.ndarray
+    labels: tuple
+    name: str
+
+
+def _direction_label(v):
+    return f'along ({v[0]:+.2f}, {v[1]:+.2f}, {v[2]:+.2f})'
+
+
+def _coordinate_view(normal):
+    """Return the coordinate plane whose normal is base axis ``normal`` (0, 1 or 2) as a View."""
+    i, k = [a for a in range(3) if a != normal]
+    name = {2: 'top view', 1: 'side view', 0: 'front view'}[normal]
+    return View(np.eye(3)[[i, k]], (f'{AXES[i]} [m]', f'{AXES[k]} [m]'),
+                f'{name} ({AXES[i]}-{AXES[k]})')
+
+
+def tip_views(points):
+    """
+    Return the :class:`View` s that show a tip path (K, 3) [m]: the planes it moves in.
+
+    The base frame's coordinate planes, ranked by how much of the path's spread they hold: the
+    best is the main view (x-y is the top view, x-z the side view, y-z the front view), and a
+    path that also moves along the axis that view leaves out (a spread above ``OUT_OF_PLANE``
+    of the largest) gets the second best as well. A path in one plane (its third principal
+    spread, of the covariance's eigenvalues, below ``OUT_OF_PLANE`` of the first) that is more
+    than ``PLANE_SNAP`` away from every coordinate plane is drawn in that plane, along its own
+    principal directions. A planar arm moving in the vertical x-z plane gets one view, x-z.
+    """
+    p = np.asarray(points, dtype=float).reshape(-1, 3)
+    p = p[np.all(np.isfinite(p), axis=1)]
+    if len(p) < 2:
+        return [_coordinate_view(2)]
+    variance, vectors = np.linalg.eigh(np.cov(p.T))
+    spread = np.sqrt(np.maximum(variance[::-1], 0.0))
+    e = vectors[:, ::-1].T                       # rows: principal directions, largest first
+    planar = spread[2] <= OUT_OF_PLANE * spread[0]
+    if planar and np.arccos(min(1.0, np.abs(e[2]).max())) > PLANE_SNAP:
+        u, v = (w * np.sign(w[np.argmax(np.abs(w))]) for w in e[:2])
+        return [View(np.stack((u, v)), (f'{_direction_label(u)} [m]',
+                                        f'{_direction_label(v)} [m]'), 'plane of motion')]
+    axis_spread = p.std(axis=0)
+    left_out = np.argsort(axis_spread)           # the normal of the best plane first
+    views = [_coordinate_view(left_out[0])]
+    if axis_spread[left_out[0]] > OUT_OF_PLANE * axis_spread.max():
+        views.append(_coordinate_view(left_out[1]))
+    return views
 
 
 def plot_tip_path(path, p, planned=None, waypoints=None, title=''):
     """
-    Write a PNG of the tip path in the base frame: two views, x-y (top) and x-z (side).
+    Write a PNG of the tip path in the base frame, in the planes it moves in (:func:`tip_views`).
+
+    Equal scales on both axes of a view; the start (square) and the end (triangle) of the path
+    are marked.
 
     Parameters
     ----------
@@ -196,11 +342,15 @@ def plot_tip_path(path, p, planned=None, waypoints=None, title=''):
     p : array_like, shape (K, 3)
         Tip positions [m], base frame.
     planned : array_like, shape (L, 3), optional
-        The planned (reference) path [m], drawn dashed.
+        The planned (reference) path [m], drawn as a wide light band.
     waypoints : array_like, shape (M, 3), optional
         Planned Cartesian goal points [m], drawn as markers.
     title : str
         Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     """
     p = _series(p, 3, 'p')
@@ -208,23 +358,75 @@ def plot_tip_path(path, p, planned=None, waypoints=None, title=''):
         planned = _series(planned, 3, 'planned')
     if waypoints is not None:
         waypoints = _series(waypoints, 3, 'waypoints')
-    fig = figure((11.0, 5.5))
-    axes = fig.subplots(1, 2)
-    for ax, (i, k), view in zip(axes, ((0, 1), (0, 2)), ('top view (x-y)', 'side view (x-z)')):
+    views = tip_views(p if planned is None else np.vstack((p, planned)))
+    fig = figure((5.5 * len(views) + 0.5, 5.5))
+    axes = fig.subplots(1, len(views), squeeze=False)[0]
+    for ax, view in zip(axes, views):
         if planned is not None:
-            ax.plot(planned[:, i], planned[:, k], '--', color='C1', lw=1.5, label='planned',
-                    zorder=3)
-        ax.plot(p[:, i], p[:, k], color='C0', lw=1.2, label='actual')
-        if p.shape[0]:
-            ax.plot(p[0, i], p[0, k], 's', color='C0', ms=6, label='start')
+            ax.plot(*view.axes @ planned.T, label='planned', **REFERENCE_STYLE)
+        ax.plot(*view.axes @ p.T, label='actual', **ACTUAL_STYLE)
         if waypoints is not None:
-            ax.plot(waypoints[:, i], waypoints[:, k], 'o', color='C3', ms=5,
-                    label='goal points')
-        ax.set_xlabel(f'{"xyz"[i]} [m]')
-        ax.set_ylabel(f'{"xyz"[k]} [m]')
-        ax.set_title(view)
+            ax.plot(*view.axes @ waypoints.T, 'o', color='C3', ms=4, label='goal points')
+        if p.shape[0]:
+            ax.plot(*view.axes @ p[0], 's', color='k', ms=7, label='start', zorder=5)
+            ax.plot(*view.axes @ p[-1], '^', color='k', ms=8, label='end', zorder=5)
+        ax.set_xlabel(view.labels[0])
+        ax.set_ylabel(view.labels[1])
+        ax.set_title(view.name)
         ax.set_aspect('equal', adjustable='datalim')
         ax.grid(True, lw=0.3)
     axes[0].legend(loc='best', fontsize='small')
     fig.suptitle(title or 'tip path, base frame')
     fig.savefig(path, dpi=DPI)
+    return fig
+
+
+def plot_comparison(path, t, names, runs, units=None, effort_units=None, title=''):
+    """
+    Write a PNG comparing runs side by side (one column each): error and effort per joint.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Output file (``.png``).
+    t : array_like, shape (K,)
+        Time [s], shared by the runs.
+    names : sequence of str, length n
+        Joint names.
+    runs : sequence of (str, array_like (K, n), array_like (K, n))
+        Each run's label, tracking error ``q_ref - q`` [rad or m] and effort [N m or N].
+    units, effort_units : sequence of str, optional
+        Each joint's unit of position and of effort.
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Rows share their y axis, so that the error magnitudes compare at a glance.
+
+    """
+    t = _series(t, None, 't')
+    names = list(names)
+    units = _units(units, names, 'rad or m')
+    effort_units = _units(effort_units, names, 'N m or N')
+    fig = figure((5.0 * len(runs), 7.0))
+    axes = fig.subplots(2, len(runs), sharex=True, sharey='row', squeeze=False)
+    for col, (label, error, effort) in enumerate(runs):
+        error = _series(error, len(names), f'{label} error', len(t))
+        effort = _series(effort, len(names), f'{label} effort', len(t))
+        for j, name in enumerate(names):
+            axes[0, col].plot(t, error[:, j], color=f'C{j}', lw=1.0, label=name)
+            axes[1, col].plot(t, effort[:, j], color=f'C{j}', lw=1.0, label=name)
+        axes[0, col].set_title(f'{label}\nrms {np.sqrt(np.mean(error ** 2)):.3g}, max '
+                               f'{np.abs(error).max():.3g}')
+        axes[1, col].set_xlabel('time [s]')
+        for ax in axes[:, col]:
+            ax.grid(True, lw=0.3)
+    axes[0, 0].set_ylabel(f'{ERROR_LABEL} [{units_label(names, units)}]')
+    axes[1, 0].set_ylabel(f'effort [{units_label(names, effort_units)}]')
+    axes[0, 0].legend(loc='best', fontsize='small')
+    fig.suptitle(title or 'runs compared')
+    fig.savefig(path, dpi=DPI)
+    return fig

@@ -62,10 +62,12 @@ CONTROLLER_STATE = '/controller/controller_state'
 JOINT_TRAJECTORY = '/controller/joint_trajectory'
 ROBOT_DESCRIPTION = '/robot_description'
 TIP_POSE = '/kinematics/tip_pose'
+MARKERS = '/kinematics/markers'
 
 #: What the robot_dynamics recorder records unless told otherwise: state, the commands of the
 #: effort, position and velocity forward command controllers, goals, the controller's state and
-#: its action's feedback and status, the robot description, the tip pose, the simulator's status.
+#: its action's feedback and status, the robot description, the tip pose and the arm's markers
+#: (foxglove/robot_dynamics.json shows them), the simulator's status.
 DEFAULT_TOPICS = (
     JOINT_STATES,
     '/effort_controller/commands',
@@ -77,6 +79,7 @@ DEFAULT_TOPICS = (
     '/controller/follow_joint_trajectory/_action/status',
     ROBOT_DESCRIPTION,
     TIP_POSE,
+    MARKERS,
     '/simulator/status',
 )
 
@@ -199,10 +202,16 @@ class Table:
         return np.array([np.nan if v is None else float(v) for v in values])
 
     def joints(self, field):
-        """Return the joint names of the per-joint columns ``<field>.<joint>``, in order."""
+        """
+        Return the joint names of the per-joint columns ``<field>.<joint>``, in order.
+
+        Index columns (``<field>.0``: an array whose length differs from the message's joint
+        names, as a rejected message has) are not joints.
+        """
         start = field + '.'
         return [c[len(start):] for c in self.columns
-                if c.startswith(start) and '.' not in c[len(start):]]
+                if c.startswith(start) and '.' not in c[len(start):]
+                and not c[len(start):].isdigit()]
 
     def joint_array(self, field, names):
         """Return the columns ``<field>.<name>`` for ``names`` as an array (K, len(names))."""
@@ -376,26 +385,61 @@ class TipPath(NamedTuple):
     title: str
 
 
+def _finite_rows(*arrays):
+    """Return the rows (K,) where every given array (K,) or (K, m) is finite (None: ignored)."""
+    rows = None
+    for a in arrays:
+        if a is not None:
+            ok = np.isfinite(a) if a.ndim == 1 else np.all(np.isfinite(a), axis=1)
+            rows = ok if rows is None else rows & ok
+    return rows
+
+
+def _skipped(count, total, topic, what='missing or non-finite joint values'):
+    """Return the note on ``count`` of ``total`` messages of ``topic`` left out ('' if none)."""
+    return f'skipped {count} of {total} {topic} messages ({what})' if count else ''
+
+
 def _goal_points(recording, names):
-    """Return ``(t (M,), q (M, len(names)))`` of the recorded trajectory goals' points, or None."""
+    """
+    Return ``((t (M,), q (M, len(names))) or None, note)``: the recorded goals' points.
+
+    Goals that do not name every joint of ``names`` are not these joints' goals; goals with a
+    point of another length than their joint names, or with non-finite values (what a
+    controller rejects) are skipped and counted in the note.
+    """
     table = recording.tables.get(JOINT_TRAJECTORY)
-    times, positions = [], []
+    times, positions, bad = [], [], 0
     for log_time, msg in zip(table.log_times, table.messages) if table else ():
         index = {n: i for i, n in enumerate(msg.joint_names)}
         if not set(names) <= set(index):
             continue
         start = _seconds(msg.header.stamp) or log_time * 1e-9   # zero stamp: start on receipt
-        for point in msg.points:
-            if len(point.positions) == len(index):
-                times.append(start + _seconds(point.time_from_start))
-                positions.append([point.positions[index[n]] for n in names])
+        points = [[start + _seconds(p.time_from_start)] + [p.positions[index[n]] for n in names]
+                  for p in msg.points if len(p.positions) == len(index)]
+        if len(points) < len(msg.points) or not np.all(np.isfinite(points)):
+            bad += 1
+            continue
+        times += [point[0] for point in points]
+        positions += [point[1:] for point in points]
+    note = _skipped(bad, len(table) if table else 0, JOINT_TRAJECTORY,
+                    'points of another length than the joint names, or non-finite values')
     if not times:
-        return None
-    return np.array(times), np.array(positions)
+        return None, note
+    return (np.array(times), np.array(positions)), note
+
+
+def _notes(*notes):
+    return '; '.join(n for n in notes if n)
 
 
 def tracking(recording, model=None):
-    """Return the :class:`Tracking` of a recording, or ``(None, why not)``; see :func:`export`."""
+    """
+    Return ``(Tracking or None, note)`` of a recording; see :func:`export`.
+
+    Messages with missing or non-finite values are left out and counted in the note (which
+    says why not, when nothing is left to draw).
+    """
     state = recording.tables.get(CONTROLLER_STATE)
     if state is not None and state.joints('feedback.positions'):
         names = state.joints('feedback.positions')
@@ -405,7 +449,7 @@ def tracking(recording, model=None):
             if set(names) <= set(state.joints('reference.positions')) else None
         error = state.joint_array('error.positions', names) \
             if q_ref is not None and set(names) <= set(state.joints('error.positions')) else None
-        source = f'{CONTROLLER_STATE}: reference and feedback'
+        table, source = state, f'{CONTROLLER_STATE}: reference and feedback'
     elif recording.tables.get(JOINT_STATES) is not None:
         table = recording.tables[JOINT_STATES]
         names = table.joints('position')
@@ -413,18 +457,24 @@ def tracking(recording, model=None):
         source = f'{JOINT_STATES} (no {CONTROLLER_STATE} recorded: no reference)'
     else:
         return None, f'neither {CONTROLLER_STATE} nor {JOINT_STATES} in the recording'
-    if not names or not len(t):
-        return None, f'no joint positions in {source.split()[0]}'
+    if not names:
+        return None, f'no joint positions in {table.topic}'
+    rows = _finite_rows(t, q, q_ref, error)
+    skipped = _skipped(int((~rows).sum()), len(rows), table.topic)
+    if not rows.any():
+        return None, _notes(f'no joint positions in {table.topic}', skipped)
+    t, q = t[rows], q[rows]
+    q_ref, error = (None if a is None else a[rows] for a in (q_ref, error))
     t0 = t[0]
-    waypoints = _goal_points(recording, names)
+    waypoints, goals = _goal_points(recording, names)
     if waypoints is not None:
         waypoints = (waypoints[0] - t0, waypoints[1])
     return Tracking(t - t0, names, q, q_ref, error, _units(names, model, 'rad', 'm'), waypoints,
-                    f'joint tracking\nfrom {source}'), ''
+                    f'joint tracking\nfrom {source}'), _notes(skipped, goals)
 
 
 def effort(recording, model=None):
-    """Return the :class:`Effort` of a recording, or ``(None, why not)``; see :func:`export`."""
+    """Return ``(Effort or None, note)`` of a recording; see :func:`tracking`, :func:`export`."""
     state = recording.tables.get(CONTROLLER_STATE)
     joints = recording.tables.get(JOINT_STATES)
     if state is not None and state.joints('effort'):
@@ -434,7 +484,12 @@ def effort(recording, model=None):
     else:
         return None, f'no effort in {CONTROLLER_STATE} or {JOINT_STATES}'
     names = table.joints('effort')
-    t = table.time()
+    t, values = table.time(), table.joint_array('effort', names)
+    rows = _finite_rows(t, values)
+    skipped = _skipped(int((~rows).sum()), len(rows), table.topic)
+    if not rows.any():
+        return None, _notes(f'no finite effort in {table.topic}', skipped)
+    t, values = t[rows], values[rows]
     limits = np.full(len(names), np.nan)
     if model is not None:
         known = dict(zip(model.joint_names, model.effort_limit))
@@ -442,32 +497,42 @@ def effort(recording, model=None):
         note = 'limits from the recorded robot description'
     else:
         note = 'no limits: no robot description in the recording'
-    return Effort(t - t[0], names, table.joint_array('effort', names), limits,
-                  _units(names, model, 'N m', 'N'), f'{source}\n{note}'), ''
+    return Effort(t - t[0], names, values, limits, _units(names, model, 'N m', 'N'),
+                  f'{source}\n{note}'), skipped
 
 
 def tip_path(recording, model=None):
-    """Return the :class:`TipPath` of a recording, or ``(None, why not)``; see :func:`export`."""
+    """Return ``(TipPath or None, note)`` of a recording; see :func:`tracking`, :func:`export`."""
     state = recording.tables.get(CONTROLLER_STATE)
     joints = recording.tables.get(JOINT_STATES)
     if model is not None:
-        wanted = set(model.joint_names)
+        wanted, names = set(model.joint_names), list(model.joint_names)
         for table, field in ((joints, 'position'), (state, 'feedback.positions')):
-            if table is not None and wanted <= set(table.joints(field)):
-                names = list(model.joint_names)
-                p = model.fk(table.joint_array(field, names))[:, :3, 3]
-                planned = None
-                if state is not None and wanted <= set(state.joints('reference.positions')):
-                    planned = model.fk(state.joint_array('reference.positions', names))[:, :3, 3]
-                goals = _goal_points(recording, names)
-                waypoints = None if goals is None else model.fk(goals[1])[:, :3, 3]
-                return TipPath(p, planned, waypoints,
-                               f'tip path: {model.tip_link} in the {model.base_link} frame\n'
-                               f'forward kinematics of {table.topic}'), ''
+            if table is None or not wanted <= set(table.joints(field)):
+                continue
+            q = table.joint_array(field, names)
+            rows = _finite_rows(q)
+            skipped = _skipped(int((~rows).sum()), len(rows), table.topic)
+            if not rows.any():
+                continue
+            p = model.fk(q[rows])[:, :3, 3]
+            planned = None
+            if state is not None and wanted <= set(state.joints('reference.positions')):
+                reference = state.joint_array('reference.positions', names)
+                reference = reference[_finite_rows(reference)]
+                planned = model.fk(reference)[:, :3, 3] if len(reference) else None
+            goals, goal_note = _goal_points(recording, names)
+            waypoints = None if goals is None else model.fk(goals[1])[:, :3, 3]
+            return TipPath(p, planned, waypoints,
+                           f'tip path: {model.tip_link} in the {model.base_link} frame\n'
+                           f'forward kinematics of {table.topic}'), _notes(skipped, goal_note)
     pose = recording.tables.get(TIP_POSE)
     if pose is not None and len(pose):
         p = np.stack([pose.column(f'pose.position.{axis}') for axis in 'xyz'], axis=-1)
-        return TipPath(p, None, None, f'tip path, base frame\nfrom {TIP_POSE}'), ''
+        rows = _finite_rows(p)
+        if rows.any():
+            return (TipPath(p[rows], None, None, f'tip path, base frame\nfrom {TIP_POSE}'),
+                    _skipped(int((~rows).sum()), len(rows), TIP_POSE, 'non-finite positions'))
     return None, (f'neither {TIP_POSE} nor joint positions with a robot description in the '
                   'recording')
 
@@ -483,9 +548,11 @@ def export(path, out_dir, plot=True):
     """
     Write a CSV per topic and (if ``plot``) the PNG plots of a recording into ``out_dir``.
 
-    Returns ``(written, notes)``: the files written, and one line per topic skipped or plot
-    left out, saying why. Raises :class:`~robot_dynamics.plots.PlotDependencyError` before
-    reading when ``plot`` and matplotlib is missing.
+    Returns ``(written, notes)``: the files written, and one line per topic skipped, plot left
+    out or messages a plot left out (a rejected goal with NaN positions, arrays of another
+    length than their joint names), saying why and how many. Raises
+    :class:`~robot_dynamics.plots.PlotDependencyError` before reading when ``plot`` and
+    matplotlib is missing.
     """
     if plot:
         plots.require_matplotlib()
@@ -504,13 +571,15 @@ def export(path, out_dir, plot=True):
     model, note = robot_model(recording)
     if note:
         notes.append(note)
-    for name, (data, why), draw in (
+    for name, (data, note), draw in (
             ('tracking', tracking(recording, model), plots.plot_tracking),
             ('effort', effort(recording, model), plots.plot_effort),
             ('tip_path', tip_path(recording, model), plots.plot_tip_path)):
         if data is None:
-            notes.append(f'{PLOT_FILES[name]}: not drawn: {why}')
+            notes.append(f'{PLOT_FILES[name]}: not drawn: {note}')
             continue
+        if note:
+            notes.append(f'{PLOT_FILES[name]}: {note}')
         draw(out_dir / PLOT_FILES[name], **data._asdict())
         written.append(out_dir / PLOT_FILES[name])
     return written, notes

@@ -21,10 +21,9 @@ held between its updates (zero-order hold, as a digital controller drives a moto
 with Gaussian torque noise added. :func:`run` is what ``robot-dynamics simulate`` does: it
 builds the reference (a quintic through a few waypoints around a home pose, then a hold), the
 controller (on a model whose masses and inertias may be scaled to simulate model error), runs
-the loop and returns the report of ``api.md`` (``rms_tracking_error``, ``max_tracking_error``,
-``max_abs_torque``, ``saturated_fraction`` and the settings). :func:`plot_run` and
-:func:`plot_comparison` draw PNG figures with matplotlib (the ``plots`` extra, through
-:mod:`robot_dynamics.plots`), imported only when called.
+the loop and returns its report (``rms_tracking_error``, ``max_tracking_error``,
+``max_abs_torque``, ``saturated_fraction`` and the settings). The figures of ``robot-dynamics
+simulate --plot`` are those of :mod:`robot_dynamics.plots`.
 """
 
 import dataclasses
@@ -36,7 +35,6 @@ import numpy as np
 from . import control, integrators, time_scaling, trajectory
 from .errors import choice, InputError
 from .limits import middle
-from .plots import figure
 from .spatial import pose_error
 
 DEFAULT_DURATION = 4.0            # s
@@ -463,72 +461,3 @@ def run(settings):
     }
     report.update(summarise(plant, record, reference, controller))
     return Run(settings, plant, reference, controller, record, report)
-
-
-# ---- plots --------------------------------------------------------------------------------------
-
-def plot_run(result, path):
-    """
-    Write a PNG of one run: reference and actual positions, error, torque, per joint.
-
-    Parameters
-    ----------
-    result : Run
-        From :func:`run`.
-    path : str or path-like
-        Output file (``.png``).
-
-    """
-    rec, plant = result.record, result.plant
-    fig = figure((10.0, 9.0))
-    axes = fig.subplots(3, 1, sharex=True)
-    ref = result.reference.sample(rec.t)
-    err = ref.q - rec.q
-    for j, name in enumerate(plant.joint_names):
-        color = f'C{j}'
-        axes[0].plot(rec.t, ref.q[:, j], '--', color=color, lw=1.0)
-        axes[0].plot(rec.t, rec.q[:, j], '-', color=color, lw=1.2, label=name)
-        axes[1].plot(rec.t, err[:, j], color=color, lw=1.0, label=name)
-        axes[2].plot(rec.t, rec.tau[:, j], color=color, lw=1.0, label=name)
-        for sign in (-1.0, 1.0):
-            axes[2].axhline(sign * plant.effort_limit[j], color=color, ls=':', lw=0.8)
-    rep = result.report
-    axes[0].set_title(f'{rep["robot"]}, {rep["controller"]}: rms error '
-                      f'{rep["rms_tracking_error"]:.3g}, max {rep["max_tracking_error"]:.3g} '
-                      f'(model error {rep["model_error"]:+g}, noise {rep["torque_noise"]:g})')
-    axes[0].set_ylabel('q: reference (--), actual\n[rad or m]')
-    axes[1].set_ylabel('error q_d - q\n[rad or m]')
-    axes[2].set_ylabel('torque (limits dotted)\n[N m or N]')
-    axes[2].set_xlabel('time [s]')
-    axes[0].legend(loc='best', fontsize='small')
-    for ax in axes:
-        ax.grid(True, lw=0.3)
-    fig.savefig(path, dpi=100)
-
-
-def plot_comparison(results, path):
-    """
-    Write a PNG comparing runs side by side (one column each): error and torque per joint.
-
-    Rows share their y axis so that the error magnitudes compare at a glance.
-    """
-    fig = figure((5.0 * len(results), 7.0))
-    axes = fig.subplots(2, len(results), sharex=True, sharey='row', squeeze=False)
-    for col, result in enumerate(results):
-        rec, plant, rep = result.record, result.plant, result.report
-        err = result.reference.sample(rec.t).q - rec.q
-        for j, name in enumerate(plant.joint_names):
-            axes[0, col].plot(rec.t, err[:, j], color=f'C{j}', lw=1.0, label=name)
-            axes[1, col].plot(rec.t, rec.tau[:, j], color=f'C{j}', lw=1.0, label=name)
-        axes[0, col].set_title(f'{rep["controller"]}\nrms {rep["rms_tracking_error"]:.3g}, '
-                               f'max {rep["max_tracking_error"]:.3g}')
-        axes[1, col].set_xlabel('time [s]')
-        for ax in axes[:, col]:
-            ax.grid(True, lw=0.3)
-    axes[0, 0].set_ylabel('error q_d - q [rad or m]')
-    axes[1, 0].set_ylabel('torque [N m or N]')
-    axes[0, 0].legend(loc='best', fontsize='small')
-    first = results[0].report
-    fig.suptitle(f'{first["robot"]}: control laws compared (model error '
-                 f'{first["model_error"]:+g}, control {first["control_rate_hz"]:g} Hz)')
-    fig.savefig(path, dpi=100)

@@ -25,8 +25,8 @@ loop over samples). It is built by
   synchronised (all joints start and finish together), triangular when the cruise velocity
   cannot be reached;
 - :func:`from_waypoints`: the points of a ``trajectory_msgs/JointTrajectory`` (positions only: a
-  C2 cubic spline with zero end velocities; with velocities: cubic Hermite; with accelerations
-  too: quintic Hermite);
+  C2 spline, cubic inside and quintic on the end segments, that ends at rest with zero
+  acceleration; with velocities: cubic Hermite; with accelerations too: quintic Hermite);
 - :meth:`CartesianLine.to_joint_trajectory`: a straight tip line with slerped orientation,
   converted through inverse kinematics.
 
@@ -511,12 +511,18 @@ def _waypoint_array(x, name, k, n):
 
 
 def from_waypoints(time_from_start, positions, velocities=None, accelerations=None, *,
-                   start_time=0.0, start_velocity=None):
+                   start_time=0.0, start_velocity=None, start_acceleration=None):
     """
     Interpolate the points of a ``trajectory_msgs/JointTrajectory``.
 
-    - positions only: a C2 cubic spline through the points with zero velocity at the end and
-      ``start_velocity`` (default zero) at the start;
+    - positions only: a C2 spline through the points that starts with ``start_velocity`` and
+      ``start_acceleration`` (default zero: from rest) and ends at rest with zero acceleration:
+      the clamped cubic spline (end velocities given) on the interior segments, and on the first
+      and last segments the quintic that also meets the end accelerations (with the cubic
+      spline's position, velocity and acceleration at its inner knot, so C2 there too). The
+      acceleration is then continuous where the motion starts and ends: a cubic spline clamped
+      by velocities alone steps in acceleration there, and the effort of a law with
+      acceleration feed-forward (computed torque) steps with it;
     - with velocities: a cubic Hermite spline (C1), matching positions and velocities;
     - with accelerations too: a quintic Hermite spline (C2), matching all three.
 
@@ -532,9 +538,10 @@ def from_waypoints(time_from_start, positions, velocities=None, accelerations=No
         Joint accelerations [rad/s^2 or m/s^2] per point; needs ``velocities``.
     start_time : float
         Time [s] that ``time_from_start`` is relative to.
-    start_velocity : array_like, shape (n,), optional
-        Velocity [rad/s or m/s] at the first point of a positions-only spline (a trajectory
-        that continues a motion under way); with ``velocities`` given, it must be omitted.
+    start_velocity, start_acceleration : array_like, shape (n,), optional
+        Velocity [rad/s or m/s] and acceleration [rad/s^2 or m/s^2] at the first point of a
+        positions-only spline (a trajectory that continues a motion under way); with
+        ``velocities`` given, they must be omitted.
 
     Returns
     -------
@@ -573,18 +580,20 @@ def from_waypoints(time_from_start, positions, velocities=None, accelerations=No
     if a is not None and v is None:
         raise InputError('accelerations given without velocities: a JointTrajectory point with '
                          'accelerations must also have velocities')
-    if start_velocity is not None:
-        if v is not None:
-            raise InputError('start_velocity: the points have velocities; give the first '
-                             'velocity there instead')
-        start_velocity = as_array(start_velocity, (n,), 'start_velocity').reshape(n)
+    start = []
+    for name, value in (('start_velocity', start_velocity),
+                        ('start_acceleration', start_acceleration)):
+        if value is not None and v is not None:
+            raise InputError(f'{name}: the points have velocities; give the first point '
+                             'its values instead')
+        start.append(np.zeros(n) if value is None else as_array(value, (n,), name).reshape(n))
     t0 = float(as_array(start_time, (), 'start_time'))
     breaks = t0 + t
     if k == 1:
         return _constant(breaks[0], p[0])
     h = step
     if v is None:
-        c = _clamped_spline(h, p, start_velocity)
+        c = _clamped_spline(h, p, *start)
     elif a is None:
         c = _cubic_hermite(h, p[:-1], v[:-1], p[1:], v[1:])
     else:
@@ -592,15 +601,21 @@ def from_waypoints(time_from_start, positions, velocities=None, accelerations=No
     return JointTrajectory(breaks, c, end=p[-1])
 
 
-def _clamped_spline(h, p, v0=None):
-    """C2 cubic spline coefficients (K-1, 4, n) through ``p`` (K, n), end velocities v0 and 0."""
+def _clamped_spline(h, p, v0, a0):
+    """
+    C2 spline coefficients (K-1, 6, n) through ``p`` (K, n): start ``v0, a0``, end at rest.
+
+    The clamped cubic spline (velocities ``v0`` and 0 at the ends) gives the knot velocities
+    and accelerations; its interior segments are kept, the first and last become the quintic
+    Hermite segments that meet ``a0`` and 0 at the ends and the cubic's values at the inner
+    knot.
+    """
     from scipy.linalg import solve_banded
     k = p.shape[0]
     # unknown knot velocities v_k; interior rows: continuity of the second derivative
     # h_k v_{k-1} + 2 (h_{k-1} + h_k) v_k + h_{k-1} v_{k+1} = 3 (h_k d_{k-1} / h_{k-1} + ...)
     v = np.zeros_like(p)
-    if v0 is not None:
-        v[0] = v0
+    v[0] = v0
     if k > 2:
         d = np.diff(p, axis=0) / h[:, None]
         m = k - 2
@@ -611,7 +626,14 @@ def _clamped_spline(h, p, v0=None):
         rhs = 3.0 * (h[1:, None] * d[:-1] + h[:-1, None] * d[1:])
         rhs[0] -= h[1] * v[0]       # the known start velocity moves to the right-hand side
         v[1:-1] = solve_banded((1, 1), ab, rhs)
-    return _cubic_hermite(h, p[:-1], v[:-1], p[1:], v[1:])
+    cubic = _cubic_hermite(h, p[:-1], v[:-1], p[1:], v[1:])
+    a = np.zeros_like(p)            # knot accelerations: a_k = 2 c2 at the start of segment k
+    a[0], a[1:-1] = a0, 2.0 * cubic[1:, 2]
+    c = _pad(cubic, 5)
+    for s in {0, k - 2}:
+        c[s] = _quintic_hermite(h[s:s + 1], p[s:s + 1], v[s:s + 1], a[s:s + 1], p[s + 1:s + 2],
+                                v[s + 1:s + 2], a[s + 1:s + 2])[0]
+    return c
 
 
 # ---- Cartesian line -----------------------------------------------------------------------------
@@ -756,9 +778,44 @@ class CartesianLine:
         if samples < 2:
             raise InputError(f'samples: expected >= 2, got {samples}')
         times = np.linspace(self.start_time, self.end_time, samples)
-        point = self.sample(times)
-        q = _solve_path(model, point.pose, times, seed, max_joint_step, ik_options)
-        mask = ik_options.get('mask')  # checked by the IK; None (given or not) is its default
+        q = _solve_path(model, self.sample(times).pose, times, seed, max_joint_step, ik_options)
+        qd, qdd = self.joint_rates(model, q, times, mask=ik_options.get('mask'),
+                                   rate_damping=rate_damping)
+        return from_waypoints(times - times[0], q, qd, qdd, start_time=times[0])
+
+    def joint_rates(self, model, q, t, *, mask=None, rate_damping=CARTESIAN_RATE_DAMPING):
+        """
+        Return the joint velocities and accelerations that follow the line at its IK solutions.
+
+        With the task rows ``m`` of the Jacobian (``mask``, default ``model.task_mask``):
+        ``qd = J_m^+ V_m`` and ``qdd = J_m^+ (A_m - Jdot_m qd)``, ``V`` and ``A`` the line's
+        twist and acceleration at ``t``, by damped least squares (``rate_damping``).
+
+        Parameters
+        ----------
+        model : RobotModel
+            The robot.
+        q : array_like, shape (K, n)
+            Joint positions [rad or m] that put the tip on the line at the times ``t``.
+        t : array_like, shape (K,)
+            Times [s] on the line.
+        mask : array_like, shape (6,), optional
+            Task rows ``vx vy vz wx wy wz`` to follow (0 or 1); default ``model.task_mask``.
+        rate_damping : float
+            Damping of the least-squares inverse of the Jacobian.
+
+        Returns
+        -------
+        qd, qdd : numpy.ndarray, shape (K, n)
+            [rad/s or m/s], [rad/s^2 or m/s^2].
+
+        """
+        q = as_array(q, (model.dof,), 'q')
+        t = as_array(t, (), 't')
+        if q.ndim != 2 or t.shape != q.shape[:1]:
+            raise ShapeError(f'q, t: expected shapes (K, {model.dof}) and (K,), got {q.shape} '
+                             f'and {t.shape}')
+        point = self.sample(t)
         rows = np.flatnonzero(model.task_mask if mask is None else np.asarray(mask, dtype=float))
         _, J = kinematics._pose_and_jacobian(model, q)
         Jm = J[:, rows, :]
@@ -766,7 +823,7 @@ class CartesianLine:
         Jd = model.jacobian_dot(q, qd)[:, rows, :]
         rhs = point.acceleration[:, rows] - (Jd @ qd[..., None])[..., 0]
         qdd = damped_least_squares(Jm, rhs[..., None], rate_damping)[..., 0]
-        return from_waypoints(times - times[0], q, qd, qdd, start_time=times[0])
+        return qd, qdd
 
 
 def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
@@ -803,19 +860,22 @@ def check_limits(model, trajectory, *, rate=LIMIT_CHECK_RATE, tolerance=1e-9):
     The trajectory is sampled at ``rate`` [Hz] and at every break, so that a spline overshooting
     a limit between its points is caught, not only points outside. ``tolerance`` [rad or m,
     relative for velocities] forgives rounding at a limit. The message names the joint, the
-    time and the value.
+    value and its time in seconds from the trajectory's start (the times of a controller's
+    trajectory are on its clock, since its epoch: a reader wants to know where in the goal).
     """
     t = np.union1d(trajectory.breaks,
                    np.arange(trajectory.start_time, trajectory.end_time, 1.0 / rate))
     point = trajectory.sample(t)
+    since = t - trajectory.start_time
     outside = (point.q < model.lower - tolerance) | (point.q > model.upper + tolerance)
     if outside.any():
         k, j = np.argwhere(outside)[0]
-        raise InputError(f'joint {model.joint_names[j]!r}: position {point.q[k, j]:.6g} at '
-                         f't = {t[k]:.4f} s is outside its limits [{model.lower[j]:g}, '
-                         f'{model.upper[j]:g}]')
+        raise InputError(f'joint {model.joint_names[j]!r}: position {point.q[k, j]:.6g} '
+                         f'{since[k]:.3f} s after the start is outside its limits '
+                         f'[{model.lower[j]:g}, {model.upper[j]:g}]')
     fast = np.abs(point.qd) > model.velocity_limit * (1.0 + tolerance)
     if fast.any():
         k, j = np.argwhere(fast)[0]
-        raise InputError(f'joint {model.joint_names[j]!r}: velocity {point.qd[k, j]:.6g} at '
-                         f't = {t[k]:.4f} s is above its limit {model.velocity_limit[j]:g}')
+        raise InputError(f'joint {model.joint_names[j]!r}: velocity {point.qd[k, j]:.6g} '
+                         f'{since[k]:.3f} s after the start is above its limit '
+                         f'{model.velocity_limit[j]:g}')

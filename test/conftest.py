@@ -52,7 +52,7 @@ def bundled():
 
 @pytest.fixture(scope='session')
 def planar_2r(bundled):
-    """Return the bundled planar 2R arm (seed 003's worked example, vertical x-z plane)."""
+    """Return the bundled planar 2R arm (Hayes' worked example, vertical x-z plane)."""
     return bundled['planar_2r']
 
 

@@ -49,7 +49,7 @@ def test_forward_kinematics_prints_the_closed_form_determinant():
 
 def test_inverse_dynamics_prints_the_seed_vector():
     out = run('inverse_dynamics.py')
-    assert re.search(r'\[\[13\.\s+3\.\]\s+\[ ?3\.\s+2\.\]\]', out)      # seed 003 A4
+    assert re.search(r'\[\[13\.\s+3\.\]\s+\[ ?3\.\s+2\.\]\]', out)      # Hayes §5.4
     tau = numbers(out.split('inverse dynamics tau [N m]:')[1].splitlines()[0])
     assert tau == pytest.approx([23.6264303840, 1.2320508076], abs=1e-6)   # seed vectors B3
 

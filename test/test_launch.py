@@ -20,8 +20,6 @@ stand-ins of ``launch_standins`` (a test helper), and the recorded ``Node`` acti
 compared with the declaration and with the repository's parameter files.
 """
 
-from fnmatch import fnmatch
-import importlib
 from pathlib import Path
 
 from launch_standins import run_launch_file
@@ -144,40 +142,15 @@ def test_hardware_mode_tells_the_controller(monkeypatch):
     assert parameters['controller'][1:] == [{'hardware': True}]
 
 
-#: Parameters the controller declares per joint once it has its model.
-PER_JOINT = {'controller': ('gains.*.kp', 'gains.*.kd', 'gains.*.ki', 'constraints.*.trajectory',
-                            'constraints.*.goal')}
-
-
-def _flat(values, prefix=''):
-    """Dotted parameter names of a ``ros__parameters`` dictionary, as rclpy reads them."""
-    for key, value in values.items():
-        if isinstance(value, dict):
-            yield from _flat(value, f'{prefix}{key}.')
-        else:
-            yield f'{prefix}{key}'
-
-
-def _declared(spec):
-    module = importlib.import_module(spec.module)
-    names = {s.name for s in module.PARAMETERS}
-    return names, PER_JOINT.get(spec.name, ())
-
-
-PARAMETER_FILES = [REPO / 'config' / f'{robot}.yaml' for robot in ROBOTS] \
-    + [REPO / 'config' / 'hardware' / 'robot_dynamics.yaml']
-
-
-@pytest.mark.parametrize('path', PARAMETER_FILES, ids=lambda p: str(p.relative_to(REPO)))
-def test_parameter_files_set_only_declared_parameters(path):
+def test_a_parameter_no_node_takes_stops_the_launch(monkeypatch, tmp_path):
     """A misspelt parameter in a file would be ignored by ROS 2 without a word."""
-    sections = yaml.safe_load(path.read_text())
-    nodes = {spec.name: _declared(spec) for spec in graph.NODES}
-    for section, body in sections.items():
-        assert section == '/**' or section in nodes, f'{path.name}: unknown node {section!r}'
-        names = set(_flat(body['ros__parameters']))
-        targets = list(nodes.values()) if section == '/**' else [nodes[section]]
-        for name in names:
-            assert any(name in declared or any(fnmatch(name, p) for p in patterns)
-                       for declared, patterns in targets), \
-                f'{path.name}: {section} sets {name!r}, which no such node declares'
+    user = tmp_path / 'my_arm.yaml'
+    user.write_text('controller:\n  ros__parameters:\n    state_timout: 0.1\n'
+                    '    rate_hz: 500\n')
+    with pytest.raises(InputError) as info:
+        _launch('sim', monkeypatch, robot='scara', params_file=str(user))
+    message = str(info.value)
+    assert "declares no parameter 'state_timout'; did you mean 'state_timeout'" in message
+    assert "'rate_hz' takes a double" in message and 'got 500 (an integer)' in message
+    with pytest.raises(InputError, match="'control_law' takes a string"):
+        _launch('sim', monkeypatch, robot='scara', control_law='1')

@@ -56,8 +56,9 @@ ROS_SUFFIXES = ('_msgs', '_srvs', '_interfaces')   # rosgraph_msgs, std_srvs, rc
 #: ROS packages that may be imported outside robot_dynamics/ros when guarded by ImportError.
 GUARDED_ALLOWED = {'ament_index_python'}
 # The folders that setup.py installs to share/robot_dynamics/<folder>, with their patterns.
-SHARE_GLOBS = {'launch': '*.launch.py', 'config': '*.yaml', 'config/hardware': '*.yaml',
-               'urdf': '*.urdf'}
+SHARE_GLOBS = {'launch': ('*.launch.py',), 'config': ('*.yaml',),
+               'config/hardware': ('*.yaml', '*.xacro'), 'urdf': ('*.urdf',),
+               'rviz': ('*.rviz',), 'foxglove': ('*.json',)}
 
 
 @pytest.fixture(scope='module')
@@ -100,9 +101,11 @@ def test_share_directory_holds_package_files(monkeypatch):
     share = Path(get_package_share_directory(PACKAGE))
     assert (share / 'package.xml').read_text() == (REPO / 'package.xml').read_text(), \
         f'share/{PACKAGE}/package.xml is out of date: run make setup'
-    for folder, pattern in SHARE_GLOBS.items():
-        in_repo = sorted(p.name for p in (REPO / folder).glob(pattern))
-        installed = sorted(p.name for p in (share / folder).glob(pattern))
+    for folder, patterns in SHARE_GLOBS.items():
+        in_repo = sorted(p.name for pattern in patterns for p in (REPO / folder).glob(pattern))
+        installed = sorted(p.name for pattern in patterns
+                           for p in (share / folder).glob(pattern))
+        assert in_repo, f'{folder}: nothing to install'
         assert installed == in_repo, f'share/{PACKAGE}/{folder} is out of date: run make setup'
 
 

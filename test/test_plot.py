@@ -415,3 +415,158 @@ def test_plot_functions_take_plain_arrays(tmp_path):
                         waypoints=model.fk(q_ref[::50])[:, :3, 3])
     for name in ('tracking.png', 'effort.png', 'tip.png'):
         assert (tmp_path / name).stat().st_size > MIN_PNG_BYTES
+
+
+# ---- what the figures show ----------------------------------------------------------------------
+
+def test_an_effort_axis_is_scaled_to_the_effort_with_the_limits_marked(tmp_path):
+    t = np.linspace(0.0, 2.0, 201)
+    small = 5.0 * np.sin(3.0 * t)                    # 6 % of an 80 N m limit
+    large = 70.0 * np.sin(3.0 * t)                   # 88 % of it
+    fig = plots.plot_effort(tmp_path / 'e.png', t, ['a', 'b'], np.stack((small, large), -1),
+                            limits=[80.0, 80.0], units=['N m', 'N m'])
+    low, high = fig.axes[0].get_ylim()
+    # the data set the scale: the 5 N m swing fills the axis instead of a flat line at +-80
+    assert -5.0 * 1.2 < low < -5.0 * 0.99 and 5.0 * 0.99 < high < 5.0 * 1.6
+    notes = [text.get_text() for text in fig.axes[0].texts]
+    assert notes == ['peak 5 N m = 6.2 % of the limit 80 N m']
+    assert not [line for line in fig.axes[0].get_lines() if line.get_label() == 'limit']
+    # near the limit, the limit lines are in view
+    low, high = fig.axes[1].get_ylim()
+    assert low < -80.0 and high > 80.0 and high < 80.0 * 1.6
+    assert [line.get_ydata()[0] for line in fig.axes[1].get_lines()[1:]] == [-80.0, 80.0]
+    assert f'{100 * np.abs(large).max() / 80:.2g} % of the limit 80 N m' in \
+        fig.axes[1].texts[0].get_text()
+
+
+def test_the_tip_path_of_a_planar_arm_is_drawn_in_its_plane(planar_2r, tmp_path):
+    """The planar 2R moves in the vertical x-z plane: one view, x-z, not a flat top view."""
+    q = np.stack([np.linspace(-0.5, 0.8, 50), np.linspace(1.2, 0.4, 50)], -1)
+    p = planar_2r.fk(q)[:, :3, 3]
+    np.testing.assert_allclose(p, _planar_2r_tip(q), atol=1e-12)
+    views = plots.tip_views(p)
+    assert [(v.name, v.labels) for v in views] == [('side view (x-z)', ('x [m]', 'z [m]'))]
+    fig = plots.plot_tip_path(tmp_path / 'tip.png', p)
+    (ax,) = fig.axes
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ('x [m]', 'z [m]')
+    assert ax.get_aspect() == 1.0                    # equal scales
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert labels == ['actual', 'start', 'end']
+    start, end = ax.get_lines()[1], ax.get_lines()[2]
+    np.testing.assert_allclose([start.get_xdata()[0], start.get_ydata()[0]], p[0, [0, 2]])
+    np.testing.assert_allclose([end.get_xdata()[0], end.get_ydata()[0]], p[-1, [0, 2]])
+    # the axes span the data (equal scales widen the shorter one only)
+    (x0, x1), (z0, z1) = ax.get_xlim(), ax.get_ylim()
+    assert x0 <= p[:, 0].min() and x1 >= p[:, 0].max()
+    assert z0 <= p[:, 2].min() and z1 >= p[:, 2].max()
+
+
+def test_tip_views_follow_the_motion(scara):
+    # a SCARA pick-and-place: mostly horizontal, with lifts: top view and a side view
+    q = np.stack([np.linspace(-0.6, 0.6, 80), np.linspace(0.5, 1.8, 80),
+                  0.1 + 0.05 * np.sin(np.linspace(0.0, 6.0, 80))], -1)
+    p = _scara_tip(q)
+    names = [v.name for v in plots.tip_views(p)]
+    assert names[0] == 'top view (x-y)' and len(names) == 2 and names[1] in (
+        'side view (x-z)', 'front view (y-z)')
+    # a planar motion in a tilted plane: one view in the plane's own directions
+    u, v = np.array([1.0, 1.0, 0.0]) / np.sqrt(2.0), np.array([0.0, 0.0, 1.0])
+    s = np.linspace(0.0, 1.0, 40)
+    tilted = np.outer(np.cos(3 * s), u) + np.outer(0.5 * np.sin(3 * s), v)
+    tilted = tilted @ np.array([[1.0, 0.0, 0.0], [0.0, np.cos(0.4), -np.sin(0.4)],
+                                [0.0, np.sin(0.4), np.cos(0.4)]]).T
+    (view,) = plots.tip_views(tilted)
+    assert view.name == 'plane of motion'
+    normal = np.cross(*view.axes)
+    np.testing.assert_allclose(np.abs(tilted @ normal - (tilted @ normal).mean()).max(), 0.0,
+                               atol=1e-12)
+    np.testing.assert_allclose(view.axes @ view.axes.T, np.eye(2), atol=1e-12)
+
+
+def test_simulate_plot_one_style_one_error_label_units_per_joint(tmp_path):
+    run = simulation.run(simulation.Settings(robot='scara', controller='computed_torque',
+                                             duration=0.3))
+    fig = cli._plot_run(run, tmp_path / 'run.png')
+    labels = [ax.get_ylabel() for ax in fig.axes]
+    assert labels == ['shoulder\nposition [rad]', 'shoulder\nerror q_ref - q [rad]',
+                      'shoulder\neffort [N m]', 'elbow\nposition [rad]',
+                      'elbow\nerror q_ref - q [rad]', 'elbow\neffort [N m]',
+                      'quill\nposition [m]', 'quill\nerror q_ref - q [m]', 'quill\neffort [N]']
+    reference, actual = fig.axes[0].get_lines()[:2]
+    assert (reference.get_label(), actual.get_label()) == ('reference', 'actual')
+    # told apart: a wide light band under a thin line of another colour
+    assert reference.get_linewidth() >= 3 * actual.get_linewidth()
+    assert reference.get_alpha() < 1.0 and reference.get_color() != actual.get_color()
+    assert reference.get_linestyle() == actual.get_linestyle() == '-'
+    # the ROS plots draw it the same way and name the error the same
+    recorded = plots.plot_tracking(tmp_path / 't.png', run.record.t, ['a', 'b', 'c'],
+                                   run.record.q, run.reference.sample(run.record.t).q)
+    line = recorded.axes[0].get_lines()[0]
+    assert (line.get_linewidth(), line.get_alpha(), line.get_color()) == (
+        reference.get_linewidth(), reference.get_alpha(), reference.get_color())
+    assert recorded.axes[1].get_ylabel() == 'a\nerror q_ref - q [rad or m]'
+
+
+@pytest.fixture(scope='module')
+def rejected(tmp_path_factory):
+    """
+    Write a recording with what a flood of bad goals and commands leaves.
+
+    Joint states of the planar 2R, of which a few have NaN or arrays of another length than
+    their names; three goals on the topic, one good, one with a NaN position and one with a
+    point of three positions for two joints.
+    """
+    _, urdf = from_source(robot='planar_2r')
+    t = np.arange(0.0, 1.0, 0.01)
+    q = np.stack([0.4 * np.sin(2.0 * t), 0.8 - 0.3 * t], -1)
+    states = []
+    for k, tk in enumerate(t):
+        position = q[k].tolist()
+        if k in (10, 11, 12):
+            position = [float('nan'), position[1]]
+        elif k in (20, 30):
+            position = position + [0.0]
+        states.append((T0 + tk, {'header': _header(T0 + tk), 'name': ['joint1', 'joint2'],
+                                 'position': position, 'velocity': [], 'effort': []}))
+
+    def goal(positions):
+        return {'header': _header(T0), 'joint_names': ['joint1', 'joint2'], 'points': [
+            {'positions': p, 'time_from_start': _time(0.5 * (i + 1))}
+            for i, p in enumerate(positions)]}
+    goals = [(T0, goal([[0.1, 0.2], [0.3, 0.4]])), (T0 + 0.1, goal([[float('nan'), 0.2]])),
+             (T0 + 0.2, goal([[0.1, 0.2, 0.3]]))]
+    path = tmp_path_factory.mktemp('rejected') / 'flood.mcap'
+    trajectory = 'trajectory_msgs/msg/JointTrajectory'
+    _write(path, {
+        '/robot_description': ('std_msgs/msg/String', STRING_DEF, [(T0, {'data': urdf})]),
+        '/joint_states': ('sensor_msgs/msg/JointState', JOINT_STATE_DEF, states),
+        '/controller/joint_trajectory': (trajectory, message_definition(trajectory), goals),
+    })
+    return {'path': path, 't': t, 'q': q, 'good': [k for k in range(len(t))
+                                                   if k not in (10, 11, 12, 20, 30)]}
+
+
+def test_a_recording_with_rejected_messages_plots_what_is_valid(rejected, tmp_path):
+    status, text = _plot(rejected['path'], '--out', tmp_path)
+    assert status == cli.EXIT_OK, text
+    for name in ('tracking.png', 'effort.png', 'tip_path.png'):
+        if name != 'effort.png':
+            assert (tmp_path / name).stat().st_size > MIN_PNG_BYTES
+    assert 'note: tracking.png: skipped 5 of 100 /joint_states messages (missing or non-finite ' \
+        'joint values); skipped 2 of 3 /controller/joint_trajectory messages' in text, text
+    assert 'note: tip_path.png: skipped 5 of 100 /joint_states messages' in text, text
+    assert 'note: effort.png: not drawn: no effort' in text
+    recording = recordings.read(rejected['path'])
+    model, _ = recordings.robot_model(recording)
+    data, note = recordings.tracking(recording, model)
+    good = rejected['good']
+    assert data.names == ['joint1', 'joint2']          # not the index columns of the bad rows
+    np.testing.assert_array_equal(data.q, rejected['q'][good])
+    np.testing.assert_allclose(data.t, rejected['t'][good], atol=1e-6)
+    np.testing.assert_allclose(data.waypoints[0], [0.5, 1.0], atol=1e-9)
+    np.testing.assert_array_equal(data.waypoints[1], [[0.1, 0.2], [0.3, 0.4]])
+    data, _ = recordings.tip_path(recording, model)
+    np.testing.assert_allclose(data.p, _planar_2r_tip(rejected['q'][good]), atol=1e-12)
+    np.testing.assert_allclose(data.waypoints, _planar_2r_tip(np.array([[0.1, 0.2],
+                                                                        [0.3, 0.4]])),
+                               atol=1e-12)

@@ -18,10 +18,10 @@
 
 For pip installs, where ``ros2 launch`` is not available: the same nodes, parameter files and
 remappings as ``launch/sim.launch.py``. By default all nodes run in this process, each spun by
-its own single-threaded executor in its own thread (measured fastest for 1 kHz loops on these
-machines); ``processes=True`` starts one process per node instead (each node's console script,
-as ``ros2 run`` would). SIGINT or SIGTERM stops everything cleanly, exit status 0.
-A node that fails to start or dies stops the rest, exit status 1.
+its own single-threaded executor in its own thread; ``processes=True`` starts one process per
+node instead (each node's console script, as ``ros2 run`` would). SIGINT or SIGTERM stops
+everything cleanly, exit status 0. A node that fails to start or dies stops the rest, exit
+status 1.
 """
 
 import importlib
@@ -233,6 +233,18 @@ class Bringup:
         rclpy.try_shutdown()
 
 
+def say(out, *lines):
+    """
+    Print ``lines`` to ``out`` in one write, then flush.
+
+    The nodes log to the same terminal from their own threads and processes: ``print`` writes
+    a line and its newline separately (unbuffered, as under ``PYTHONUNBUFFERED``), and a log
+    line written between the two ends up glued to the printed one.
+    """
+    out.write(''.join(f'{line}\n' for line in lines))
+    out.flush()
+
+
 def _command(spec):
     """Return the node's console script next to this interpreter, else ``python -m``."""
     script = Path(sys.executable).parent / spec.executable
@@ -255,6 +267,9 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
     previous = {sig: signal.signal(sig, lambda *_: bringup.stop_event.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
+        how = 'one process per node' if processes else 'one process'
+        say(out, f'{title}: starting {len(specs)} nodes ({how}, ROS_DOMAIN_ID='
+                 f'{os.environ.get("ROS_DOMAIN_ID", "0")})')
         try:
             bringup.start()
             if record:
@@ -263,21 +278,16 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
         except START_ERRORS as exc:
             bringup.failure = f'cannot start: {exc}'
         else:
-            how = 'one process per node' if processes else 'one process'
-            print(f'{title}: starting {len(specs)} nodes ({how}, ROS_DOMAIN_ID='
-                  f'{os.environ.get("ROS_DOMAIN_ID", "0")})', file=out, flush=True)
             if bringup.wait_ready():
-                print('\n'.join(bringup.describe()), file=out)
-                if record:
-                    print(f'  recording to {record}', file=out)
-                print('running; Ctrl-C stops every node', file=out, flush=True)
+                say(out, *bringup.describe(), *([f'  recording to {record}'] if record else []),
+                    'running; Ctrl-C stops every node')
                 bringup.wait()
     finally:
         bringup.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if bringup.failure:
-        print(f'{title}: {bringup.failure}', file=sys.stderr, flush=True)
+        say(sys.stderr, f'{title}: {bringup.failure}')
         return EXIT_FAILED
-    print(f'{title}: stopped', file=out, flush=True)
+    say(out, f'{title}: stopped')
     return EXIT_OK

@@ -70,8 +70,8 @@ from .conversions import (JointMap, JointNameError, JointOrder, to_seconds, traj
                           trajectory_point)
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
 from .on_demand import OnDemand, SubscriptionThread
-from .parameters import (COMMAND_PARAMETERS, command_topic, declare, descriptor,
-                         LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, Spec, STRING_ARRAY)
+from .parameters import (COMMAND_PARAMETERS, command_topic, declare, LOCKSTEP_NEWEST,
+                         LOCKSTEP_WRITER, NEWEST_ONLY, Spec, STRING_ARRAY)
 from .runner import run_node, StartupError
 from .throttle import Throttle
 from ..control import Law
@@ -154,9 +154,18 @@ PARAMETERS = (
          read_only=False, bounds=(0.0, 1e3)),
 ) + COMMAND_PARAMETERS + CHAIN_PARAMETERS
 
-#: Per-joint default tolerances, declared once the joints are known: ``constraints.<joint>.<name>``
-#: (the names of joint_trajectory_controller).
-TOLERANCE_NAMES = ('trajectory', 'goal')
+_GAIN_UNITS = ('computed torque: 1/s^2, 1/s, 1/s^2; the other laws: N m/rad, N m s/rad, '
+               'N m/(rad s), or N/m, N s/m, N/(m s) for a prismatic joint')
+#: The parameters declared for each joint once the joints are known (``{joint}``: its name),
+#: with the names of ros2_controllers' joint_trajectory_controller: the law's gains (its
+#: default from ``natural_frequency``) and the default position tolerances of goals.
+JOINT_PARAMETERS = tuple(
+    Spec(f'gains.{{joint}}.{gain}', 0.0, f'{what} gain of the joint [kp, kd, ki: {_GAIN_UNITS}].',
+         False) for gain, what in (('kp', 'Proportional'), ('kd', 'Derivative'),
+                                   ('ki', 'Integral'))) \
+    + tuple(Spec(f'constraints.{{joint}}.{name}', 0.0, f'Default {what} position tolerance of '
+                 'the joint [rad or m]; 0: not checked.', False, (0.0, 1e6))
+            for name, what in (('trajectory', 'path'), ('goal', 'goal')))
 #: The watchdog looks this often, as a fraction of the timeouts.
 WATCHDOG_FRACTION = 0.25
 
@@ -242,24 +251,23 @@ class ControllerNode(Node):
                                      natural_frequency=p.natural_frequency,
                                      damping_ratio=p.damping_ratio,
                                      friction=p.friction_compensation)
-        gains = {}
-        for name in default.gain_names:
-            values = getattr(default, name)
-            unit = 'computed torque: 1/s^2, 1/s' if self.law_name is Law.COMPUTED_TORQUE \
-                else 'N m/rad, N m s/rad, N m/(rad s) (N/m... for prismatic joints)'
-            gains[name] = {j: self.declare_parameter(
-                f'gains.{j}.{name}', float(values[i]), descriptor(Spec(
-                    f'gains.{j}.{name}', 0.0, f'{name} of joint {j} [{unit}]', False))).value
-                for i, j in enumerate(model.joint_names)}
+        gains = {name: {j: self._declare_joint(f'gains.{{joint}}.{name}', j,
+                                               float(getattr(default, name)[i]))
+                        for i, j in enumerate(model.joint_names)}
+                 for name in default.gain_names}
         return default.with_gains(**gains)
 
     def _declare_tolerances(self, model):
         for j in model.joint_names:
-            for name in TOLERANCE_NAMES:
-                what = 'path' if name == 'trajectory' else 'goal'
-                self.declare_parameter(f'constraints.{j}.{name}', 0.0, descriptor(Spec(
-                    f'constraints.{j}.{name}', 0.0, f'Default {what} position tolerance of '
-                    f'joint {j} [rad or m]; 0: not checked.', False, (0.0, 1e6))))
+            for name in ('trajectory', 'goal'):
+                self._declare_joint(f'constraints.{{joint}}.{name}', j)
+
+    def _declare_joint(self, pattern, joint, default=None):
+        """Declare the JOINT_PARAMETERS entry ``pattern`` for ``joint``; return its value."""
+        spec = next(s for s in JOINT_PARAMETERS if s.name == pattern)
+        spec = spec._replace(name=pattern.format(joint=joint),
+                             default=spec.default if default is None else default)
+        return next(iter(vars(declare(self, [spec])).values()))
 
     def _on_set_parameters(self, parameters):
         """Validate gain changes and apply them (a PID keeps its integral)."""

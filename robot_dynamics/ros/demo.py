@@ -17,12 +17,13 @@
 ``robot-dynamics demo``: a pick-and-place on the simulated arm, through the whole ROS graph.
 
 Brings up the node set of :mod:`~robot_dynamics.ros.graph` (one process per node), plans a
-pick-and-place in Cartesian space (straight tip lines between a few poses, each sampled with a
-smooth time law and solved through ``/compute_ik``, every call seeded with the previous
-solution), sends the joint trajectory through the controller's ``follow_joint_trajectory``
-action, waits for the result, then stops every node. It reports the tracking error, the
-control rate and latency, the missed cycles and the IK calls (the JSON report of api.md) and
-writes the PNG plots.
+pick-and-place in the robot's own workspace (:mod:`robot_dynamics.pick_and_place`: a joint
+move to above pick, then straight tip lines, every pose solved through ``/compute_ik`` and
+seeded with the previous solution, each motion slowed down until it fits the robot's velocity
+and effort limits), sends the joint trajectory (positions, velocities, accelerations) through
+the controller's ``follow_joint_trajectory`` action, waits for the result, then stops every
+node. It reports the plan, the tracking error, the control rate and latency, the missed cycles
+and the IK calls (the JSON report) and writes the PNG plots.
 """
 
 import json
@@ -30,7 +31,6 @@ from pathlib import Path
 import sys
 import tempfile
 import time
-from typing import NamedTuple
 
 from action_msgs.msg import GoalStatus
 import numpy as np
@@ -48,77 +48,24 @@ from .conversions import (joint_state, matrix_to_pose, time_msg, to_nanoseconds,
                           trajectory_point)
 from .on_demand import OnDemand, take_next
 from .recording import RecorderNode
-from .. import plots, recordings
+from .. import pick_and_place, plots, recordings
 from ..errors import InputError
-from ..limits import middle
-from ..linalg import damped_least_squares
 from ..model import RobotModel
-from ..simulation import AMPLITUDE_FRACTION, MAX_REVOLUTE_AMPLITUDE
-from ..trajectory import CartesianLine
 
-#: Default duration of the motion [s] (split equally among the Cartesian segments).
-DEFAULT_DURATION = 8.0
-#: IK samples per Cartesian segment (after its start pose).
-SAMPLES_PER_SEGMENT = 8
-#: Height of the approach poses above pick and place, as a fraction of the arm's reach.
-LIFT_FRACTION = 0.08
-#: Damping [m or rad] of the least squares that map tip twists to joint velocities.
-RATE_DAMPING = 1e-6
+#: Default nominal duration of the motion [s] (before slowing down for the limits).
+DEFAULT_DURATION = pick_and_place.DEFAULT_DURATION
 #: Time allowed for the goal after its last point [s].
 GOAL_TIME = 2.0
 #: The demo's recording, in ``--out`` (or a temporary folder).
 RECORDING = 'demo.mcap'
 #: A /compute_ik reply is waited for this long [s] before the request is sent again, at most
-#: IK_ATTEMPTS times in all (a reply takes ~1 ms).
+#: IK_ATTEMPTS times in all (DDS can lose a reply; a reply that comes takes milliseconds).
 IK_TIMEOUT, IK_ATTEMPTS = 3.0, 4
 #: The goal starts this long after the newest joint state [s] (its delivery takes milliseconds),
 #: at a multiple of START_GRID [s] on the states' clock, START_EARLY [s] before it, so that it
 #: starts on the state of that time however the times round: in lockstep the controller's
 #: reports then sample every run's motion at the same instants, and the numbers repeat.
 START_LEAD, START_GRID, START_EARLY = 1.0, 0.1, 1e-4
-
-
-class Plan(NamedTuple):
-    """The planned motion: Cartesian lines and the joint trajectory solved along them."""
-
-    names: list            # the segments' names ('approach pick', ...)
-    lines: list            # CartesianLine per segment, absolute times from 0
-    times: np.ndarray      # (K,) [s] from the start
-    q: np.ndarray          # (K, n) joint positions from /compute_ik
-    qd: np.ndarray         # (K, n) joint velocities mapping the tip twist
-
-
-def waypoints(model, q_start):
-    """
-    Return the named tip poses of the pick-and-place, from the current configuration.
-
-    Pick and place are the tip poses of two bent configurations that differ by the first
-    joint only (one IK branch all the way, away from the straight-arm singularity); the approach
-    poses lie ``LIFT_FRACTION`` of the arm's reach above them (base z), lowered until the
-    library's own IK reaches them.
-    """
-    mid = middle(model.lower, model.upper)
-    half = np.where(np.isfinite(model.lower) & np.isfinite(model.upper),
-                    0.5 * (model.upper - model.lower), np.pi)
-    amplitude = np.where(model.is_prismatic, AMPLITUDE_FRACTION * half,
-                         np.minimum(AMPLITUDE_FRACTION * half, MAX_REVOLUTE_AMPLITUDE))
-    pick = model.fk(mid + amplitude)
-    swing = np.ones(model.dof)
-    swing[0] = -1.0
-    place = model.fk(mid + swing * amplitude)
-    reach = np.linalg.norm(model.fk(mid)[:3, 3] - model.fk(mid, model.base_link)[:3, 3])
-    poses = [('start', model.fk(q_start))]
-    for name, pose, seed in (('pick', pick, mid + amplitude),
-                             ('place', place, mid + swing * amplitude)):
-        above = pose.copy()
-        lift = LIFT_FRACTION * reach
-        while True:
-            above[2, 3] = pose[2, 3] + lift
-            if model.ik(above, seed=seed).success or lift < 1e-3:
-                break
-            lift *= 0.5
-        poses += [(f'above {name}', above.copy()), (name, pose), (f'above {name}', above)]
-    return poses
 
 
 class DemoClient(Node):
@@ -174,37 +121,17 @@ class DemoClient(Node):
 
 
 def plan(client, model, q_start, duration):
-    """Plan the pick-and-place through /compute_ik; return the :class:`Plan`."""
-    poses = waypoints(model, q_start)
-    segments = len(poses) - 1
-    segment_time = duration / segments
-    mask = model.task_mask.astype(bool)
-    names, lines, times, q, qd = [], [], [0.0], [np.array(q_start, dtype=float)], \
-        [np.zeros(model.dof)]
-    for k in range(segments):
-        line = CartesianLine(poses[k][1], poses[k + 1][1], segment_time,
-                             start_time=k * segment_time)
-        names.append(f'{poses[k][0]} -> {poses[k + 1][0]}')
-        lines.append(line)
-        t = line.start_time + segment_time * np.arange(1, SAMPLES_PER_SEGMENT + 1) \
-            / SAMPLES_PER_SEGMENT
-        target = line.sample(t)
-        for j in range(t.size):
-            q.append(client.solve(model, target.pose[j], q[-1]))
-        J = model.jacobian(np.array(q[-t.size:]))[:, mask, :]
-        rates = damped_least_squares(J, target.twist[:, mask, None], RATE_DAMPING)[..., 0]
-        rates[-1] = 0.0        # every segment ends at rest (pick, place)
-        qd.extend(rates)
-        times.extend(t)
-    return Plan(names, lines, np.array(times), np.array(q), np.array(qd))
+    """Plan the pick-and-place through /compute_ik; return the :class:`pick_and_place.Plan`."""
+    return pick_and_place.plan(model, q_start, duration,
+                               solve=lambda pose, seed: client.solve(model, pose, seed))
 
 
 def goal_message(model, motion, start_ns):
     """Return the FollowJointTrajectory goal of a plan, from its first point at ``start_ns``."""
     msg = JointTrajectory(joint_names=list(model.joint_names))
     msg.header.stamp = time_msg(start_ns)
-    msg.points = [trajectory_point(q, qd, time_from_start=t)
-                  for t, q, qd in zip(motion.times, motion.q, motion.qd)]
+    msg.points = [trajectory_point(q, qd, qdd, time_from_start=t)
+                  for t, q, qd, qdd in zip(motion.times, motion.q, motion.qd, motion.qdd)]
     goal = FollowJointTrajectory.Goal(trajectory=msg)
     goal.goal_time_tolerance.sec = int(GOAL_TIME)
     return goal
@@ -219,35 +146,43 @@ def _percentiles(values_s):
 
 def summarise(model, client, motion, result, controller_states, started, ended):
     """
-    Return the JSON report of the run: tracking, control loop, IK.
+    Return the JSON report of the run: the plan, tracking, control loop, IK.
 
     ``controller_states`` are the controller's ControllerState messages (at its
     ``state_publish_rate_hz``, 100 Hz: tracking error and latency are sampled there, the cycle
     counters count every cycle); the statistics cover those stamped between ``started`` and
     ``ended`` [s, on the graph's clock: simulated time in lockstep, where a state is answered
-    before the simulation steps and the latency is zero].
+    before the simulation steps and the latency is zero]. What could not be measured (no state
+    while the goal ran: it was refused, or the recording lacks them) is None.
     """
     window = [m for m in controller_states if started <= to_seconds(m.header.stamp) <= ended]
     tracking = [m for m in window if m.mode == ControllerState.MODE_TRAJECTORY]
     error = np.array([m.error.positions for m in tracking]) if tracking else np.zeros((0, 1))
     latency = [to_seconds(m.header.stamp) - to_seconds(m.state_stamp) for m in window]
-    first, last = (window[0], window[-1]) if window else (None, None)
-    span = to_seconds(last.header.stamp) - to_seconds(first.header.stamp) if window else 0.0
+    first, last = (window[0], window[-1]) if len(window) >= 2 else (None, None)
+    span = to_seconds(last.header.stamp) - to_seconds(first.header.stamp) if first else 0.0
+    velocity, effort = pick_and_place.limit_ratios(model, motion)
     return {
         'robot': model.name,
         'joints': list(model.joint_names),
+        'units': ['m' if p else 'rad' for p in model.is_prismatic],
         'succeeded': result.status == GoalStatus.STATUS_SUCCEEDED
         and result.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL,
         'result': {'status': int(result.status), 'error_code': int(result.result.error_code),
                    'error_string': result.result.error_string},
         'segments': motion.names,
-        'motion_duration_s': float(motion.times[-1]),
+        'motion_duration_s': motion.duration,
+        'plan': {'nominal_duration_s': motion.nominal_duration,
+                 'segment_slowdown': motion.slowdown.tolist(),
+                 'peak_velocity_ratio': velocity.tolist(),
+                 'peak_effort_ratio': effort.tolist()},
+        'tracking_samples': len(tracking),
         'rms_tracking_error': float(np.sqrt(np.mean(error ** 2))) if error.size else None,
         'max_tracking_error': float(np.abs(error).max()) if error.size else None,
         'control_rate_hz': (last.cycles - first.cycles) / span if span > 0.0 else None,
         'control_latency_ms': _percentiles(latency),
-        'missed_cycles': int(last.missed_cycles - first.missed_cycles) if window else None,
-        'control_cycles': int(last.cycles - first.cycles) if window else 0,
+        'missed_cycles': int(last.missed_cycles - first.missed_cycles) if first else None,
+        'control_cycles': int(last.cycles - first.cycles) if first else None,
         'ik_calls': len(client.ik_latency),
         'ik_successes': client.ik_successes,
         'ik_latency_ms': _percentiles(client.ik_latency),
@@ -260,17 +195,16 @@ def plot(model, motion, recording, out_dir):
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    t = np.linspace(0.0, motion.times[-1], 400)
-    planned = np.concatenate([line.sample(t[(t >= line.start_time) & (t <= line.end_time)])
-                              .pose[:, :3, 3] for line in motion.lines])
+    t = np.linspace(0.0, motion.duration, 600)
+    planned = model.fk(motion.trajectory().sample(t).q)[:, :3, 3]
     goal_points = model.fk(motion.q)[:, :3, 3]
     for name, (data, why), draw, changes in (
             ('tracking', recordings.tracking(recording, model), plots.plot_tracking, {}),
             ('effort', recordings.effort(recording, model), plots.plot_effort, {}),
             ('tip_path', recordings.tip_path(recording, model), plots.plot_tip_path,
              {'planned': planned, 'waypoints': goal_points,
-              'title': f'{model.name}: tip path, base frame\nplanned: straight lines between '
-                       'the pick-and-place poses; points: the /compute_ik solutions'})):
+              'title': f'{model.name}: tip path, base frame\nplanned: a joint move to above '
+                       'pick, then straight lines; points: the /compute_ik solutions'})):
         if data is None:
             raise InputError(f'{recordings.PLOT_FILES[name]}: {why}')
         path = out_dir / recordings.PLOT_FILES[name]
@@ -279,27 +213,57 @@ def plot(model, motion, recording, out_dir):
     return written
 
 
-def _fmt(value, spec):
-    return 'n/a' if value is None else format(value, spec)
+def _peak(ratios, joints):
+    j = int(np.argmax(ratios))
+    return f'{100.0 * ratios[j]:.0f} % ({joints[j]})'
+
+
+def summary_lines(report):
+    """Return the demo's summary as printable lines: only what was measured, in words."""
+    joints, planned = report['joints'], report['plan']
+    result = report['result']['error_string'] or ('goal reached' if report['succeeded'] else
+                                                  f'status {report["result"]["status"]}')
+    slowed = [f'{k:.2g}x' for k in planned['segment_slowdown'] if k > 1.0]
+    outcome = 'succeeded' if report['succeeded'] else 'FAILED'
+    lines = [f'{report["robot"]}: pick-and-place {outcome} ({result})',
+             f'  plan             {len(report["segments"])} motions in '
+             f'{report["motion_duration_s"]:.1f} s (nominal {planned["nominal_duration_s"]:g} s'
+             + (f', slowed {", ".join(slowed)} for the limits' if slowed else '') + '); peak '
+             f'velocity {_peak(planned["peak_velocity_ratio"], joints)}, effort '
+             f'{_peak(planned["peak_effort_ratio"], joints)} of the limits']
+    if report['rms_tracking_error'] is None:
+        lines.append('  tracking error   not measured: no controller state while the goal ran')
+    else:
+        lines.append(f'  tracking error   rms {report["rms_tracking_error"]:.3g}, max '
+                     f'{report["max_tracking_error"]:.3g} '
+                     f'({plots.units_label(report["joints"], report["units"])}; '
+                     f'{report["tracking_samples"]} sample'
+                     f'{"s" if report["tracking_samples"] != 1 else ""})')
+    latency = report['control_latency_ms']
+    if report['control_cycles'] is None:
+        lines.append('  control          not measured: fewer than two controller states while '
+                     'the goal ran')
+    else:
+        rate = report['control_rate_hz']
+        line = (f'  control          {report["control_cycles"]} cycles'
+                + (f' at {rate:.1f} Hz' if rate is not None else ''))
+        if report.get('lockstep'):
+            line += (f' of simulated time in lockstep (each state answered before the next '
+                     f'step), {report["missed_cycles"]} joint states missed; real-time factor '
+                     f'{report["real_time_factor"]:.2f}')
+        else:
+            line += (f', {report["missed_cycles"]} joint states missed; latency p50 '
+                     f'{latency["p50"]:.3f} ms, p99 {latency["p99"]:.3f} ms')
+        lines.append(line)
+    ik = report['ik_latency_ms']
+    lines.append(f'  IK               {report["ik_successes"]} of {report["ik_calls"]} calls '
+                 'solved' + (f', p50 {ik["p50"]:.3f} ms, p99 {ik["p99"]:.3f} ms'
+                             if ik['p50'] is not None else ''))
+    return lines
 
 
 def _print_summary(report, out):
-    latency, ik = report['control_latency_ms'], report['ik_latency_ms']
-    print(f'{report["robot"]}: pick-and-place {"succeeded" if report["succeeded"] else "FAILED"}'
-          f' ({report["result"]["error_string"] or "goal reached"})', file=out)
-    print(f'  tracking error   rms {_fmt(report["rms_tracking_error"], ".3g")}, max '
-          f'{_fmt(report["max_tracking_error"], ".3g")} (rad or m)', file=out)
-    if report.get('lockstep'):
-        print(f'  control          {_fmt(report["control_rate_hz"], ".1f")} Hz of simulated '
-              f'time, in lockstep (each state answered before the next step), '
-              f'{report["missed_cycles"]} missed of {report["control_cycles"]}; real-time factor '
-              f'{_fmt(report["real_time_factor"], ".2f")}', file=out)
-    else:
-        print(f'  control          {_fmt(report["control_rate_hz"], ".1f")} Hz, latency p50 '
-              f'{_fmt(latency["p50"], ".3f")} ms, p99 {_fmt(latency["p99"], ".3f")} ms, '
-              f'{report["missed_cycles"]} missed of {report["control_cycles"]}', file=out)
-    print(f'  IK               {report["ik_successes"]}/{report["ik_calls"]} solved, p50 '
-          f'{_fmt(ik["p50"], ".3f")} ms, p99 {_fmt(ik["p99"], ".3f")} ms', file=out)
+    print('\n'.join(summary_lines(report)), file=out)
 
 
 def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, lockstep=False,

@@ -20,7 +20,8 @@ pip installs) are both built from :data:`NODES`: the same executables, node name
 files and remappings, so that the two cannot drift apart. A node's parameters come from the
 robot's parameter file ``config/<robot>.yaml`` (its ``/**`` section for every node, then the
 node's own section), then from the user's parameter file, then from explicit overrides (launch
-arguments such as ``control_law``, ``--param``), which always win.
+arguments such as ``control_law``, ``--param``), which always win. :func:`check_parameters`
+judges all of them before a node starts, against what each node declares (:func:`declared`).
 
 One clock for the graph (:func:`clock_overrides`): a simulator in ``lockstep`` runs as fast as
 the processes allow unless ``realtime`` is set as well, one without ``realtime`` runs in
@@ -29,11 +30,14 @@ lockstep (a simulator faster than real time would otherwise outrun its controlle
 other node runs on it (``use_sim_time``).
 """
 
+import difflib
+import importlib
 from pathlib import Path
 from typing import NamedTuple, Tuple
 
 import yaml
 
+from .parameters import check, parse, ROS_PARAMETERS
 from ..errors import InputError
 from ..robots import share_directory
 from ..simulation import CONTROLLERS
@@ -51,7 +55,8 @@ class NodeSpec(NamedTuple):
     what the running graph shows once the node has its model and serves: ``('service' |
     'publisher' | 'action', name)``; ``launch_arguments`` names entries of
     :data:`NODE_ARGUMENTS` that the launch files pass to this node as the parameter of the same
-    name.
+    name. The module declares its parameters in ``PARAMETERS`` and, for those it declares for
+    each joint once it knows them, ``JOINT_PARAMETERS`` (names with ``{joint}``).
     """
 
     name: str
@@ -180,25 +185,17 @@ def file_values(files, node):
     """
     Return the parameters the YAML ``files`` give ``node``, ``{dotted name: value}``.
 
-    In the order ROS applies them: each file's ``/**`` section, then the node's own.
+    In the order ROS applies them: each file's sections for every node (``/**``), then the
+    node's own.
     """
     values = {}
     for path in files:
         data = yaml.safe_load(Path(path).read_text()) or {}
-        for section in ('/**', node, f'/{node}'):
-            values.update(_flatten((data.get(section) or {}).get('ros__parameters') or {}))
+        sections = [(section, body) for section, body in data.items()
+                    if node in _section_targets(section, [node])]
+        for section, body in sorted(sections, key=lambda item: not _wildcard(item[0])):
+            values.update(flat_parameters((body or {}).get('ros__parameters') or {}))
     return values
-
-
-def _flatten(params, prefix=''):
-    """Return nested parameter dictionaries as ``{dotted name: value}``."""
-    flat = {}
-    for name, value in params.items():
-        if isinstance(value, dict):
-            flat.update(_flatten(value, f'{prefix}{name}.'))
-        else:
-            flat[f'{prefix}{name}'] = value
-    return flat
 
 
 def clock_overrides(mode, files, overrides):
@@ -236,7 +233,7 @@ def simulated_time(files, overrides):
 
 def _simulator_values(files, overrides):
     given = file_values(files, 'simulator')
-    given.update((name, yaml.safe_load(text)) for name, text in overrides.get('simulator', ()))
+    given.update((name, parse(text)) for name, text in overrides.get('simulator', ()))
     return given
 
 
@@ -252,8 +249,10 @@ def launch_nodes(mode, values):
     which a ``/**`` entry would not.
     """
     files = [str(path) for path in parameter_files(values['robot'], [values['params_file']])]
-    extra = {name: {key: yaml.safe_load(text) for key, text in pairs}
-             for name, pairs in clock_overrides(mode, files, overrides(mode, values)).items()}
+    extra = overrides(mode, values)
+    check_parameters(mode, files, extra)
+    extra = {name: {key: parse(text) for key, text in pairs}
+             for name, pairs in clock_overrides(mode, files, extra).items()}
     return [{'package': PACKAGE, 'executable': spec.executable, 'name': spec.name,
              'namespace': '', 'remappings': list(spec.remappings),
              'parameters': files + ([extra[spec.name]] if spec.name in extra else [])}
@@ -276,3 +275,146 @@ def ros_arguments(spec, files, overrides=()):
     for source, target in spec.remappings:
         args += ['-r', f'{source}:={target}']
     return args
+
+
+# ---- the parameters the nodes take --------------------------------------------------------------
+
+def declared(spec):
+    """
+    Return ``{name: Spec}``: every parameter the node ``spec`` declares, rclpy's own included.
+
+    The ``PARAMETERS`` and ``JOINT_PARAMETERS`` (names with ``{joint}``) of its module and
+    :data:`~robot_dynamics.ros.parameters.ROS_PARAMETERS`.
+    """
+    module = importlib.import_module(spec.module)
+    specs = module.PARAMETERS + getattr(module, 'JOINT_PARAMETERS', ())
+    return {p.name: p for p in specs + ROS_PARAMETERS}
+
+
+def _lookup(table, name):
+    """Return the Spec of ``name`` in a :func:`declared` table (any joint for ``{joint}``)."""
+    if name in table:
+        return table[name]
+    parts = name.split('.')
+    for pattern, spec in table.items():
+        words = pattern.split('.')
+        if '{joint}' in words and len(words) == len(parts) and \
+                all(w in (p, '{joint}') for w, p in zip(words, parts)):
+            return spec._replace(name=name)
+    return None
+
+
+def _suggestions(name, table):
+    """Return a few declared names close to ``name``: the same last word first, then difflib."""
+    names = [n.replace('{joint}', '<joint>') for n in table]
+    last = name.rsplit('.', 1)[-1]
+    same_end = [n for n in names if n.rsplit('.', 1)[-1] == last]
+    return list(dict.fromkeys(same_end + difflib.get_close_matches(name, names, n=3)))[:3]
+
+
+def flat_parameters(parameters, prefix=''):
+    """Yield ``(dotted name, value)`` of a ``ros__parameters`` mapping, as rcl reads it."""
+    for key, value in parameters.items():
+        if isinstance(value, dict):
+            yield from flat_parameters(value, f'{prefix}{key}.')
+        else:
+            yield f'{prefix}{key}', value
+
+
+def _wildcard(section):
+    """Return whether a parameter file's section is for every node (``/**``)."""
+    return all(part in ('*', '**') for part in str(section).split('/') if part)
+
+
+def _section_targets(section, names):
+    """Return the node names among ``names`` that a parameter file's section applies to."""
+    parts = [part for part in str(section).split('/') if part]
+    if _wildcard(section):
+        return list(names)
+    if all(part in ('*', '**') for part in parts[:-1]) and parts[-1] in names:
+        return [parts[-1]]
+    return []
+
+
+def _section_nodes(section, tables):
+    """Return the node names a parameter file's section applies to, or raise ``InputError``."""
+    targets = _section_targets(section, tables)
+    if targets:
+        return targets
+    parts = [part for part in str(section).split('/') if part]
+    close = difflib.get_close_matches(parts[-1] if parts else '', list(tables), n=1)
+    raise InputError(f'names no node of the graph ({", ".join(tables)}, or /** for all)'
+                     + _did_you_mean(close))
+
+
+def _did_you_mean(close):
+    return f'; did you mean {" or ".join(map(repr, close))}?' if close else ''
+
+
+def _judge(tables, node_names, name, value):
+    """Return what is wrong with ``name: value`` for the nodes ``node_names`` ('' if nothing)."""
+    found = [(node, spec) for node in node_names
+             if (spec := _lookup(tables[node], name)) is not None]
+    if not found:
+        known = {n: s for node in node_names for n, s in tables[node].items()}
+        who = (f'the {node_names[0]} node declares no parameter' if len(node_names) == 1
+               else 'no node declares a parameter')
+        return f'{who} {name!r}{_did_you_mean(_suggestions(name, known))}'
+    for node, spec in found:
+        try:
+            check(spec, value)
+        except InputError as exc:
+            return f'{exc}' + (f' (in the {node} node)' if len(node_names) > 1 else '')
+    return ''
+
+
+def check_parameters(mode, files, overrides=None):
+    """
+    Raise ``InputError`` unless every node of ``mode`` takes every parameter it is given.
+
+    ``files`` are parameter files (YAML, ``<node>:`` or ``/**:`` sections of
+    ``ros__parameters``), ``overrides`` ``{node: [(name, value text), ...]}`` as ``-p`` gives
+    them. A name no node declares (with the closest declared names as suggestions), a value of
+    another type than the declared one (as YAML reads it), a number outside the declared range,
+    a section or an override for no node of the graph: each is one line of the message.
+    Sections for nodes of the graph that ``mode`` does not run are checked too (a robot's file
+    serves every mode).
+    """
+    tables = {spec.name: declared(spec) for spec in NODES}
+    problems = []
+    for path in files:
+        try:
+            data = yaml.safe_load(Path(path).read_text())
+        except yaml.YAMLError as exc:
+            problems.append(f'{path}: not YAML: {exc}')
+            continue
+        if not isinstance(data, dict):
+            problems.append(f'{path}: expected sections of node names, got {type(data).__name__}')
+            continue
+        for section, body in data.items():
+            where = f'{path}: {section}:'
+            try:
+                targets = _section_nodes(section, tables)
+            except InputError as exc:
+                problems.append(f'{where} {exc}')
+                continue
+            if not isinstance(body, dict) or not isinstance(body.get('ros__parameters'), dict):
+                problems.append(f'{where} expected a ros__parameters mapping')
+                continue
+            for name, value in flat_parameters(body['ros__parameters']):
+                problem = _judge(tables, targets, name, value)
+                if problem:
+                    problems.append(f'{where} {problem}')
+    running = [spec.name for spec in nodes(mode)]
+    for node, pairs in (overrides or {}).items():
+        for name, text in pairs:
+            where = f'-p {node}.{name}:={text}:'
+            if node not in running:
+                close = difflib.get_close_matches(node, running, n=1)
+                problems.append(f'{where} no node {node!r} runs in mode {mode!r} '
+                                f'({", ".join(running)}){_did_you_mean(close)}')
+            elif problem := _judge(tables, [node], name, parse(text)):
+                problems.append(f'{where} {problem}')
+    if problems:
+        raise InputError('parameters the nodes would not take (nothing was started):\n  '
+                         + '\n  '.join(problems))

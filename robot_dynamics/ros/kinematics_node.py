@@ -136,7 +136,6 @@ class KinematicsNode(Node):
     def solve_ik_callback(self, request, response):
         """Solve IK for the request; never raise (the reply says what was wrong)."""
         model = self.model
-        response.solution.name = list(model.joint_names)
         try:
             target = self._ik_target(request)
             seed = self._positions(request.robot_state, required=False)
@@ -151,14 +150,23 @@ class KinematicsNode(Node):
             return self._failed(response, exc.code, str(exc))
         except InputError as exc:
             return self._failed(response, SolveIK.Response.INVALID_GOAL, str(exc))
-        response.solution = joint_state(model.joint_names, self.get_clock().now().to_msg(),
-                                        result.q)
+        reached = joint_state(model.joint_names, self.get_clock().now().to_msg(), result.q)
         response.success = bool(result.success)
-        response.error_code = (SolveIK.Response.SUCCESS if result.success
-                               else SolveIK.Response.NO_IK_SOLUTION)
-        response.message = f'{result.method}: {result.reason}'
         response.position_error = float(result.position_error)
         response.orientation_error = float(result.orientation_error)
+        response.message = f'{result.method}: {result.reason}'
+        if result.success:
+            response.solution = reached
+            response.error_code = SolveIK.Response.SUCCESS
+        else:
+            # a configuration that looks like a solution would be sent to the arm: it goes in
+            # a field of its own, named for what it is
+            response.closest = reached
+            response.error_code = SolveIK.Response.NO_IK_SOLUTION
+            response.message += (f'; no solution (solution is empty): the closest '
+                                 f'configuration found, in closest, misses the target by '
+                                 f'{result.position_error:.3g} m and '
+                                 f'{result.orientation_error:.3g} rad')
         return response
 
     def _ik_target(self, request):

@@ -19,7 +19,13 @@ Each node lists its parameters as :class:`Spec` tuples and calls :func:`declare`
 declares them with descriptors (description with the unit, read-only for structural ones,
 ranges that rclpy enforces on start-up overrides and on every later change) and returns their
 values. An out-of-range or mistyped value from a YAML file or ``-p name:=value`` stops start-up
-with rclpy's message naming the parameter.
+with a message naming the parameter, the type it takes and the value.
+
+:func:`check` is the same judgement made before anything starts (``robot-dynamics bringup``
+checks every file and ``-p`` against the declarations of :mod:`~robot_dynamics.ros.graph`):
+rcl merges the parameter files and ``-p`` overrides of a node before rclpy sees them, and
+where two of them give one parameter values of different types (a file's ``0.05``, a ``-p``
+``abc``) it keeps the first one without a word.
 """
 
 import array
@@ -27,8 +33,12 @@ import types
 from typing import Any, NamedTuple, Optional, Tuple
 
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rclpy.exceptions import InvalidParameterTypeException
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+import yaml
+
+from ..errors import InputError
 
 #: Pass as ``default`` for an array parameter whose default is empty (rclpy needs a type).
 STRING_ARRAY = Parameter.Type.STRING_ARRAY
@@ -64,11 +74,18 @@ def declare(node, specs):
 
     Array parameters declared with an empty default (``STRING_ARRAY``, ``DOUBLE_ARRAY``) read as
     an empty list when not set. Attribute names are the parameter names with dots replaced by
-    underscores.
+    underscores. A value of another type (from a parameter file or ``-p``) raises
+    ``InputError`` naming the parameter, the value and the type it takes.
     """
     values = {}
     for spec in specs:
-        param = node.declare_parameter(spec.name, spec.default, descriptor(spec))
+        try:
+            param = node.declare_parameter(spec.name, spec.default, descriptor(spec))
+        except InvalidParameterTypeException as exc:
+            # rclpy's message names the parameter, the value and both types (then the name
+            # again); ours adds how to write a value of the declared type
+            raise InputError(f'{str(exc).removesuffix(f": {spec.name}")}; {spec.name} takes '
+                             f'{expected(spec)}') from None
         value = param.value
         if value is None and spec.default in (STRING_ARRAY, DOUBLE_ARRAY):
             value = []
@@ -76,6 +93,86 @@ def declare(node, specs):
             value = list(value)
         values[spec.name.replace('.', '_')] = value
     return types.SimpleNamespace(**values)
+
+
+#: The parameters rclpy declares on every node itself.
+ROS_PARAMETERS = (
+    Spec('use_sim_time', False, 'Take the node clock from /clock (rclpy).'),
+    Spec('start_type_description_service', True, 'Serve ~/get_type_description (rclpy).'),
+)
+
+#: How the values of each type are named in messages: one, several, an example.
+_TYPES = {bool: ('a bool', 'bools', 'true'), int: ('an integer', 'integers', '3'),
+          float: ('a double', 'doubles', '0.5'), str: ('a string', 'strings', "'text'")}
+
+
+def _kind(spec):
+    """Return ``(element type, is an array)`` of the values ``spec`` takes."""
+    if spec.default is STRING_ARRAY or spec.default is DOUBLE_ARRAY:
+        return (str if spec.default is STRING_ARRAY else float), True
+    if isinstance(spec.default, (list, tuple)):
+        return type(spec.default[0]), True
+    return type(spec.default), False
+
+
+def expected(spec):
+    """Return what ``spec`` takes in words, with an example: ``'a double (e.g. 0.5; ...)'``."""
+    element, is_array = _kind(spec)
+    one, several, example = _TYPES[element]
+    if is_array:
+        return f'a list of {several} (e.g. [{example}, {example}])'
+    if element is float:
+        return f'{one} (e.g. {example}; a whole number such as 5 is an integer: write 5.0)'
+    return f'{one} (e.g. {example})'
+
+
+def _type_of(value):
+    """Return ``(element type or None for a mixed list, is an array)`` of a YAML value."""
+    if isinstance(value, list):
+        kinds = {type(v) for v in value}
+        return (kinds.pop() if len(kinds) == 1 else None), True
+    return type(value), False
+
+
+def parse(text):
+    """
+    Return the value of ``-p name:=text`` as rcl reads it: YAML, and numbers like ``1e3``.
+
+    YAML 1.1 (PyYAML) reads an exponent without a decimal point as text, and ``~`` or ``null``
+    as nothing; rcl reads any text that ``strtod`` takes as a double, and the others as text.
+    """
+    value = yaml.safe_load(text)
+    if value is None:
+        return text.strip()
+    if isinstance(value, str) and text.strip() == value:
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    return value
+
+
+def check(spec, value):
+    """
+    Raise ``InputError`` unless the node would take ``value`` (as YAML reads it) for ``spec``.
+
+    The type must be the declared one, as rclpy requires (an integer is no double, a bool no
+    integer; a list holds one type, an empty list is any list); a number must lie within the
+    declared bounds.
+    """
+    element, is_array = _kind(spec)
+    got, got_array = _type_of(value)
+    if got_array != is_array or (got is not element and not (got_array and value == [])):
+        if got_array:
+            shown = repr(value) + (' (of mixed types)' if got is None else '')
+        else:
+            shown = f'{value!r} ({_TYPES[got][0]})' if got in _TYPES else repr(value)
+        raise InputError(f'parameter {spec.name!r} takes {expected(spec)}, got {shown}')
+    if spec.bounds is not None and not is_array and element in (int, float):
+        low, high = spec.bounds
+        if not low <= value <= high:     # NaN too
+            raise InputError(f'parameter {spec.name!r} takes values in [{low:g}, {high:g}], '
+                             f'got {value!r}')
 
 
 #: The command parameters shared by the controller and the simulator (and so set once, in the

@@ -16,10 +16,10 @@
 Throttled log lines that cost nothing while throttled.
 
 rclpy's ``throttle_duration_sec`` decides after it has found the caller's frame and source line
-(``inspect.getframeinfo``), on every call: about 0.7 ms each, measured, more than a 1 kHz control
-cycle, whether the line is printed or not. A node that logs on a hot path (every saturated
-cycle, every message of a flood) asks a :class:`Throttle` first and builds the line only when
-it is due.
+(``inspect.getframeinfo``), on every call, whether the line is printed or not: longer than a
+1 kHz control cycle (the README's ROS 2 performance section has the figure). A node that logs
+on a hot path (every saturated cycle, every message of a flood) asks a :class:`Throttle` first
+and builds the line only when it is due.
 """
 
 import math

@@ -13,20 +13,21 @@
 # limitations under the License.
 
 """
-Acceptance tests of the rigid-body dynamics (issue 3, robot_dynamics.dynamics).
+Acceptance tests of the rigid-body dynamics (robot_dynamics.dynamics).
 
-- Seed numbers (seed-vectors.md, mind the errata of section C): A4 planar 2R mass matrix and its
-  eigenvectors; B3 two-link elbow (M, C, dM/dt - 2C, g, tau, the 5-parameter regressor, forward
-  dynamics, one Euler step); B4 tip wrench ``N = J^T F``; B2 rotary-prismatic arm; B10 spatial
-  RR arm (the printed M, V, G1 are wrong, the derived closed forms are used).
+- Textbook numbers (with their misprints corrected): Hayes' planar 2R mass matrix and its
+  eigenvectors; the two-link elbow of Spong, Hutchinson and Vidyasagar (M, C, dM/dt - 2C, g,
+  tau, the 5-parameter regressor, forward dynamics, one Euler step); the tip wrench
+  ``N = J^T F``; the rotary-prismatic arm; the spatial RR arm (the printed M, V, G1 are wrong,
+  the derived closed forms are used).
 - Pinocchio on every bundled robot (``to_urdf()``) and on random URDFs: inverse dynamics, mass
   matrix, gravity, forward dynamics (aba, crba, strobe), the Coriolis matrix, the regressor;
   1e-9 relative. The Christoffel-form Coriolis matrix also against Christoffel symbols from
   finite differences of M and against Robotics Toolbox's ``coriolis`` on the PUMA 560.
 - Cross-identities, energy along simulated trajectories, batch shapes and bad input.
 
-The bundled planar arms move in the x-z plane (joint axes -y, gravity -z): the seeds' (x, y, z)
-are our (x, z, -y), and the seeds' joint angles apply unchanged.
+The bundled planar arms move in the x-z plane (joint axes -y, gravity -z): the textbooks' (x, y, z)
+are our (x, z, -y), and their joint angles apply unchanged.
 """
 
 import functools
@@ -47,16 +48,16 @@ from robot_dynamics.spatial import force_cross, skew
 
 BUNDLED = ('iiwa14', 'planar_2r', 'planar_3r', 'puma560', 'rp_arm', 'scara')
 N_RANDOM = 20
-RTOL = 1e-9       # issue 3: agreement with Pinocchio and closed forms, relative
+RTOL = 1e-9       # agreement with Pinocchio and closed forms, relative
 SEED_TOL = 1e-9   # 10-digit seed numbers
-FD_TOL = 1e-6     # seed-vectors.md: anything that uses finite differences
+FD_TOL = 1e-6     # anything that uses finite differences
 H = 1e-6          # central-difference step
 G = 9.81
 BATCH_SHAPES = [(), (1,), (5,), (2, 3)]
 METHODS = ('aba', 'crba', 'strobe')
 FORMS = tuple(form.value for form in CoriolisForm)
 
-# seed 003 A4 / seed 002 B3 parameters
+# the parameters of Hayes §5.4, also used for Spong et al.'s elbow
 L1, L2, LC1, LC2, M1, M2, I1, I2 = 2.0, 2.0, 1.0, 1.0, 2.0, 1.0, 3.0, 1.0
 Q_SEED = np.array([np.pi / 6, np.pi / 3])
 QD_SEED = np.array([1.0, 2.0])
@@ -173,10 +174,10 @@ class PinDynamics:
 
 def elbow_closed_form(q, qd, qdd):
     """
-    Two-link planar elbow of seed 002 §6.4.2 with the A4 parameters (seed-vectors.md B3).
+    Two-link planar elbow of Spong, Hutchinson and Vidyasagar with Hayes' parameters.
 
     Returns a dict of ``D, C, g, tau``, the 5-parameter regressor ``Y`` and its parameters
-    ``Theta`` (§6.5.3).
+    ``Theta`` (the linearity in the inertia parameters).
     """
     c1, c2, c12 = np.cos(q[0]), np.cos(q[1]), np.cos(q[0] + q[1])
     s2 = np.sin(q[1])
@@ -232,7 +233,7 @@ def spatial_inertia_reference(T, mass, com, inertia):
 
 
 def tip_wrench_from_seed_frame(model, q, f3, n3, permutation=P_SEED):
-    """Base-frame ``f_ext`` from a wrench given in the seed's tip frame {3}."""
+    """Base-frame ``f_ext`` from a wrench given in the textbook's tip frame {3}."""
     R = model.fk(q)[:3, :3] @ permutation
     return np.concatenate((R @ f3, R @ n3))
 
@@ -243,12 +244,12 @@ def test_a4_mass_matrix_and_eigenvectors():
     model = load('planar_2r')
     M = model.mass_matrix(Q_SEED)
     np.testing.assert_allclose(M, [[13.0, 3.0], [3.0, 2.0]], rtol=0, atol=1e-12)
-    w, V = np.linalg.eigh(M)   # ascending; the seed prints descending
+    w, V = np.linalg.eigh(M)   # ascending; the textbook prints descending
     np.testing.assert_allclose(w, [(15 - np.sqrt(157)) / 2, (15 + np.sqrt(157)) / 2],
                                rtol=1e-12)
     np.testing.assert_allclose(w, [1.2350179569291661058, 13.7649820430708338942], rtol=1e-12)
-    # (lambda_max, lambda_min) as the seed prints them: 30-digit values and the Matlab print
-    # (errata C-D3-22: 0.9689931823 is off in the 10th digit)
+    # (lambda_max, lambda_min) as the textbook prints them: 30-digit values and the Matlab print
+    # (the printed 0.9689931823 is off in its 10th digit)
     computed = [[0.968993181842469, 0.247087461322520], [-0.247087461322520, 0.968993181842469]]
     printed = [[-0.9689931823, -0.2470874613], [0.2470874613, -0.9689931823]]
     for k in range(2):
@@ -293,7 +294,7 @@ def test_b3_derived_vector():
     check(model.gravity_torques(q), [33.9828368445, 0], 'g(q)')
     tau = model.inverse_dynamics(q, qd, qdd)
     check(tau, [23.6264303840, 1.2320508076], 'tau')
-    # the seed's 5-parameter (minimal) regressor and our 10 n-parameter one give the same tau
+    # the textbook's 5-parameter (minimal) regressor and our 10 n-parameter one give the same tau
     theta = np.array([11.0, 2.0, 2.0, 4.0, 1.0])
     Y5 = np.array([[0.5, -6.9282032303, -1, 8.4957092111, 0], [0, 1.1160254038, -0.5, 0, 0]])
     closed_form = elbow_closed_form(q, qd, qdd)
@@ -308,7 +309,7 @@ def test_b3_derived_vector():
 
 
 def test_b3_theta_from_our_inertial_parameters():
-    """Seed 002's five parameters are combinations of our ten per link (planar, axis -y)."""
+    """Spong et al.'s five parameters are combinations of our ten per link (planar, axis -y)."""
     model = load('planar_2r')
     pi = model.inertial_parameters().reshape(2, 10)
     k = {name: i for i, name in enumerate(INERTIAL_PARAMETER_NAMES)}
@@ -326,7 +327,7 @@ def test_b3_one_euler_step_from_rest():
     qdd0 = model.forward_dynamics(q0, qd0, np.zeros(2))
     np.testing.assert_allclose(qdd0, [-3.9979808052, 5.9969712079], rtol=SEED_TOL, atol=SEED_TOL)
     qd1 = qd0 + dt * qdd0
-    # seed 003 §5.3.2 advances q with the constant acceleration: q + dt qd + dt^2/2 qdd
+    # Hayes §5.3.2 advances q with the constant acceleration: q + dt qd + dt^2/2 qdd
     q1 = q0 + dt * qd0 + 0.5 * dt ** 2 * qdd0
     np.testing.assert_allclose(qd1, [-0.0399798081, 0.0599697121], rtol=SEED_TOL, atol=SEED_TOL)
     np.testing.assert_allclose(q1, [0.5233988766, 1.0474973998], rtol=SEED_TOL, atol=SEED_TOL)
@@ -427,7 +428,7 @@ def test_b2_rp_arm_closed_form_at_random_states(rng):
         assert_rel(model.inverse_dynamics(q, qd, qdd), u, what='u')
         for method in METHODS:
             assert_rel(model.forward_dynamics(q, qd, u, method=method), qdd, what=method)
-        # kinetic and potential energy of seed 000 (erratum C-D0-2: 1/2 m2 qd^2)
+        # kinetic and potential energy of Becker and Klink (with 1/2 m2 qd^2, misprinted there)
         m1, m2, alpha = 1.0, 2.0, 0.5
         r = alpha + q[1]
         K = 0.5 * m1 * alpha ** 2 * qd[0] ** 2 + 0.5 * m2 * (r ** 2 * qd[0] ** 2 + qd[1] ** 2)
@@ -642,7 +643,7 @@ def test_strobing_reproduces_mass_matrix(case, rng):
     n = model.dof
     M = model.mass_matrix(q)
     for k in range(q.shape[0]):
-        # seed 001 §8: unit accelerations, no velocity, no gravity
+        # Turney, Mudge and Lee (1981) §8: unit accelerations, no velocity, no gravity
         cols = [model.inverse_dynamics(q[k], np.zeros(n), e, gravity=np.zeros(3))
                 for e in np.eye(n)]
         assert_rel(M[k], np.column_stack(cols), what='strobed M')

@@ -83,6 +83,45 @@ def test_a_goal_starts_from_the_reference_with_its_velocity(arm):
     np.testing.assert_allclose(f.update(1.5, before.q, before.qd)[0].q, [0.2, 0.2], atol=1e-12)
 
 
+def _steps(follower, times):
+    """Return the largest jump of the reference acceleration between neighbouring ``times``."""
+    _, refs = _run(follower, times)
+    return np.abs(np.diff([r.qdd for r in refs], axis=0)).max()
+
+
+def test_positions_only_goals_keep_the_reference_acceleration_continuous(arm):
+    f = TrajectoryFollower(arm)
+    q0 = np.array([0.2, 0.3])
+    f.hold(q0, 0.0)
+    points = np.array([[0.6, -0.2], [1.0, 0.4], [0.8, 0.1]])
+    goal = Goal('a', 1.0, np.array([1.0, 2.0, 3.0]), points, None, None, Tolerances.unchecked(2))
+    f.submit(goal, 0.5)
+    dt = 1e-4
+    # the acceleration leaves zero and comes back to zero continuously: over a 0.1 ms step it
+    # changes by no more than its largest slope allows (a cubic spline clamped by velocities
+    # alone, scipy's CubicSpline(bc_type='clamped'), jumps by 1.2 to 3.04 rad/s^2 at the ends)
+    around_start = np.arange(0.99, 1.01, dt)
+    around_end = np.arange(3.99, 4.01, dt)
+    body = np.arange(1.0, 4.0, dt)
+    jerk = _steps(f, body) / dt
+    assert _steps(f, around_start) <= 1.01 * jerk * dt and _steps(f, around_end) <= \
+        1.01 * jerk * dt
+    assert jerk * dt < 1e-2
+    np.testing.assert_allclose(f.trajectory.sample(4.0).q, points[-1], atol=1e-12)
+    # a positions-only goal that preempts a motion under way takes over its acceleration too
+    first, _ = _goal('b', 5.0, points[-1], [0.0, 0.0])
+    f.submit(first, 5.0)
+    _run(f, np.arange(5.0, 5.5, 0.01))
+    second = Goal('c', 5.5, np.array([1.0]), np.array([[0.3, 0.3]]), None, None,
+                  Tolerances.unchecked(2))
+    f.submit(second, 5.5)
+    before = f.trajectory.sample(5.5)
+    after, _ = f.update(5.5, before.q, before.qd)
+    assert f.active.tag == 'c' and np.abs(before.qdd).max() > 0.5
+    for a, b in zip(after, before):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+
+
 def test_cancel_brings_the_reference_to_rest_and_holds(arm):
     f = TrajectoryFollower(arm, stop_time=0.4)
     f.hold([0.0, 0.0], 0.0)

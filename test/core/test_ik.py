@@ -25,7 +25,7 @@ from robot_dynamics import InputError, RobotModel
 from robot_dynamics.spatial import pose_error, rot_x, rot_z, transform
 
 CLOSED_FORM_ROBOTS = ('planar_2r', 'planar_3r', 'puma560', 'rp_arm', 'scara')
-EXACT = 1e-9          # closed forms reproduce the target to this [m, rad] (seed-vectors.md)
+EXACT = 1e-9          # closed forms reproduce the target to this [m, rad] (rounding)
 #: Arms with a spherical wrist from real URDFs (example-robot-data): file, base and tip link.
 #: Jaco 2 has three continuous joints; the Talos arm from its second joint on is a 6R whose
 #: first two axes intersect (the other case of the wrist-centre solution than the PUMA's).
@@ -111,8 +111,8 @@ def test_b12_unreachable_planar_3r_has_no_solution(bundled):
 
 
 def test_b1_scara_both_elbows_and_height():
-    # seed 000 SCARA, standard DH rows (alpha, a, d, theta): (0, r1, h1, q1), (pi, r2, h2, q2),
-    # (pi, 0, q3, 0) with r1 = 0.5, r2 = 0.4, h1 = 0.3, h2 = 0.2
+    # Becker and Klink's SCARA, standard DH rows (alpha, a, d, theta): (0, r1, h1, q1),
+    # (pi, r2, h2, q2), (pi, 0, q3, 0) with r1 = 0.5, r2 = 0.4, h1 = 0.3, h2 = 0.2
     rows = [{'a': 0.5, 'alpha': 0.0, 'd': 0.3, 'theta': 0.0, 'type': 'revolute',
              'lower': -3.0, 'upper': 3.0},
             {'a': 0.4, 'alpha': np.pi, 'd': 0.2, 'theta': 0.0, 'type': 'revolute',
@@ -137,7 +137,7 @@ def test_b1_scara_both_elbows_and_height():
 
 
 def test_scara_with_a_wrist_joint_solves_yaw():
-    # RRPR: the seed 000 SCARA plus a wrist joint about the quill, tool 0.05 m off its axis
+    # RRPR: Becker and Klink's SCARA plus a wrist joint about the quill, tool 0.05 m off its axis
     rows = [{'a': 0.325, 'alpha': 0.0, 'd': 0.4, 'theta': 0.0, 'type': 'revolute',
              'lower': -2.6, 'upper': 2.6},
             {'a': 0.275, 'alpha': np.pi, 'd': 0.05, 'theta': 0.0, 'type': 'revolute',

@@ -15,10 +15,11 @@
 """
 Forward kinematics, Jacobians and singularity measures (robot_dynamics.kinematics).
 
-Seed vectors (seed-vectors.md): B1 SCARA (with erratum C-D0-1: J[3][3] = -1), B11 planar 2R,
-B12/K7 planar 3R, B13 spatial RR, B14 DH/MDH examples. Properties: Jacobians against central
-differences of fk, jacobian_dot against differences of the Jacobian, standard DH against
-modified DH, batches against loops. Tolerances: 1e-9 for closed forms, 1e-6 for differences.
+Worked examples of the textbooks: Becker and Klink's SCARA (whose printed J[3][3] = +1 is a
+misprint: -1), the planar 2R, planar 3R and spatial RR arms, DH and modified DH examples.
+Properties: Jacobians against central differences of fk, jacobian_dot against differences of
+the Jacobian, standard DH against modified DH, batches against loops. Tolerances: 1e-9 for
+closed forms, 1e-6 for differences.
 """
 
 from functools import lru_cache
@@ -37,7 +38,7 @@ CONFIG = Path(__file__).resolve().parents[2] / 'config'
 BATCH_SHAPES = [(), (5,), (2, 3)]
 BUNDLED = ('iiwa14', 'planar_2r', 'planar_3r', 'puma560', 'rp_arm', 'scara')
 H = 1e-6          # central-difference step
-FD_TOL = 1e-6     # seed-vectors.md: 1e-6 for anything that uses finite differences
+FD_TOL = 1e-6     # anything that uses finite differences
 SEED_TOL = 1e-9   # 10-digit seed numbers
 
 
@@ -118,11 +119,11 @@ def body_pose(model, q, body):
     raise KeyError(body)
 
 
-# ---- B1: the SCARA of seed 000 ------------------------------------------------------------------
+# ---- the SCARA of Becker and Klink -------------------------------------------------------------
 
 
 def seed_scara(r1=0.5, r2=0.4, h1=0.3, h2=0.2):
-    """Build seed 000's SCARA from its DH rows (alpha, a, d, theta): (0, r1, h1, q1) ... ."""
+    """Build Becker and Klink's SCARA from DH rows (alpha, a, d, theta): (0, r1, h1, q1) ... ."""
     return RobotModel.from_dh([row(a=r1, alpha=0.0, d=h1),
                                row(a=r2, alpha=np.pi, d=h2),
                                row(a=0.0, alpha=np.pi, d=0.0, kind='prismatic')])
@@ -163,7 +164,7 @@ def test_seed_b1_scara_derived_vector():
     J_seed = [[0.0440101121, 0.1917702154, 0.0], [0.8287012693, 0.3510330248, 0.0],
               [0.0, 0.0, -1.0]]
     assert np.allclose(J[:3], J_seed, atol=SEED_TOL)
-    assert J[2, 2] == pytest.approx(-1.0, abs=1e-15)          # erratum C-D0-1: printed +1
+    assert J[2, 2] == pytest.approx(-1.0, abs=1e-15)          # printed +1: a misprint
     # the yaw rate is q1d + q2d; the quill does not turn
     assert np.allclose(J[3:], [[0, 0, 0], [0, 0, 0], [1, 1, 0]], atol=1e-15)
     assert kinematics.jacobian_determinant(model, q) == pytest.approx(0.1434712182,
@@ -414,7 +415,7 @@ def test_random_standard_dh_equals_modified_dh(rng):
 
 # ---- B11: planar 2R (the bundled planar_2r moves in the x-z plane) ------------------------------
 
-XZ = [0, 2]   # the seed's (x, y) rows are (vx, vz) here
+XZ = [0, 2]   # the textbook's (x, y) rows are (vx, vz) here
 
 
 def test_seed_b11_planar_2r_jacobian_and_determinant():
@@ -430,7 +431,7 @@ def test_seed_b11_planar_2r_jacobian_and_determinant():
     qs = np.stack((np.zeros(7), np.linspace(-3, 3, 7)), axis=-1)
     assert np.allclose(kinematics.jacobian_determinant(model, qs, mask=mask),
                        4.0 * np.sin(qs[:, 1]), atol=1e-12)      # l1 l2 s2
-    # E J = E R 0 J, in the tip frame (x along the arm, the seed's y is the tip's z here)
+    # E J = E R 0 J, in the tip frame (x along the arm, the textbook's y is the tip's z here)
     R = model.fk(q)[:3, :3]
     JE = (R.T @ J[:3])[XZ]
     assert np.allclose(JE, [[1.7320508076, 0.0], [3.0, 2.0]], atol=SEED_TOL)
@@ -456,7 +457,7 @@ def test_seed_b11_planar_2r_statics():
     model = load('planar_2r')
     q = np.array([np.pi / 6, np.pi / 3])
     R = model.fk(q)[:3, :3]
-    f_tip = np.array([3.0, 0.0, -1.0])                   # seed's 3f = (3, -1) in the tip frame
+    f_tip = np.array([3.0, 0.0, -1.0])                   # the book's 3f = (3, -1), tip frame
     F = np.concatenate((R @ f_tip, np.zeros(3)))         # wrench on the environment, base frame
     tau = model.jacobian(q).T @ F
     assert np.allclose(tau, [2.1961524227, -2.0], atol=SEED_TOL)

@@ -747,7 +747,7 @@ def test_bundled_planar_2r_has_the_seed_parameters():
     # Izz1 = 3, Izz2 = 1 about the COM, around the joint-axis direction
     axis = model.joint_axis
     assert np.allclose([axis[i] @ model.inertia[i] @ axis[i] for i in range(2)], [3.0, 1.0])
-    # the seed's mass matrix M(q2 = pi/3) = [[13, 3], [3, 2]] from these parameters (A4)
+    # Hayes' mass matrix M(q2 = pi/3) = [[13, 3], [3, 2]] from these parameters (§5.4)
     m, lc, l1, Izz = model.mass, model.com[:, 0], 2.0, [3.0, 1.0]
     c2 = np.cos(np.pi / 3)
     M11 = Izz[0] + Izz[1] + m[0] * lc[0] ** 2 + m[1] * lc[1] ** 2 + m[1] * l1 ** 2 + \
@@ -896,7 +896,7 @@ def test_link_poses_equal_fk_of_each_link(bundled_model, rng, shape):
 
 def test_warm_up_leaves_the_model_usable(planar_2r):
     assert planar_2r.warm_up() >= 0.0
-    # the worked example of seed-vectors A4: M at q2 = pi/3
+    # Hayes' worked example (§5.4): M at q2 = pi/3
     np.testing.assert_allclose(planar_2r.mass_matrix([0.3, np.pi / 3]),
                                [[13.0, 3.0], [3.0, 2.0]], atol=1e-12)
 

@@ -107,7 +107,7 @@ def test_to_urdf_of_random_models_agrees_with_pinocchio(rng):
 
 
 def test_to_urdf_without_optional_limits_is_valid_urdf():
-    # Bug (see the report): DH rows may omit lower/upper/effort/velocity (api.md), and to_urdf()
+    # Bug: DH rows may omit lower/upper/effort/velocity (RobotModel.from_dh), and to_urdf()
     # then writes effort="inf" velocity="inf" (and lower="-inf" upper="inf" for a prismatic
     # row), which urdfdom - the parser of Pinocchio, robot_state_publisher, RViz, MoveIt -
     # rejects ("effort value (inf) is not a valid float").

@@ -272,7 +272,7 @@ def test_two_arms_need_a_tip(robot, candidates):
     ('tiago', 'torso_lift_link', 'arm_7_link'),
 ])
 def test_gravity_counts_what_rides_below_the_tip(robot, base, tip, rng):
-    # Bug (issue 8): everything below the tip was dropped, the hand and gripper included, so
+    # Bug: everything below the tip was dropped, the hand and gripper included, so
     # these gravity torques were 6 % (Tiago) to 22 % (Talos) off the whole robot's
     model = load(robot, base, tip)
     ref = Reference(robot, model)

@@ -83,7 +83,7 @@ def test_puma560_matches_published_dh():
 
 
 def test_planar_2r_has_the_seed_parameters():
-    """Check l = 2, 2; lCG = 1, 1; m = 2, 1; Izz = 3, 1 about the joint axis (seed 003 §5.4)."""
+    """Check l = 2, 2; lCG = 1, 1; m = 2, 1; Izz = 3, 1 about the joint axis (Hayes §5.4)."""
     model = RobotModel.load('planar_2r')
     np.testing.assert_array_equal(model.mass, [2.0, 1.0])
     np.testing.assert_allclose(model.com, [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]])

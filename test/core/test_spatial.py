@@ -15,7 +15,7 @@
 """
 Rotation and transform utilities (robot_dynamics.spatial).
 
-Seed vectors: seed-vectors.md A1-A3 (seed 003 §2.5.2, §2.6.2, §2.6.3) and B15 (§2.9: fixed
+Worked examples: Hayes, Introduction to Robotics §2.5.2, §2.6.2, §2.6.3 and §2.9 (fixed
 angles / ZYX Euler, axis-angle, Euler-Rodrigues, Cayley, Z-Y-Z rate map). Independent references
 are written out here (elementary matrices, scipy's Rotation, scipy.linalg.expm).
 """
@@ -66,7 +66,7 @@ def assert_rotation(R, tol=1e-12):
 
 @pytest.mark.parametrize('angle', [0.0, 0.3, -1.2, np.pi / 2, np.pi, 2.5 * np.pi])
 def test_elementary_rotations_match_seed_matrices(angle):
-    # seed 003 §2.2 / seed-features R1: columns are the images of the basis vectors
+    # Hayes §2.2: columns are the images of the basis vectors
     assert np.allclose(spatial.rot_x(angle), Rx(angle), atol=1e-15)
     assert np.allclose(spatial.rot_y(angle), Ry(angle), atol=1e-15)
     assert np.allclose(spatial.rot_z(angle), Rz(angle), atol=1e-15)
@@ -93,7 +93,7 @@ def test_skew_and_cross(rng):
     assert np.allclose(spatial.skew(a) @ b[..., None], np.cross(a, b)[..., None], atol=1e-14)
     assert np.allclose(spatial.cross(a, b), np.cross(a, b), atol=1e-14)
     assert np.allclose(spatial.skew(a[0]), S(a[0]), atol=0)
-    # R S(a) R^T = S(R a) (seed 003 eq 3.22)
+    # R S(a) R^T = S(R a) (Hayes eq 3.22)
     R = random_rotations(rng, ())
     assert np.allclose(R @ spatial.skew(a[0]) @ R.T, spatial.skew(R @ a[0]), atol=1e-14)
 
@@ -148,7 +148,7 @@ def test_transform_inverse(rng, shape):
     assert np.allclose(T @ Tinv, np.eye(4), atol=1e-13)
     assert np.allclose(Tinv @ T, np.eye(4), atol=1e-13)
     assert np.allclose(Tinv, np.linalg.inv(T), atol=1e-12)
-    # compound transforms: (T1 T2)^-1 = T2^-1 T1^-1 (seed 003 §2.7)
+    # compound transforms: (T1 T2)^-1 = T2^-1 T1^-1 (Hayes §2.7)
     T2 = spatial.transform(random_rotations(rng, shape), rng.normal(size=tuple(shape) + (3,)))
     assert np.allclose(spatial.transform_inverse(T @ T2),
                        spatial.transform_inverse(T2) @ Tinv, atol=1e-12)
@@ -187,7 +187,7 @@ def test_check_transform_errors(bad, error, words):
 
 
 def eq_2_6(a, b, c):
-    """Seed 003 eq 2.6: R = Rz(a) Ry(b) Rx(c) written out."""
+    """Hayes eq 2.6: R = Rz(a) Ry(b) Rx(c) written out."""
     ca, sa, cb, sb, cc, sc = np.cos(a), np.sin(a), np.cos(b), np.sin(b), np.cos(c), np.sin(c)
     return np.array([[ca * cb, ca * sb * sc - sa * cc, ca * sb * cc + sa * sc],
                      [sa * cb, sa * sb * sc + ca * cc, sa * sb * cc - ca * sc],
@@ -203,7 +203,7 @@ def test_seed_b15_zyx_euler_and_fixed_angles():
     assert np.allclose(spatial.rpy_to_matrix([c, b, a]), R, atol=1e-15)
     assert np.allclose(spatial.matrix_to_euler_zyx(R), [a, b, c], atol=1e-12)
     assert np.allclose(spatial.matrix_to_rpy(R), [c, b, a], atol=1e-12)
-    # seed-features R13 inverse formulas, + branch
+    # the inverse formulas of the fixed angles (Hayes §2.9), + branch
     beta = np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))
     alpha = np.arctan2(R[1, 0] / np.cos(beta), R[0, 0] / np.cos(beta))
     gamma = np.arctan2(R[2, 1] / np.cos(beta), R[2, 2] / np.cos(beta))
@@ -239,7 +239,7 @@ def test_gimbal_lock_reproduces_the_matrix(alpha, beta, gamma):
     assert b == pytest.approx(beta, abs=1e-12)
     assert np.allclose(spatial.euler_zyx_to_matrix([a, b, c]), R, atol=1e-12)
     assert np.allclose(spatial.rpy_to_matrix(spatial.matrix_to_rpy(R)), R, atol=1e-12)
-    # only alpha -+ gamma is determined (seed-vectors B15): alpha - gamma at +pi/2, + at -pi/2
+    # only alpha -+ gamma is determined (Hayes §2.9): alpha - gamma at +pi/2, + at -pi/2
     sign = -1.0 if beta > 0 else 1.0
     diff = (a + sign * c) - (alpha + sign * gamma)
     assert np.isclose(np.cos(diff), 1.0, atol=1e-12)
@@ -288,7 +288,7 @@ def test_seed_b15_euler_rodrigues_is_the_xyzw_quaternion():
     c1, c2, c3, c4 = spatial.matrix_to_quaternion(
         spatial.axis_angle_to_matrix(K_SEED, THETA_SEED))
     assert np.allclose([c1, c2, c3, c4], C_SEED, atol=1e-10)
-    # eq 2.8 with the corrected R11 (erratum: last sign is +) reproduces R_k
+    # eq 2.8 with the corrected R11 (its printed last sign is a misprint: +) reproduces R_k
     R = np.array([
         [c1**2 - c2**2 - c3**2 + c4**2, 2 * (c1 * c2 - c3 * c4), 2 * (c1 * c3 + c2 * c4)],
         [2 * (c1 * c2 + c3 * c4), -c1**2 + c2**2 - c3**2 + c4**2, 2 * (c2 * c3 - c1 * c4)],

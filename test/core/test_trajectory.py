@@ -17,7 +17,7 @@
 import numpy as np
 import pytest
 
-from robot_dynamics import InputError, ShapeError
+from robot_dynamics import InputError, RobotModel, ShapeError
 from robot_dynamics import trajectory as tr
 from robot_dynamics.spatial import (matrix_to_quaternion, pose_error, quaternion_slerp,
                                     quaternion_to_matrix, rot_z)
@@ -188,20 +188,47 @@ TIMES = np.array([0.0, 1.0, 2.5, 3.0, 4.2])
 POINTS = np.array([[0.0, 0.0], [1.0, 2.0], [0.5, 1.0], [0.7, -1.0], [0.0, 0.0]])
 
 
-def test_waypoints_positions_only_is_a_clamped_c2_spline():
+def test_waypoints_positions_only_is_c2_from_rest_to_rest_in_acceleration():
     from scipy.interpolate import CubicSpline
     traj = tr.from_waypoints(TIMES, POINTS)
     at = traj.sample(TIMES)
     np.testing.assert_allclose(at.q, POINTS, atol=1e-14)
-    np.testing.assert_allclose(at.qd[[0, -1]], 0.0, atol=1e-14)
+    # at rest at both ends, velocity and acceleration: no step when the hold before and after
+    # (zero acceleration) hands over
+    ends = traj.sample(TIMES[[0, -1]] + [0.0, -1e-12])
+    np.testing.assert_allclose(np.stack((ends.qd, ends.qdd)), 0.0, atol=1e-10)
     # C2 at the interior knots: qdd equal from both sides
     left, right = traj.sample(TIMES[1:-1] - 1e-9), traj.sample(TIMES[1:-1] + 1e-9)
     np.testing.assert_allclose(left.qdd, right.qdd, atol=1e-6)
+    # the interior segments are the clamped cubic spline's; the end segments meet it at the
+    # inner knots in position, velocity and acceleration
     reference = CubicSpline(TIMES, POINTS, bc_type='clamped')
-    t = np.linspace(0.0, 4.2, 301)
+    t = np.linspace(TIMES[1], TIMES[-2], 301)
     np.testing.assert_allclose(traj.sample(t).q, reference(t), atol=1e-13)
     np.testing.assert_allclose(traj.sample(t).qdd, reference(t, 2), atol=1e-11)
+    for derivative, value in enumerate(traj.sample(t[[0, -1]])):
+        np.testing.assert_allclose(value, reference(t[[0, -1]], derivative), atol=1e-11)
+    assert traj.coefficients.shape == (4, 6, 2)
     assert_derivatives(traj, interior(traj))
+
+
+def test_waypoints_positions_only_from_a_motion_under_way():
+    """A goal that takes over a moving reference starts with its velocity and acceleration."""
+    v0, a0 = np.array([0.4, -0.2]), np.array([-1.5, 3.0])
+    for k in (2, 3, 5):
+        traj = tr.from_waypoints(TIMES[:k], POINTS[:k], start_velocity=v0, start_acceleration=a0,
+                                 start_time=1.0)
+        start = traj.sample(1.0)
+        np.testing.assert_allclose(np.stack(start), np.stack((POINTS[0], v0, a0)), atol=1e-12)
+        end = traj.sample(1.0 + TIMES[k - 1] - 1e-12)
+        np.testing.assert_allclose(np.stack((end.qd, end.qdd)), 0.0, atol=1e-9)
+        assert_derivatives(traj, interior(traj), atol=1e-5)
+    # one segment: the quintic Hermite, rest to rest when nothing moves at the start
+    single = tr.from_waypoints(TIMES[:2], POINTS[:2])
+    exact = tr.point_to_point(POINTS[0], POINTS[1], TIMES[1], 'quintic')
+    t = np.linspace(0.0, TIMES[1], 51)
+    for got, want in zip(single.sample(t), exact.sample(t)):
+        np.testing.assert_allclose(got, want, atol=1e-12)
 
 
 def test_waypoints_hermite_and_quintic_match_every_given_value():
@@ -357,7 +384,7 @@ def test_positions_only_spline_with_a_start_velocity(k, rng):
     for tk in t[1:-1]:
         np.testing.assert_allclose(traj.sample(1.0 + tk - 1e-7).qdd,
                                    traj.sample(1.0 + tk + 1e-7).qdd, atol=1e-4)
-    # zero start velocity gives the plain clamped spline
+    # zero start velocity gives the plain spline from rest
     plain = tr.from_waypoints(t, p)
     zero = tr.from_waypoints(t, p, start_velocity=np.zeros(3))
     np.testing.assert_allclose(plain.coefficients, zero.coefficients, atol=1e-14)
@@ -367,3 +394,26 @@ def test_start_velocity_with_point_velocities_is_an_error():
     with pytest.raises(InputError, match='start_velocity'):
         tr.from_waypoints([0.0, 1.0], [[0.0], [1.0]], velocities=[[0.0], [0.0]],
                           start_velocity=[1.0])
+    with pytest.raises(InputError, match='start_acceleration'):
+        tr.from_waypoints([0.0, 1.0], [[0.0], [1.0]], velocities=[[0.0], [0.0]],
+                          start_acceleration=[1.0])
+
+
+def test_check_limits_gives_times_from_the_trajectory_start():
+    """On a controller's clock a goal starts ~1.8e9 s after the epoch: messages count from it."""
+    model = RobotModel.load('planar_2r')          # 5 rad/s on both joints
+    t0, d, x = 1.7955e9, 1.0, 3.0
+    fast = tr.point_to_point([0.0, 0.0], [x, 0.0], d, 'quintic', start_time=t0)
+    with pytest.raises(InputError) as info:
+        tr.check_limits(model, fast)
+    # the quintic's speed 30 s^2 (1 - s)^2 x / d first reaches 5 rad/s at s = 0.3053...
+    s = np.roots([1.0, -2.0, 1.0, 0.0, -5.0 * d / (30.0 * x)])
+    first = min(r.real for r in s if abs(r.imag) < 1e-12 and 0.0 < r.real < 0.5) * d
+    message = str(info.value)
+    assert message.startswith("joint 'joint1': velocity ") and 'above its limit 5' in message
+    reported = float(message.split(' s after the start')[0].rsplit(' ', 1)[1])
+    assert first <= reported <= first + 1.0 / tr.LIMIT_CHECK_RATE
+    outside = tr.point_to_point([0.0, 0.0], [0.0, 4.0], 10.0, start_time=t0)
+    with pytest.raises(InputError, match=r"joint 'joint2': position 3\.14\d* 6\.\d{3} s after "
+                                         r'the start is outside its limits'):
+        tr.check_limits(model, outside)

@@ -147,6 +147,10 @@ def bringup(request, module_processes):
 
 def test_prints_what_it_started(bringup, processes):
     output = processes.output(bringup[0])
+    # its own first line, whole: before any node logs, in one write (not glued to a log line)
+    first = output.splitlines()[0]
+    assert first.startswith('robot-dynamics bringup scara: starting 4 nodes (') and \
+        first.endswith(')'), output
     for spec in graph.nodes('sim'):
         assert f'/{spec.name} ({spec.executable})' in output
     lines = output.splitlines()
@@ -231,6 +235,41 @@ def test_bad_urdf_path_in_processes_fails_and_stops_the_rest(processes, tmp_path
     _assert_failed_start(processes, proc, f"urdf_file '{missing}' does not exist",
                          "node 'model' exited with status 1")
     assert not _processes(lambda _, cmdline: str(params) in cmdline), 'node processes left'
+
+
+def test_parameters_no_node_takes_stop_it_before_anything_starts(processes, tmp_path):
+    params = tmp_path / 'mine.yaml'
+    params.write_text('controller:\n  ros__parameters:\n    natural_frequency: 20\n')
+    proc = processes.start('bringup_bad_parameters', [
+        'robot-dynamics', 'bringup', '--robot', 'scara', '--params-file', str(params),
+        '-p', 'controller.kp:=1.0', '-p', 'controller.state_timeout:=abc'])
+    assert proc.wait(TIMEOUT) == 2          # bad arguments
+    output = processes.output(proc)
+    assert 'starting' not in output and '[INFO]' not in output, output
+    lines = output.splitlines()
+    assert lines[0].endswith('parameters the nodes would not take (nothing was started):')
+    assert lines[1:] == [
+        f"  {params}: controller: parameter 'natural_frequency' takes a double (e.g. 0.5; a "
+        'whole number such as 5 is an integer: write 5.0), got 20 (an integer)',
+        "  -p controller.kp:=1.0: the controller node declares no parameter 'kp'; did you mean "
+        "'gains.<joint>.kp'?",
+        "  -p controller.state_timeout:=abc: parameter 'state_timeout' takes a double (e.g. 0.5; "
+        "a whole number such as 5 is an integer: write 5.0), got 'abc' (a string)"], output
+
+
+@pytest.mark.parametrize('how', ['file', '-p'])
+def test_a_node_refuses_a_mistyped_parameter(processes, tmp_path, how):
+    params = tmp_path / 'kinematics.yaml'
+    params.write_text('kinematics:\n  ros__parameters:\n    publish_rate_hz: fast\n')
+    given = ['--params-file', str(params)] if how == 'file' else ['-p', 'publish_rate_hz:=fast']
+    proc = processes.start('kinematics_bad_type', [
+        'kinematics_node', '--ros-args', '-r', '__node:=kinematics', *given])
+    assert proc.wait(TIMEOUT) == 1
+    output = processes.output(proc)
+    assert "[kinematics]: cannot start: Trying to set parameter 'publish_rate_hz' to 'fast' of " \
+        "type 'STRING', expecting type 'DOUBLE'; publish_rate_hz takes a double (e.g. 0.5" \
+        in output, output
+    assert 'Traceback' not in output, output
 
 
 @pytest.mark.parametrize('extra', [['--lockstep'], ['-p', 'simulator.realtime:=false']],

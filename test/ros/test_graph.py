@@ -17,8 +17,9 @@ The node-set declaration of ``robot_dynamics.ros.graph`` against what it names.
 
 Executables are console scripts of ``setup.py`` installed in the venv, modules hold the node
 classes, the parameter files set only parameters their nodes declare (with the declared type),
-and the remappings start from names the nodes create and end at the public names of the API.
-The last checks run the node classes in this process, in a context of their own.
+the check that ``robot-dynamics bringup`` makes before it starts anything judges values as
+rclpy does, and the remappings start from names the nodes create and end at the public names of
+the API. The last checks run the node classes in this process, in a context of their own.
 """
 
 import ast
@@ -33,12 +34,13 @@ import pytest
 import rclpy
 from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.context import Context
+from rclpy.exceptions import ParameterException
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.expand_topic_name import expand_topic_name
 from rclpy.node import Node
-from robot_dynamics import RobotModel
-from robot_dynamics.ros import graph
-from robot_dynamics.ros.parameters import DOUBLE_ARRAY, STRING_ARRAY
+from robot_dynamics import InputError, RobotModel
+from robot_dynamics.ros import graph, parameters
+from robot_dynamics.ros.parameters import DOUBLE_ARRAY, Spec, STRING_ARRAY
 import yaml
 
 pytestmark = pytest.mark.ros
@@ -61,29 +63,13 @@ def _console_scripts():
     raise AssertionError('no setup() call in setup.py')
 
 
-def _declared(spec):
-    """Return ``{name: parameters.Spec}`` of the node module of ``spec``."""
-    return {p.name: p for p in importlib.import_module(spec.module).PARAMETERS}
-
-
-def _flatten(parameters, prefix=''):
-    """Yield ``(dotted name, value)`` of a ``ros__parameters`` mapping."""
-    for key, value in parameters.items():
-        if isinstance(value, dict):
-            yield from _flatten(value, f'{prefix}{key}.')
-        else:
-            yield f'{prefix}{key}', value
-
-
-def _same_type(default, value):
-    """Return whether rclpy takes ``value`` (from YAML) for a parameter declared ``default``."""
-    if default is STRING_ARRAY or default is DOUBLE_ARRAY:
-        element = str if default is STRING_ARRAY else float
-        return isinstance(value, list) and all(type(v) is element for v in value)
-    if isinstance(default, list):
-        return isinstance(value, list) and all(type(v) is type(default[0]) for v in value)
-    # exact: rclpy refuses an integer for a double parameter, and bool is not an integer
-    return type(value) is type(default)
+def _takes(spec, value):
+    """Return whether ``parameters.check`` accepts ``value`` for ``spec``."""
+    try:
+        parameters.check(spec, value)
+    except InputError:
+        return False
+    return True
 
 
 def test_nodes_have_unique_names_and_executables():
@@ -103,10 +89,10 @@ def test_executable_is_a_console_script_of_the_node_module(spec):
     assert issubclass(getattr(module, spec.node_class), Node)
     # what the launch arguments and the modes set, the node declares
     for name in spec.launch_arguments:
-        assert name in _declared(spec), f'{spec.name} does not declare {name!r}'
+        assert name in graph.declared(spec), f'{spec.name} does not declare {name!r}'
     for mode in spec.modes:
         for name, text in graph.MODE_PARAMETERS.get(mode, {}).get(spec.name, ()):
-            assert _same_type(_declared(spec)[name].default, yaml.safe_load(text))
+            assert _takes(graph.declared(spec)[name], parameters.parse(text))
 
 
 @pytest.mark.parametrize('mode', graph.MODES)
@@ -119,8 +105,8 @@ def test_launch_parameters_have_the_declared_types(mode):
     for options in graph.launch_nodes(mode, values):
         for extra in options['parameters'][1:]:
             for name, value in extra.items():
-                default = _declared(specs[options['name']])[name].default
-                assert _same_type(default, value), f'{options["name"]}.{name}: {value!r}'
+                spec = graph.declared(specs[options['name']])[name]
+                assert _takes(spec, value), f'{options["name"]}.{name}: {value!r}'
                 checked += 1
     assert checked >= 1
 
@@ -129,24 +115,127 @@ def test_every_bundled_robot_has_a_parameter_file():
     assert graph.robots() == RobotModel.available()
 
 
-@pytest.mark.parametrize('robot', graph.robots())
-def test_parameter_file_sets_only_declared_parameters(robot):
-    data = yaml.safe_load(graph.parameter_file(robot).read_text())
-    declared = {spec.name: _declared(spec) for spec in graph.NODES}
-    assert set(data) <= {'/**'} | set(declared), f'{robot}.yaml: sections {sorted(data)}'
-    assert data['model']['ros__parameters']['robot'] == robot
-    for section, content in data.items():
-        assert list(content) == ['ros__parameters'], f'{robot}.yaml: {section}'
-        # '/**' reaches every node: some must declare what it sets, the others ignore it
-        nodes = declared if section == '/**' else {section: declared[section]}
-        for name, value in _flatten(content['ros__parameters']):
-            takers = [node for node, specs in nodes.items() if name in specs]
-            assert takers, f'{robot}.yaml: {section} sets {name!r}, which no node declares'
-            for node in takers:
-                default = nodes[node][name].default
-                assert _same_type(default, value), \
-                    f'{robot}.yaml: {section} sets {name}: {value!r}, declared {default!r} ' \
-                    f'in {node!r}'
+PARAMETER_FILES = [(robot, graph.parameter_file(robot)) for robot in graph.robots()] \
+    + [('', REPO / 'config' / 'hardware' / 'robot_dynamics.yaml')]
+
+
+@pytest.mark.parametrize('robot, path', PARAMETER_FILES, ids=lambda x: Path(x).name)
+def test_parameter_files_set_only_declared_parameters(robot, path):
+    """A misspelt parameter in a file would be ignored by ROS 2 without a word."""
+    data = yaml.safe_load(path.read_text())
+    if robot:
+        assert data['model']['ros__parameters']['robot'] == robot
+    for mode in graph.MODES:
+        graph.check_parameters(mode, [path])
+
+
+BAD_FILE = """
+/**:
+  ros__parameters:
+    tip_lnk: tool0
+    rate_hz: 500
+controler:
+  ros__parameters:
+    state_timeout: 0.1
+controller:
+  ros__parameters:
+    kp: 1.0
+    state_timeout: abc
+    gains:
+      shoulder:
+        kp: 3
+        kd: 2.0
+    constraints:
+      elbow:
+        goal: -1.0
+simulator:
+  ros__parameters:
+    initial_positions: [0, 1.2, 0.05]
+    realtime: 'false'
+"""
+
+
+def test_check_names_every_parameter_a_node_would_not_take(tmp_path):
+    path = tmp_path / 'mine.yaml'
+    path.write_text(BAD_FILE)
+    overrides = {'controller': [('kp', '1.0'), ('state_timeout', 'abc'), ('rate_hz', '500'),
+                                ('state_timeout', '1e-1'), ('gains.elbow.kd', '2.5')],
+                 'simulator': [('realtime', 'false')]}
+    with pytest.raises(InputError) as info:
+        graph.check_parameters('hardware', [graph.parameter_file('scara'), path], overrides)
+    lines = str(info.value).splitlines()
+    assert 'nothing was started' in lines[0]
+    wanted = [
+        f"{path}: /**: no node declares a parameter 'tip_lnk'; did you mean 'tip_link'?",
+        f"{path}: /**: parameter 'rate_hz' takes a double",
+        f'{path}: controler: names no node of the graph',
+        f"{path}: controller: the controller node declares no parameter 'kp'; did you mean "
+        "'gains.<joint>.kp'?",
+        f"{path}: controller: parameter 'state_timeout' takes a double",
+        f"{path}: controller: parameter 'gains.shoulder.kp' takes a double",
+        f"{path}: controller: parameter 'constraints.elbow.goal' takes values in [0, 1e+06], "
+        'got -1.0',
+        f"{path}: simulator: parameter 'initial_positions' takes a list of doubles",
+        f"{path}: simulator: parameter 'realtime' takes a bool (e.g. true), got 'false' "
+        '(a string)',
+        "-p controller.kp:=1.0: the controller node declares no parameter 'kp'; did you mean "
+        "'gains.<joint>.kp'?",
+        "-p controller.state_timeout:=abc: parameter 'state_timeout' takes a double",
+        "-p controller.rate_hz:=500: parameter 'rate_hz' takes a double",
+        "-p simulator.realtime:=false: no node 'simulator' runs in mode 'hardware'",
+    ]
+    assert len(lines) == 1 + len(wanted), lines
+    for line, start in zip(lines[1:], wanted):
+        assert line.strip().startswith(start), (line, start)
+    assert "got 'abc' (a string)" in lines[5] and 'got 500 (an integer)' in lines[2]
+    assert "did you mean 'controller'?" in lines[3]
+    # the good ones alone pass: 1e-1 is a double to rcl, gains.<any joint>.kd is declared
+    graph.check_parameters('sim', [graph.parameter_file('scara')], {'controller': [
+        ('state_timeout', '1e-1'), ('gains.elbow.kd', '2.5'), ('use_sim_time', 'true')]})
+
+
+#: ``-p name:=text`` for the parameters below: what rcl and rclpy make of them is the truth.
+OVERRIDES = [('timeout', text) for text in (
+    'abc', '5', '5.0', '1e-1', '20.0', 'nan', '.inf', 'true', "'0.5'")] \
+    + [('flag', text) for text in ('true', 'yes', 'True', "'true'", '1', '0.0')] \
+    + [('values', text) for text in ('[1.0, 2.0]', '[1, 2]', '[]', '1.0', "['a']")] \
+    + [('names', text) for text in ('[a, b]', '[]', '[1, 2]', 'a')] \
+    + [('count', text) for text in ('3', '3.0', '-1', "'3'")] \
+    + [('text', text) for text in ('5', '~', '/x', 'true')]
+SPECS = {spec.name: spec for spec in (
+    Spec('timeout', 0.05, 'a double with bounds', bounds=(0.001, 10.0)),
+    Spec('flag', True, 'a bool'), Spec('values', DOUBLE_ARRAY, 'doubles'),
+    Spec('names', STRING_ARRAY, 'strings'), Spec('count', 2, 'an integer', bounds=(0, 10)),
+    Spec('text', '', 'a string'))}
+
+
+def test_check_agrees_with_rclpy_and_declare_refuses_what_it_refuses(ros_domain):
+    context = Context()
+    rclpy.init(context=context, domain_id=ros_domain)
+    refused = 0
+    try:
+        for name, text in OVERRIDES:
+            spec = SPECS[name]
+            node = Node('parameter_probe', context=context,
+                        cli_args=['--ros-args', '-p', f'{name}:={text}'])
+            try:
+                parameters.declare(node, [spec])
+                rclpy_takes = True
+            except InputError as exc:
+                # the node's own message: parameter, value and the type it takes
+                rclpy_takes = False
+                message = str(exc).lower()
+                assert f"parameter '{name}'" in message and text.strip("'") in message
+                assert f'{name} takes {parameters.expected(spec)}' in str(exc)
+            except ParameterException:        # outside the bounds
+                rclpy_takes = False
+            finally:
+                node.destroy_node()
+            assert _takes(spec, parameters.parse(text)) == rclpy_takes, f'{name}:={text}'
+            refused += not rclpy_takes
+    finally:
+        rclpy.try_shutdown(context=context)
+    assert refused == 20
 
 
 def test_remapping_targets_are_public_names():
@@ -225,7 +314,7 @@ def test_running_nodes_create_the_remapped_names_and_take_the_file(robot, ros_do
         data = yaml.safe_load(graph.parameter_file(robot).read_text())
         for section, content in data.items():
             targets = nodes if section == '/**' else {section: nodes[section]}
-            for name, value in _flatten(content['ros__parameters']):
+            for name, value in graph.flat_parameters(content['ros__parameters']):
                 takers = {n: node for n, node in targets.items() if node.has_parameter(name)}
                 assert takers, f'no node has the parameter {name!r} ({robot}.yaml: {section})'
                 for node_name, node in takers.items():

@@ -79,6 +79,7 @@ def test_ik_solutions_reach_the_target(robot, probe, rng):
         mask = model.task_mask
         assert np.linalg.norm(dp * mask[:3]) < 1e-6 and np.linalg.norm(dr * mask[3:]) < 1e-6
         assert response.position_error < 1e-6 and response.orientation_error < 1e-6
+        assert not response.closest.name
         assert np.all(q >= model.lower - 1e-12) and np.all(q <= model.upper + 1e-12)
         # every closed-form branch reaches the target too
         assert len(response.branches) >= 1
@@ -95,18 +96,23 @@ def test_ik_picks_the_branch_nearest_the_seed(robot, probe, rng):
     np.testing.assert_allclose(response.solution.position, q_true, atol=1e-6)
 
 
-def test_unreachable_target_fails_with_the_residual(robot, probe):
+def test_unreachable_target_fails_with_an_empty_solution_and_the_closest(robot, probe):
     model, ik, _ = robot
     T = np.eye(4)
     T[:3, 3] = [10.0, 10.0, 10.0]
     response = probe.call(ik, _ik_request(T))
     assert not response.success
     assert response.error_code == SolveIK.Response.NO_IK_SOLUTION
-    q = np.array(response.solution.position)
-    # the reported residual is the distance of the returned configuration's tip from the target
+    # nothing that looks like a solution: a client that forgets success has no joints to send
+    assert not response.solution.name and not response.solution.position
+    assert 'no solution' in response.message and 'closest' in response.message
+    assert list(response.closest.name) == list(model.joint_names)
+    q = np.array(response.closest.position)
+    # the reported residual is the distance of the closest configuration's tip from the target
     dp = pose_error(model.fk(q), T)[:3] * model.task_mask[:3]
     assert response.position_error == pytest.approx(np.linalg.norm(dp), rel=1e-9)
     assert response.position_error > 5.0
+    assert f'{response.position_error:.3g} m' in response.message
 
 
 def test_fk_matches_the_library_for_every_link(robot, probe, rng):
@@ -170,6 +176,7 @@ def test_malformed_requests_get_a_message_and_the_next_is_served(robot, probe, r
         assert not response.success
         assert response.error_code == code, response.message
         assert all(w in response.message for w in words), response.message
+        assert not response.solution.name and not response.closest.name
         good = probe.call(ik, _ik_request(model.fk(q_true)))
         assert good.success, good.message
     bad_fk = SolveFK.Request(fk_link_names=['no_such_link'], robot_state=_state(model, q_true))

@@ -30,7 +30,7 @@ import threading
 
 from action_msgs.msg import GoalInfo, GoalStatus, GoalStatusArray
 from builtin_interfaces.msg import Duration, Time
-from geometry_msgs.msg import PoseStamped
+from geometry_msgs.msg import Point, PoseStamped
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 import numpy as np
@@ -52,6 +52,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from unique_identifier_msgs.msg import UUID
+from visualization_msgs.msg import Marker, MarkerArray
 
 pytestmark = pytest.mark.ros
 
@@ -128,6 +129,10 @@ def _messages():
     feedback.feedback.desired = _trajectory_point(1)
     feedback.feedback.actual = _trajectory_point(2)
     feedback.feedback.error = _trajectory_point(3)
+    marker = Marker(ns='links', id=0, type=Marker.LINE_STRIP, action=Marker.ADD,
+                    points=[Point(x=0.1, y=-0.2, z=0.3), Point(x=0.4, y=0.5, z=-0.6)])
+    marker.header.stamp, marker.header.frame_id = stamp, 'base_link'
+    marker.scale.x, marker.color.b, marker.color.a = 0.02, 0.5, 1.0   # float32: exact
     info = GoalInfo(goal_id=UUID(uuid=list(range(16, 32))), stamp=stamp)
     goal_status = GoalStatusArray(status_list=[GoalStatus(goal_info=info, status=4),
                                                GoalStatus(status=GoalStatus.STATUS_ABORTED)])
@@ -141,6 +146,7 @@ def _messages():
         'robot_dynamics_interfaces/msg/SimulatorStatus': status,
         'robot_dynamics_interfaces/action/FollowJointTrajectory_FeedbackMessage': feedback,
         'action_msgs/msg/GoalStatusArray': goal_status,
+        'visualization_msgs/msg/MarkerArray': MarkerArray(markers=[marker]),
     }
 
 
@@ -233,6 +239,14 @@ def _publish_goal_and_action(probe):
     probe.wait_for(lambda: goal_publisher.get_subscription_count() > 0,
                    what='the recorder on /controller/joint_trajectory')
     goal_publisher.publish(goal)
+    # what a flood of bad goals leaves in a recording (a controller rejects them): a NaN
+    # position, and a point with more positions than the goal has joints
+    nan = JointTrajectory(joint_names=goal.joint_names, points=[_trajectory_point(1)])
+    nan.points[0].positions[1] = float('nan')
+    long = JointTrajectory(joint_names=goal.joint_names, points=[_trajectory_point(2)])
+    long.points[0].positions.append(0.5)
+    for bad in (nan, long):
+        goal_publisher.publish(bad)
     sent = []
 
     def execute(handle):
@@ -278,7 +292,7 @@ def test_schemas_channels_and_counts(recorded):
     counts = {c.topic: summary.statistics.channel_message_counts.get(c.id, 0)
               for c in summary.channels.values()}
     assert counts['/robot_description'] == 1
-    assert counts['/controller/joint_trajectory'] == 1
+    assert counts['/controller/joint_trajectory'] == 3
     assert counts[FEEDBACK] == 5
     assert counts['/joint_states'] >= MIN_RECORDED_STATES
     assert counts['/simulator/status'] >= 1
@@ -314,10 +328,11 @@ def test_joint_states_are_what_was_published(recorded):
 def test_description_goal_and_action_decode(recorded):
     (_, description), = _decoded(recorded['path'], '/robot_description')
     assert description.data == recorded['urdf']
-    (_, goal), = _decoded(recorded['path'], '/controller/joint_trajectory')
+    (_, goal), (_, nan), (_, long) = _decoded(recorded['path'], '/controller/joint_trajectory')
     assert goal.joint_names == list(recorded['goal'].joint_names)
     assert [p.positions for p in goal.points] == \
         [list(p.positions) for p in recorded['goal'].points]
+    assert np.isnan(nan.points[0].positions[1]) and len(long.points[0].positions) == 4
     # mcap-ros2-support's own DecoderFactory rejects the type name X_FeedbackMessage: the
     # library's reader decodes it under an alias
     feedback = recordings.read(recorded['path'], [FEEDBACK]).tables[FEEDBACK].messages
@@ -351,6 +366,9 @@ def test_plot_of_the_recording(recorded, tmp_path):
     assert rows[2]['feedback.desired.positions.shoulder'] == repr(0.2)
     for name in ('tracking.png', 'effort.png', 'tip_path.png'):
         assert (tmp_path / name).stat().st_size > MIN_PNG_BYTES, name
+    # the rejected goals are left out of the plots, and said so
+    assert 'note: tracking.png: skipped 2 of 3 /controller/joint_trajectory messages' in \
+        proc.stdout, proc.stdout
 
 
 def test_recorder_node_in_process_finishes_the_file_on_destroy(recorded, probe, ros_domain,

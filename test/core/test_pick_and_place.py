@@ -1,0 +1,157 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The demo's pick-and-place plan on every bundled robot, without ROS: limits, poses, lines.
+
+The plan starts where the demo's simulator starts the arm (``initial_positions`` of the robot's
+parameter file) or, as the simulator does without them, in the middle of the limits. Its limits
+are checked on the trajectory a controller builds from its points, sampled at 2 kHz: velocities
+and positions directly, efforts by the inverse dynamics with friction (Pinocchio agrees with the
+library's RNEA: test_pinocchio.py).
+"""
+
+from conftest import BUNDLED, CONFIG_DIR
+import numpy as np
+import pytest
+from robot_dynamics import InputError, pick_and_place as pp, simulation
+from robot_dynamics.limits import middle
+from robot_dynamics.simulation import REFERENCE_EFFORT_FRACTION, REFERENCE_VELOCITY_FRACTION
+from robot_dynamics.spatial import pose_error
+import yaml
+
+#: What sampling between time_scale's samples may add to a peak (relative).
+BETWEEN_SAMPLES = 2e-3
+
+
+def start_positions(model):
+    """Return the simulator's initial positions of the robot's parameter file."""
+    data = yaml.safe_load((CONFIG_DIR / f'{model.name}.yaml').read_text())
+    return np.array(data['simulator']['ros__parameters']['initial_positions'])
+
+
+def dense(motion, rate=2000.0):
+    return motion.trajectory().sample(np.arange(0.0, motion.duration, 1.0 / rate))
+
+
+@pytest.fixture(params=['file', 'middle'])
+def planned(request, bundled_model):
+    model = bundled_model
+    q0 = start_positions(model) if request.param == 'file' else middle(model.lower, model.upper)
+    return model, q0, pp.plan(model, q0)
+
+
+def test_the_plan_keeps_within_every_limit(planned):
+    model, _, motion = planned
+    point = dense(motion)
+    assert np.all(point.q >= model.lower) and np.all(point.q <= model.upper)
+    velocity = np.abs(point.qd).max(axis=0) / model.velocity_limit
+    effort = np.abs(model.inverse_dynamics(*point, friction=True)).max(axis=0) \
+        / model.effort_limit
+    assert velocity.max() <= REFERENCE_VELOCITY_FRACTION * (1.0 + BETWEEN_SAMPLES), velocity
+    assert effort.max() <= REFERENCE_EFFORT_FRACTION * (1.0 + BETWEEN_SAMPLES), effort
+    np.testing.assert_allclose(pp.limit_ratios(model, motion), (velocity, effort), rtol=1e-2)
+    assert motion.duration >= motion.nominal_duration * (1.0 - 1e-12)
+
+
+def test_the_plan_passes_the_poses_on_straight_lines(planned):
+    model, q0, motion = planned
+    mask = model.task_mask.astype(bool)
+    np.testing.assert_array_equal(motion.q[0], q0)
+    assert np.all(np.diff(motion.times) > 0.0)
+    samples = pp.SAMPLES_PER_SEGMENT
+    ends = motion.q[samples::samples]
+    assert len(ends) == len(motion.waypoints) - 1 == len(motion.names) == len(motion.slowdown)
+    for q, waypoint in zip(ends, motion.waypoints[1:]):
+        assert np.abs(pose_error(model.fk(q), waypoint.pose)[mask]).max() < 1e-6, waypoint.name
+    # at rest at every pose (every motion is rest to rest), velocities and accelerations
+    rest = np.concatenate(([0], np.arange(samples, len(motion.times), samples)))
+    np.testing.assert_allclose(motion.qd[rest], 0.0, atol=1e-9)
+    np.testing.assert_allclose(motion.qdd[rest], 0.0, atol=1e-9)
+    # after the joint move to above pick, the tip stays on the straight line between the poses
+    tips = model.fk(motion.q)[:, :3, 3]
+    for k in range(1, len(motion.names)):
+        a, b = motion.waypoints[k].pose[:3, 3], motion.waypoints[k + 1].pose[:3, 3]
+        on = tips[k * samples:(k + 1) * samples + 1] - a
+        along = b - a
+        off = on - np.outer(on @ along / max(along @ along, 1e-300), along)
+        assert np.linalg.norm(off, axis=1).max() < 1e-6, motion.names[k]
+
+
+@pytest.mark.parametrize('robot', BUNDLED)
+def test_a_short_duration_is_slowed_down_to_the_binding_limit(robot, bundled):
+    model = bundled[robot]
+    motion = pp.plan(model, start_positions(model), duration=0.6)
+    assert np.any(motion.slowdown > 1.0)
+    velocity, effort = pp.limit_ratios(model, motion)
+    # each motion is slowed until one limit binds: the plan's peak share of a limit is the
+    # fraction allowed (not less: not slower than needed)
+    binding = max(velocity.max() / REFERENCE_VELOCITY_FRACTION,
+                  effort.max() / REFERENCE_EFFORT_FRACTION)
+    assert 1.0 - 1e-2 <= binding <= 1.0 + BETWEEN_SAMPLES
+    assert motion.duration > 0.6
+
+
+def test_approach_poses_go_up_or_towards_the_base(bundled):
+    for name in ('scara', 'planar_2r', 'puma560'):
+        points = pp.waypoints(bundled[name], middle(bundled[name].lower, bundled[name].upper))
+        for above, at in ((points[1], points[2]), (points[4], points[5])):
+            lift = above.pose[:3, 3] - at.pose[:3, 3]
+            assert lift[2] > 1e-2 and np.allclose(lift[:2], 0.0, atol=1e-12), name
+    # the planar 3R moves in the horizontal plane: it approaches along the line to its base
+    model = bundled['planar_3r']
+    points = pp.waypoints(model, middle(model.lower, model.upper))
+    for above, at in ((points[1], points[2]), (points[4], points[5])):
+        lift, tip = above.pose[:3, 3] - at.pose[:3, 3], at.pose[:3, 3]
+        assert lift[2] == 0.0 and np.linalg.norm(lift) > 1e-2
+        np.testing.assert_allclose(lift / np.linalg.norm(lift), -tip / np.linalg.norm(tip),
+                                   atol=1e-9)
+
+
+def test_the_plan_asks_its_solver_once_per_pose_seeded_with_the_previous_answer(scara):
+    calls = []
+
+    def solve(pose, seed):
+        calls.append((pose, np.array(seed)))
+        result = scara.ik(pose, seed=seed)
+        return result.q
+    motion = pp.plan(scara, start_positions(scara), solve=solve)
+    assert len(calls) == motion.ik_calls == 1 + 5 * pp.SAMPLES_PER_SEGMENT
+    # above pick seeded with the pick configuration, every line sample with the sample before
+    np.testing.assert_array_equal(calls[0][1], motion.waypoints[2].q)
+    np.testing.assert_array_equal([seed for _, seed in calls[1:]],
+                                  motion.q[pp.SAMPLES_PER_SEGMENT:-1])
+
+
+def test_a_solver_that_fails_names_the_pose(scara):
+    def solve(pose, seed):
+        raise InputError(f'no solution at {pose[:3, 3]}')
+    with pytest.raises(InputError, match='no solution at'):
+        pp.plan(scara, start_positions(scara), solve=solve)
+
+
+@pytest.mark.parametrize('robot', BUNDLED)
+def test_computed_torque_follows_the_plan_without_saturating(robot, bundled):
+    """The demo's loop without ROS: the plant at 1 kHz (RK4, friction) under computed torque."""
+    model = bundled[robot]
+    motion = pp.plan(model, start_positions(model))
+    reference = motion.trajectory()
+    controller = simulation.default_controller('computed_torque', model,
+                                               middle(model.lower, model.upper))
+    record = simulation.closed_loop(model, controller, reference, motion.duration + 0.5)
+    assert record.stable and not record.saturated.any()
+    error = reference.sample(record.t).q - record.q
+    assert np.sqrt(np.mean(error ** 2)) < 1e-4 and np.abs(error).max() < 1e-3
+    # the commanded effort stays within the plan's share of the limits, plus what feedback adds
+    assert np.all(np.abs(record.tau).max(axis=0) <= 0.6 * model.effort_limit)

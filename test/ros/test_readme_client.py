@@ -1,0 +1,83 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""
+The README's Python client, as written, against the running graph of the bundled SCARA.
+
+The code block is taken from README.md and run as a process of its own on the test's domain,
+next to model, kinematics, simulator and controller processes: as written it reaches its target
+(the goal succeeds and the arm's tip ends there), and with the target moved out of reach it
+stops on the failed IK and sends no goal.
+"""
+
+from pathlib import Path
+import re
+
+from action_msgs.msg import GoalStatusArray
+from closed_loop import at_rest
+import numpy as np
+import pytest
+from robot_dynamics.ros.graph import parameter_file
+
+pytestmark = pytest.mark.ros
+
+README = Path(__file__).resolve().parents[2] / 'README.md'
+#: The snippet's target, the only line the out-of-reach run changes.
+TARGET = ('request.pose_stamped.pose.position.x, request.pose_stamped.pose.position.y = '
+          '0.45, 0.2')
+TIP = np.array([0.45, 0.2, 0.3])
+STATUS = '/controller/follow_joint_trajectory/_action/status'
+TIMEOUT = 120.0
+
+
+def readme_client():
+    """Return the README's Python block that calls /compute_ik and sends the goal."""
+    blocks = re.findall(r'```python\n(.*?)```', README.read_text(), re.S)
+    clients = [block for block in blocks if "'/compute_ik'" in block and 'ActionClient' in block]
+    assert len(clients) == 1, 'the README should hold one IK + action client'
+    assert clients[0].count(TARGET) == 1
+    return clients[0]
+
+
+def test_the_readme_client_checks_success_and_reaches_its_target(
+        loop, processes, probe, tmp_path):
+    run = loop('scara')
+    processes.start('kinematics', ['kinematics_node', '--ros-args', '-r', '__node:=kinematics',
+                                   '-r', '~/solve_ik:=/compute_ik', '--params-file',
+                                   str(parameter_file('scara'))])
+    statuses = probe.collect(GoalStatusArray, STATUS)
+    code = readme_client()
+
+    far = tmp_path / 'far.py'
+    far.write_text(code.replace(TARGET, TARGET.replace('0.45, 0.2', '4.5, 2.0')))
+    proc = processes.start('client_far', ['python', str(far)])
+    assert proc.wait(TIMEOUT) == 1
+    output = processes.output(proc)
+    assert 'no IK solution (-31)' in output and 'Traceback' not in output, output
+
+    near = tmp_path / 'client.py'
+    near.write_text(code)
+    proc = processes.start('client', ['python', str(near)])
+    assert proc.wait(TIMEOUT) == 0, processes.output(proc)
+    assert processes.output(proc).split() == ['0'], processes.output(proc)   # SUCCESSFUL
+    # one goal went through the action in all: the second run's
+    probe.wait_for(lambda: statuses and statuses[-1][0].status_list, what='the goal status')
+    goals = {bytes(s.goal_info.goal_id.uuid) for m, _ in statuses for s in m.status_list}
+    assert len(goals) == 1
+    # and the arm is where the README asked for, by the library's forward kinematics
+    probe.wait_for(lambda: at_rest(run.states), what='the arm at rest')
+    state = run.states[-1][0]
+    q = np.array(state.position)[run.model.indices_in(state.name)]
+    np.testing.assert_allclose(run.model.fk(q)[:3, 3], TIP, atol=1e-3)
