@@ -99,8 +99,12 @@ def test_demo_in_lockstep_repeats_its_numbers(processes, tmp_path):
                for run in range(2)]
     assert all(r['succeeded'] and r['missed_cycles'] == 0 for r in reports)
     first, second = reports
-    for key in ('rms_tracking_error', 'max_tracking_error', 'tracking_samples'):
-        assert first[key] == second[key], key
+    # the goal starts once the plan is ready, at another simulated time in each run: the same
+    # motion, up to the rounding of the times (bit for bit with a goal at a fixed time:
+    # test_controller_node.test_lockstep_runs_are_equal_bit_for_bit)
+    assert first['tracking_samples'] == second['tracking_samples']
+    for key in ('rms_tracking_error', 'max_tracking_error'):
+        assert first[key] == pytest.approx(second[key], rel=1e-9, abs=0.0), key
 
 
 def test_demo_in_real_time_as_make_demo_runs_it(processes, tmp_path):
