@@ -57,6 +57,7 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.clock import Clock, ClockType
+from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.task import Future
 from rclpy.time import Time
@@ -168,6 +169,8 @@ JOINT_PARAMETERS = tuple(
             for name, what in (('trajectory', 'path'), ('goal', 'goal')))
 #: The watchdog looks this often, as a fraction of the timeouts.
 WATCHDOG_FRACTION = 0.25
+#: Longest wait [s] for reliable subscribers to acknowledge the final command.
+FINAL_ACK_TIMEOUT = 1.0
 
 
 class ControllerNode(Node):
@@ -558,6 +561,8 @@ class ControllerNode(Node):
             if cycle.command is not None and self.context.ok():
                 self.command_publisher.publish(
                     Float64MultiArray(data=self.joints.model_to_names(cycle.command).tolist()))
+                # the process may end right after: let reliable subscribers have it first
+                self.command_publisher.wait_for_all_acked(Duration(seconds=FINAL_ACK_TIMEOUT))
                 self.get_logger().info(f'stopping: sent the safe command '
                                        f'{self.joints.model_to_names(cycle.command).tolist()}')
             self._report(cycle.events)

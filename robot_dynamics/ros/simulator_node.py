@@ -296,14 +296,15 @@ class SimulatorNode(Node):
                 self._reset_requested = None
                 plant.reset(*self.initial)
             published = reset is not None or self.steps % publish_every == 0
+            if p.lockstep and self._first_state_ns is None:
+                # before the first state goes out: an answer to it is never older than this
+                self._first_state_ns = time.time_ns()
             if published:
                 stamp = self._publish_state(stamp_ns)
             if reset is not None:
                 reset.stamp = stamp
                 reset.set()
             if p.lockstep:
-                if self._first_state_ns is None:
-                    self._first_state_ns = time.time_ns()
                 self._lockstep_command(published)
             else:
                 msg = take_next(self.commands)
