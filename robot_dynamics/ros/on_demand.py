@@ -22,26 +22,43 @@ A subscription in the :class:`OnDemand` group is never dispatched by it. DDS kee
 message (depth 1) until :func:`take_newest` reads it: when the node needs a sample (the
 kinematics node's seeds, the simulator's command at each step), or in a
 :class:`SubscriptionThread` that sleeps in a wait set holding that subscription alone and
-calls back for each message (the controller's cycle on each joint state).
+calls back for each message (the controller's cycle on each joint state). The take and the
+wait come from rclpy's C extension, through :mod:`~robot_dynamics.ros.compat`.
 """
 
 import threading
 
 from rclpy.callback_groups import CallbackGroup
-from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+
+from . import compat
 
 #: How often a waiting SubscriptionThread looks at its stop flag [ns].
 POLL_NS = 50_000_000
 
 
 class OnDemand(CallbackGroup):
-    """A callback group the executor never runs: its subscriptions are read when needed."""
+    """
+    A callback group the executor never runs: its subscriptions are read when needed.
+
+    Subscriptions only. Where rclpy offers no way to read them outside the executor
+    (``compat.OUTSIDE_EXECUTOR`` false), the executor runs them after all, into a
+    :class:`~robot_dynamics.ros.compat.NewestMessage` instead of their callback.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self._executor_reads = not compat.OUTSIDE_EXECUTOR
+
+    def add_entity(self, entity):
+        super().add_entity(entity)
+        if self._executor_reads:
+            compat.hold_newest(entity)
 
     def can_execute(self, entity):
-        return False
+        return self._executor_reads
 
     def beginning_execution(self, entity):
-        return False
+        return self._executor_reads
 
     def ending_execution(self, entity):
         pass
@@ -49,10 +66,7 @@ class OnDemand(CallbackGroup):
 
 def take_newest(subscription):
     """Return the message ``subscription`` (of an :class:`OnDemand` group) holds, or None."""
-    # what rclpy's executor and wait_for_message do with a subscription that is ready
-    with subscription.handle:
-        taken = subscription.handle.take_message(subscription.msg_type, subscription.raw)
-    return None if taken is None else taken[0]
+    return compat.take(subscription)
 
 
 class SubscriptionThread:
@@ -78,13 +92,10 @@ class SubscriptionThread:
         self._thread.start()
 
     def _run(self):
-        wait_set = _rclpy.WaitSet(1, 0, 0, 0, 0, 0, self._node.context.handle)
+        waiter = compat.SubscriptionWaiter(self._node.context, self._subscription)
         try:
             while not self._stopping.is_set():
-                with self._subscription.handle:
-                    wait_set.clear_entities()
-                    wait_set.add_subscription(self._subscription.handle)
-                    wait_set.wait(POLL_NS)
+                waiter.wait(POLL_NS * 1e-9)
                 msg = take_newest(self._subscription)
                 if msg is not None:
                     with self._lock:

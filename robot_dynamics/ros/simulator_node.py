@@ -46,7 +46,6 @@ import threading
 import time
 
 import numpy as np
-from rclpy._rclpy_pybind11 import RCLError
 from rclpy.node import Node
 from robot_dynamics_interfaces.msg import SimulatorStatus
 from rosgraph_msgs.msg import Clock
@@ -54,6 +53,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
+from .compat import RCLError
 from .conversions import joint_values, time_msg
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
 from .on_demand import OnDemand, take_newest
