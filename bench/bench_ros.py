@@ -20,7 +20,8 @@ executables, ``config/<robot>.yaml``, remappings), on a ``ROS_DOMAIN_ID`` of the
 files of ``test/ros/isolation.py``, shared with the ROS tests), discovery on loopback, logs in a
 temporary folder; every process is stopped by its process group at the end, also on error. The
 bench process is the client and the subscriber, spinning one single-threaded executor in its
-own thread of control (``spin_until_future_complete`` per call, as an rclpy script does).
+own thread of control (spun until each call's future completes, as an rclpy script does, with
+``compat.spin_until_complete``: Jazzy's ``spin_until_future_complete`` costs more at each call).
 
 Tables (``bench/run.py`` prints one per ``table``):
 
@@ -99,6 +100,7 @@ from robot_dynamics.ik import closed_form
 from robot_dynamics.limits import middle
 from robot_dynamics.plant import Plant
 from robot_dynamics.ros import graph
+from robot_dynamics.ros.compat import spin_until_complete
 from robot_dynamics.ros.controller_node import ControllerNode
 from robot_dynamics.ros.conversions import duration_msg, matrix_to_pose, to_seconds
 from robot_dynamics.ros.kinematics_node import KinematicsNode
@@ -221,7 +223,7 @@ class Session:
         """Call a service; return ``(response, round trip [s])``."""
         t0 = time.perf_counter()
         future = client.call_async(request)
-        self.executor.spin_until_future_complete(future, timeout_sec=CALL_TIMEOUT)
+        spin_until_complete(self.executor, future, CALL_TIMEOUT)
         elapsed = time.perf_counter() - t0
         if not future.done():
             raise RuntimeError(f'no reply from {client.srv_name} within {CALL_TIMEOUT} s')

@@ -19,7 +19,9 @@ Shared fixtures: seeded random numbers, the bundled robots and random URDF chain
 benchmarks can import it; the fixtures here only wrap it.
 """
 
+from importlib import metadata
 from pathlib import Path
+import re
 import sys
 
 import numpy as np
@@ -36,6 +38,20 @@ URDF_DIR = REPO / 'urdf'
 CONFIG_DIR = REPO / 'config'
 BUNDLED = ('iiwa14', 'planar_2r', 'planar_3r', 'puma560', 'rp_arm', 'scara')
 SEED = 20260
+
+
+def pytest_report_header(config):
+    """Name the ROS 2 distribution and the rclpy, rcl and RMW wheels the run uses."""
+    distros = sorted(match.group(1) for match in (
+        re.fullmatch(r'ros-([a-z]+)-rclpy', dist.metadata['Name'] or '')
+        for dist in metadata.distributions()) if match)
+    versions = []
+    for name in ('rclpy', 'rcl', 'rmw-fastrtps-cpp'):
+        try:
+            versions.append(f'{name} {metadata.version("ros-" + name)}')
+        except metadata.PackageNotFoundError:
+            versions.append(f'{name} not installed')
+    return f'ROS 2 {"/".join(distros) or "(distribution unknown)"}: {", ".join(versions)}'
 
 
 @pytest.fixture

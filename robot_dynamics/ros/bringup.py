@@ -34,13 +34,13 @@ import threading
 import time
 
 import rclpy
-from rclpy._rclpy_pybind11 import NodeNameNonExistentError, RCLError
 from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
 from . import graph
+from .compat import RCLError
 from .recording import RecorderNode
 from .runner import PARENT_ENV, share_the_gil, spin_until, START_ERRORS
 
@@ -163,7 +163,7 @@ class Bringup:
                 offered = probe.get_service_names_and_types_by_node(spec.name, '/')
             else:
                 offered = get_action_server_names_and_types_by_node(probe, spec.name, '/')
-        except (NodeNameNonExistentError, RCLError):   # not discovered yet
+        except RCLError:   # not discovered yet (NodeNameNonExistentError)
             return False
         return any(offered_name == name for offered_name, _ in offered)
 

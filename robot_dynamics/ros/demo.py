@@ -35,7 +35,6 @@ import time
 from action_msgs.msg import GoalStatus
 import numpy as np
 import rclpy
-from rclpy.action import ActionClient
 from rclpy.node import Node
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
@@ -44,6 +43,7 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
 from . import bringup, graph
+from .compat import ActionClient
 from .conversions import (joint_state, matrix_to_pose, time_msg, to_nanoseconds, to_seconds,
                           trajectory_point)
 from .on_demand import OnDemand, take_next

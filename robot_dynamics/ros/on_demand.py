@@ -24,25 +24,42 @@ kinematics node's seeds, the simulator's command at each step); with a :class:`W
 sleeps in a wait set holding that subscription alone until a message comes (the lockstep
 simulator waiting for the command that answers its state); or in a :class:`SubscriptionThread`
 that waits so and calls back for each message (the controller's cycle on each joint state).
+The take and the wait come from rclpy's C extension, through :mod:`~robot_dynamics.ros.compat`.
 """
 
 import threading
 
 from rclpy.callback_groups import CallbackGroup
-from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 
-#: How often a waiting SubscriptionThread looks at its stop flag [ns].
-POLL_NS = 50_000_000
+from . import compat
+
+#: How often a waiting SubscriptionThread looks at its stop flag [s].
+POLL = 0.05
 
 
 class OnDemand(CallbackGroup):
-    """A callback group the executor never runs: its subscriptions are read when needed."""
+    """
+    A callback group the executor never runs: its subscriptions are read when needed.
+
+    Subscriptions only. Where rclpy offers no way to read them outside the executor
+    (``compat.OUTSIDE_EXECUTOR`` false), the executor runs them after all, into a
+    :class:`~robot_dynamics.ros.compat.NewestMessage` instead of their callback.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self._executor_reads = not compat.OUTSIDE_EXECUTOR
+
+    def add_entity(self, entity):
+        super().add_entity(entity)
+        if self._executor_reads:
+            compat.hold_newest(entity)
 
     def can_execute(self, entity):
-        return False
+        return self._executor_reads
 
     def beginning_execution(self, entity):
-        return False
+        return self._executor_reads
 
     def ending_execution(self, entity):
         pass
@@ -53,15 +70,10 @@ def take_next(subscription, with_info=False):
     Return the next message ``subscription`` (of an :class:`OnDemand` group) holds, or None.
 
     With a history of depth 1 (the loop's QoS) that is the newest. ``with_info``: ``(message,
-    info)``, info being rmw's message info (``source_timestamp`` [ns, the publisher's system
-    clock], ``received_timestamp``, ...).
+    info)``, info being the middleware's message info (``source_timestamp`` [ns, the
+    publisher's system clock], ``received_timestamp``, ...).
     """
-    # what rclpy's executor and wait_for_message do with a subscription that is ready
-    with subscription.handle:
-        taken = subscription.handle.take_message(subscription.msg_type, subscription.raw)
-    if taken is None:
-        return None
-    return taken if with_info else taken[0]
+    return compat.take(subscription, with_info)
 
 
 class Waiter:
@@ -69,15 +81,12 @@ class Waiter:
 
     def __init__(self, node, subscription):
         self._subscription = subscription
-        self._wait_set = _rclpy.WaitSet(1, 0, 0, 0, 0, 0, node.context.handle)
+        self._waiter = compat.SubscriptionWaiter(node.context, subscription)
 
-    def wait(self, timeout_ns, with_info=False):
-        """Return the newest message (see :func:`take_next`), waiting up to ``timeout_ns``."""
+    def wait(self, timeout, with_info=False):
+        """Return the next message (see :func:`take_next`), waiting up to ``timeout`` [s]."""
         # a message already there ends the wait at once
-        with self._subscription.handle:
-            self._wait_set.clear_entities()
-            self._wait_set.add_subscription(self._subscription.handle)
-            self._wait_set.wait(timeout_ns)
+        self._waiter.wait(timeout)
         return take_next(self._subscription, with_info)
 
 
@@ -107,7 +116,7 @@ class SubscriptionThread:
         waiter = Waiter(self._node, self._subscription)
         try:
             while not self._stopping.is_set():
-                msg = waiter.wait(POLL_NS)
+                msg = waiter.wait(POLL)
                 if msg is not None:
                     with self._lock:
                         self._callback(msg)
@@ -121,6 +130,6 @@ class SubscriptionThread:
         raise self._error
 
     def stop(self):
-        """End the thread (within POLL_NS) and wait for it."""
+        """End the thread (within POLL) and wait for it."""
         self._stopping.set()
         self._thread.join()

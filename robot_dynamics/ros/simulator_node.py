@@ -66,7 +66,6 @@ import threading
 import time
 
 import numpy as np
-from rclpy._rclpy_pybind11 import RCLError
 from rclpy.node import Node
 from robot_dynamics_interfaces.msg import SimulatorStatus
 from rosgraph_msgs.msg import Clock
@@ -74,6 +73,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
+from .compat import RCLError
 from .conversions import joint_values, JointMap, time_msg
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
 from .on_demand import OnDemand, take_next, Waiter
@@ -357,7 +357,7 @@ class SimulatorNode(Node):
 
     def _take_answer(self, timeout):
         """Take the commands that came, waiting up to ``timeout`` [s]; return whether one did."""
-        taken = self._waiter.wait(int(timeout * _NS), with_info=True)
+        taken = self._waiter.wait(timeout, with_info=True)
         answered = False
         while taken is not None:
             msg, info = taken

@@ -18,9 +18,9 @@
 import signal
 
 import numpy as np
-from rclpy.action import ActionClient
 from robot_dynamics import RobotModel
 from robot_dynamics.ros import graph
+from robot_dynamics.ros.compat import ActionClient
 from robot_dynamics.ros.conversions import duration_msg, to_seconds
 from robot_dynamics.trajectory import point_to_point
 from robot_dynamics_interfaces.action import FollowJointTrajectory

@@ -31,9 +31,9 @@ from closed_loop import quintic, SUCCEEDED
 from geometry_msgs.msg import PoseStamped
 import numpy as np
 import pytest
-from rclpy.action import ActionClient
 from robot_dynamics import RobotModel
 from robot_dynamics.ros import graph
+from robot_dynamics.ros.compat import ActionClient
 from robot_dynamics.ros.conversions import matrix_to_pose, to_seconds
 from robot_dynamics.spatial import pose_error
 from robot_dynamics_interfaces.action import FollowJointTrajectory

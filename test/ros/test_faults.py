@@ -154,8 +154,10 @@ CLIENT = textwrap.dedent("""
     import json, sys, time
     import numpy as np
     import rclpy
+    from rclpy.executors import SingleThreadedExecutor
     from rclpy.node import Node
     from robot_dynamics import RobotModel
+    from robot_dynamics.ros.compat import spin_until_complete
     from robot_dynamics.ros.conversions import matrix_to_pose
     from robot_dynamics_interfaces.srv import SolveIK
 
@@ -164,6 +166,8 @@ CLIENT = textwrap.dedent("""
     rng = np.random.default_rng(seed)
     rclpy.init()
     node = Node(f'ik_client_{seed}')
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
     client = node.create_client(SolveIK, '/compute_ik')
     client.wait_for_service(timeout_sec=120.0)
     lo, hi = model.lower * 0.9, model.upper * 0.9
@@ -176,7 +180,8 @@ CLIENT = textwrap.dedent("""
         for attempt in range(5):
             # a reply lost under several clients (ros2/rmw#372): ask again, IK is idempotent
             future = client.call_async(request)
-            rclpy.spin_until_future_complete(node, future, timeout_sec=2.0)
+            # not rclpy.spin_until_future_complete: on Jazzy, it costs more CPU at each call
+            spin_until_complete(executor, future, 2.0)
             if future.done():
                 break
             client.remove_pending_request(future)

@@ -21,8 +21,8 @@ import signal
 from closed_loop import at_rest, quintic, SUCCEEDED
 import numpy as np
 import pytest
-from rclpy.action import ActionClient
 from robot_dynamics import RobotModel
+from robot_dynamics.ros.compat import ActionClient
 from robot_dynamics.ros.conversions import duration_msg
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState

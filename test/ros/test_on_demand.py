@@ -13,7 +13,12 @@
 # limitations under the License.
 
 
-"""Subscriptions read outside the executor, and the heap frozen once a node is set up."""
+"""
+Subscriptions read outside the executor, and the heap frozen once a node is set up.
+
+The reading is tested both ways ``compat`` offers: outside the executor (rclpy's C extension),
+and the fallback where the executor dispatches into a holder of the newest message.
+"""
 
 import gc
 import threading
@@ -24,6 +29,7 @@ from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from robot_dynamics import RobotModel
+from robot_dynamics.ros import compat
 from robot_dynamics.ros.description import DESCRIPTION_QOS, ModelSubscription
 from robot_dynamics.ros.on_demand import OnDemand, SubscriptionThread, take_next
 from std_msgs.msg import Int64, String
@@ -47,14 +53,24 @@ def node(ros_domain):
         rclpy.try_shutdown(context=context)
 
 
+@pytest.fixture(params=[True, False], ids=['outside_executor', 'executor_fallback'])
+def outside_executor(request, monkeypatch):
+    """Read on-demand subscriptions outside the executor, or (the fallback) through it."""
+    monkeypatch.setattr(compat, 'OUTSIDE_EXECUTOR', request.param)
+    return request.param
+
+
 def _subscribe(node):
     return node.create_subscription(Int64, '/numbers', lambda msg: pytest.fail('dispatched'), 1,
                                     callback_group=OnDemand())
 
 
-def test_the_executor_never_dispatches_an_on_demand_subscription(node, probe):
+def test_the_executor_never_dispatches_an_on_demand_subscription(node, probe,
+                                                                 outside_executor):
     local, executor = node
     subscription = _subscribe(local)
+    # the fallback: the executor dispatches into a holder, never to the node's callback
+    assert isinstance(subscription.callback, compat.NewestMessage) is not outside_executor
     publisher = probe.node.create_publisher(Int64, '/numbers', 10)
     probe.wait_for(lambda: publisher.get_subscription_count() > 0, what='the subscription')
     for value in range(5):
@@ -62,13 +78,15 @@ def test_the_executor_never_dispatches_an_on_demand_subscription(node, probe):
     for _ in range(20):
         executor.spin_once(timeout_sec=0.01)     # would call the failing callback
     # the newest only (depth 1), once
-    probe.wait_for(lambda: (msg := take_next(subscription)) is not None and msg.data == 4,
+    probe.wait_for(lambda: executor.spin_once(timeout_sec=0.01)
+                   or (msg := take_next(subscription)) is not None and msg.data == 4,
                    what='the newest message')
     assert take_next(subscription) is None
 
 
-def test_thread_calls_back_for_each_message_without_the_executor(node, probe):
-    local, _ = node
+def test_thread_calls_back_for_each_message_without_the_executor(node, probe,
+                                                                 outside_executor):
+    local, executor = node
     subscription = _subscribe(local)
     lock = threading.Lock()
     received = []
@@ -82,8 +100,9 @@ def test_thread_calls_back_for_each_message_without_the_executor(node, probe):
 
         def answered(value):
             publisher.publish(Int64(data=value))
+            executor.spin_once(timeout_sec=0.01)    # dispatches nothing, or fills the holder
             return any(data == value for data, _ in received)
-        # nobody spins the local executor: the thread alone takes the messages
+        # the thread alone calls back
         for value in (7, 8, 9):
             probe.wait_for(lambda value=value: answered(value), what=f'message {value}')
         assert {name for _, name in received} == {'numbers'}
@@ -92,7 +111,7 @@ def test_thread_calls_back_for_each_message_without_the_executor(node, probe):
     assert not thread._thread.is_alive()
 
 
-def test_an_error_in_the_thread_is_raised_in_the_executor(node, probe):
+def test_an_error_in_the_thread_is_raised_in_the_executor(node, probe, outside_executor):
     local, executor = node
     subscription = _subscribe(local)
 

@@ -36,11 +36,12 @@ from mcap_ros2.decoder import DecoderFactory
 import numpy as np
 import pytest
 import rclpy
-from rclpy.action import ActionClient, ActionServer
+from rclpy.action import ActionServer
 from rclpy.context import Context
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.serialization import serialize_message
 from robot_dynamics import recordings
+from robot_dynamics.ros.compat import ActionClient
 from robot_dynamics.ros.conversions import to_nanoseconds, to_seconds
 from robot_dynamics.ros.definitions import (DefinitionNotFoundError, DELIMITER, interface_file,
                                             message_definition)

@@ -1,0 +1,177 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the nodes need from rclpy beyond its documented API, and what differs between versions.
+
+The nodes run on Jazzy's rclpy (7.1) and Kilted's (9.1). Everything here works on both; the
+rest of the package uses rclpy's public API only, the same way on both.
+
+- :data:`RCLError`: the error rcl's calls raise (e.g. asking about a node not discovered yet).
+  It lives in rclpy's C extension; Kilted re-exports it in ``rclpy.subscription``, Jazzy nowhere.
+- Reading a subscription outside the executor (:func:`take`, :class:`SubscriptionWaiter`, used
+  by :mod:`~robot_dynamics.ros.on_demand`): a take and a wait set of one subscription, from
+  rclpy's C extension, as rclpy's own executor and ``wait_for_message`` do. Should a version
+  lack them (:data:`OUTSIDE_EXECUTOR` false), the executor dispatches such a subscription into
+  a :class:`NewestMessage` instead (:func:`hold_newest`): public API, the same results, the
+  executor's cost per message.
+- :class:`ActionClient`: Jazzy's loses a goal, cancel or result response that arrives before
+  the call that sent the request has recorded it, and that call's future never completes
+  (ros2/rclpy#1123; Kilted locks around both). It happens when the executor spins in another
+  thread than the one that sends, as in the demo.
+- :func:`spin_until_complete`: Jazzy's ``spin_until_future_complete`` adds a done callback to
+  the future at each turn of its loop, and each one becomes a task for the executor when the
+  future completes (ros2/rclpy#1374; Kilted adds one). Those tasks wake the next call's loop,
+  which adds more: a client that calls a service in a loop spends more and more CPU per call.
+"""
+
+import threading
+import time
+
+from rclpy.action import ActionClient as _ActionClient
+
+try:
+    from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+except ImportError:     # rclpy moved its C extension: RuntimeError and the fallback below
+    _rclpy = None
+
+#: The error rcl's calls raise (a RuntimeError; ``NodeNameNonExistentError`` is one).
+RCLError = getattr(_rclpy, 'RCLError', RuntimeError)
+
+#: Whether rclpy's C extension offers what reading a subscription outside the executor takes.
+OUTSIDE_EXECUTOR = (hasattr(_rclpy, 'WaitSet')
+                    and hasattr(getattr(_rclpy, 'Subscription', None), 'take_message'))
+
+
+class NewestMessage:
+    """
+    The newest message the executor dispatched to a subscription, until :meth:`pop` takes it.
+
+    A subscription's callback where rclpy cannot read it outside the executor
+    (:func:`hold_newest`); thread-safe.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._taken = None
+        #: set while a message waits to be taken
+        self.arrived = threading.Event()
+
+    def __call__(self, msg, info):
+        with self._lock:
+            self._taken = (msg, info)
+            self.arrived.set()
+
+    def pop(self):
+        """Return the held ``(message, info)`` and forget it, or None."""
+        with self._lock:
+            taken, self._taken = self._taken, None
+            self.arrived.clear()
+        return taken
+
+
+def hold_newest(subscription):
+    """Have the executor keep ``subscription``'s newest message for :func:`take` (fallback)."""
+    subscription.callback = NewestMessage()
+
+
+def take(subscription, with_info=False):
+    """
+    Return the next message ``subscription`` holds and remove it, or None.
+
+    The oldest in its middleware queue: the newest for a subscription of depth 1. With
+    ``with_info``: ``(message, info)``, the middleware's message info as a dict. Safe in any
+    thread; rclpy's executor must not dispatch the subscription (or it takes them first),
+    unless :func:`hold_newest` made the executor's dispatch the way messages come in.
+    """
+    held = subscription.callback
+    if isinstance(held, NewestMessage):
+        taken = held.pop()
+        if taken is not None:
+            # rclpy's MessageInfo there, a dict of the same keys from the C extension's take
+            taken = (taken[0], dict(taken[1]))
+    else:
+        with subscription.handle:
+            taken = subscription.handle.take_message(subscription.msg_type, subscription.raw)
+    if taken is None:
+        return None
+    return taken if with_info else taken[0]
+
+
+class SubscriptionWaiter:
+    """Sleep until one subscription has a message (the GIL released), in one thread at a time."""
+
+    def __init__(self, context, subscription):
+        self._subscription = subscription
+        self._held = subscription.callback
+        if not isinstance(self._held, NewestMessage):
+            self._held = None
+            self._wait_set = _rclpy.WaitSet(1, 0, 0, 0, 0, 0, context.handle)
+
+    def wait(self, timeout_sec):
+        """Return when a message may be there for :func:`take`, or after ``timeout_sec`` [s]."""
+        if self._held is not None:
+            self._held.arrived.wait(timeout_sec)
+            return
+        with self._subscription.handle:
+            self._wait_set.clear_entities()
+            self._wait_set.add_subscription(self._subscription.handle)
+            self._wait_set.wait(round(timeout_sec * 1e9))
+
+
+class ActionClient(_ActionClient):
+    """
+    rclpy's action client, safe to use from a thread other than the executor's.
+
+    A lock holds the executor's take of responses back while a request is sent and recorded,
+    so that no response arrives for a request it does not know yet (what Kilted's rclpy does
+    itself). ``ClientGoalHandle.cancel_goal_async`` and ``get_result_async`` come through the
+    overridden ``_cancel_goal_async`` and ``_get_result_async``, which both versions have.
+    """
+
+    def __init__(self, *args, **kwargs):
+        self._sending = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+    def take_data(self):
+        with self._sending:
+            return super().take_data()
+
+    def send_goal_async(self, *args, **kwargs):
+        with self._sending:
+            return super().send_goal_async(*args, **kwargs)
+
+    def _cancel_goal_async(self, goal_handle):
+        with self._sending:
+            return super()._cancel_goal_async(goal_handle)
+
+    def _get_result_async(self, goal_handle):
+        with self._sending:
+            return super()._get_result_async(goal_handle)
+
+
+def spin_until_complete(executor, future, timeout_sec):
+    """
+    Spin ``executor`` until ``future`` is done or ``timeout_sec`` [s] have passed.
+
+    ``executor.spin_until_future_complete`` as Kilted's rclpy does it: one done callback that
+    wakes the executor, whichever thread completes the future.
+    """
+    deadline = time.monotonic() + timeout_sec
+    future.add_done_callback(lambda _: executor.wake())
+    while not future.done():
+        left = deadline - time.monotonic()
+        if left <= 0.0:
+            return
+        executor.spin_once(timeout_sec=left)

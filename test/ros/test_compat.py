@@ -1,0 +1,136 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What ``robot_dynamics.ros.compat`` promises, on whichever rclpy the environment has.
+
+The reading of subscriptions outside the executor (and its fallback) is tested through
+``on_demand`` in test_on_demand.py.
+"""
+
+import time
+
+import pytest
+import rclpy
+from rclpy.action import ActionServer
+from rclpy.context import Context
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from robot_dynamics.ros import compat
+from robot_dynamics_interfaces.action import FollowJointTrajectory
+from std_srvs.srv import Trigger
+
+pytestmark = pytest.mark.ros
+
+
+@pytest.fixture
+def context(ros_domain):
+    """Return an rclpy context of its own on the module's domain."""
+    context = Context()
+    rclpy.init(context=context, domain_id=ros_domain)
+    yield context
+    rclpy.try_shutdown(context=context)
+
+
+def test_rcl_error_is_what_rclpy_raises_for_a_node_not_discovered(context):
+    # what bringup's readiness check catches while a node is not discovered yet
+    node = Node('compat_test', context=context)
+    try:
+        with pytest.raises(compat.RCLError, match='nonexistent node'):
+            node.get_service_names_and_types_by_node('no_such_node', '/')
+    finally:
+        node.destroy_node()
+
+
+class _SlowSend:
+    """
+    An action client's rcl handle that pauses after sending each request.
+
+    The response then comes back before rclpy's send call has recorded the request: the race
+    of ros2/rclpy#1123, made certain.
+    """
+
+    def __init__(self, handle):
+        self._handle = handle
+
+    def __getattr__(self, name):
+        attribute = getattr(self._handle, name)
+        if not name.startswith('send_'):
+            return attribute
+
+        def send(*args):
+            sequence_number = attribute(*args)
+            time.sleep(0.2)
+            return sequence_number
+        return send
+
+    def __enter__(self):
+        return self._handle.__enter__()
+
+    def __exit__(self, *exc):
+        return self._handle.__exit__(*exc)
+
+
+def test_action_client_keeps_responses_that_come_before_the_send_returns(probe):
+    def execute(goal_handle):
+        goal_handle.succeed()
+        return FollowJointTrajectory.Result(error_string='done')
+    ActionServer(probe.node, FollowJointTrajectory, 'slow_send', execute)
+    client = compat.ActionClient(probe.node, FollowJointTrajectory, 'slow_send')
+    probe.wait_for(client.server_is_ready, what='the action server')
+    client._client_handle = _SlowSend(client._client_handle)
+    # sent from this thread while the probe's executor spins in its own, as the demo does
+    sent = client.send_goal_async(FollowJointTrajectory.Goal())
+    probe.wait_for(sent.done, 10.0, 'the goal response')
+    assert sent.result().accepted
+    result = sent.result().get_result_async()
+    probe.wait_for(result.done, 10.0, 'the result response')
+    assert result.result().result.error_string == 'done'
+
+
+class _CountingExecutor(SingleThreadedExecutor):
+    """A single-threaded executor that counts its wake-ups (what futures' done callbacks do)."""
+
+    wakes = 0
+
+    def wake(self):
+        self.wakes += 1
+        super().wake()
+
+
+def test_spin_until_complete_wakes_the_executor_once_per_call(context):
+    node = Node('compat_test', context=context)
+    executor = _CountingExecutor(context=context)
+    executor.add_node(node)
+    try:
+        node.create_service(Trigger, 'trigger',
+                            lambda request, response: Trigger.Response(success=True))
+        client = node.create_client(Trigger, 'trigger')
+        assert client.wait_for_service(timeout_sec=60.0)
+        before = executor.wakes
+        for _ in range(200):
+            future = client.call_async(Trigger.Request())
+            compat.spin_until_complete(executor, future, 10.0)
+            assert future.done() and future.result().success
+        # one done callback per call (Jazzy's spin_until_future_complete adds one per turn of
+        # its loop, and their wake-ups make the next call's loop turn more: thousands here)
+        assert executor.wakes - before <= 200
+        # a reply that does not come: back after the timeout, the future still pending
+        silent = node.create_client(Trigger, 'nobody_serves_this')
+        future = silent.call_async(Trigger.Request())
+        compat.spin_until_complete(executor, future, 0.2)
+        assert not future.done()
+    finally:
+        executor.shutdown()
+        node.destroy_node()
