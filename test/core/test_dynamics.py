@@ -633,6 +633,34 @@ def test_regressor_matches_pinocchio(case, rng):
                model.inverse_dynamics(q, qd, qdd, gravity=g), what='Y pi, gravity override')
 
 
+@pytest.mark.parametrize('case', identity_cases())
+def test_slotine_li_regressor_is_m_qdd_r_plus_c_qd_r_plus_g(case, rng):
+    """``Y(q, qd, qd_r, qdd_r) pi = M qdd_r + C(q, qd) qd_r + g`` with the Christoffel C."""
+    model, xml = get_case(case)
+    ref = PinDynamics(model, xml)
+    pi = model.inertial_parameters()
+    q, qd, qdd, _ = states(rng, model, (4,))
+    qd_r = rng.normal(size=qd.shape)
+    Y = model.slotine_li_regressor(q, qd, qd_r, qdd)
+    assert Y.shape == (4, model.dof, 10 * model.dof)
+    for k in range(4):
+        # Pinocchio's M, Christoffel C and g: independent of our algorithms
+        expected = ref.crba(q[k]) @ qdd[k] + ref.coriolis(q[k], qd[k]) @ qd_r[k] + \
+            ref.gravity(q[k])
+        assert_rel(Y[k] @ pi, expected, rtol=1e-10, what='Y(q, qd, qd_r, qdd_r) pi')
+    # equal velocities: the ordinary regressor
+    assert_rel(model.slotine_li_regressor(q, qd, qd, qdd), model.regressor(q, qd, qdd),
+               rtol=1e-12, what='qd_r = qd')
+    # the check above tells C(q, qd) qd_r from C^T qd_r (dM/dt = C + C^T is not zero here)
+    C = model.coriolis_matrix(q, qd)
+    transposed = np.einsum('bji,bj->bi', C, qd_r) - np.einsum('bij,bj->bi', C, qd_r)
+    assert np.abs(transposed).max() > 1e-6 * np.abs(Y @ pi).max()
+    g = rng.normal(size=3)
+    assert_rel(model.slotine_li_regressor(q, np.zeros_like(q), np.zeros_like(q),
+                                          np.zeros_like(q), gravity=g) @ pi,
+               model.gravity_torques(q, gravity=g), rtol=1e-12, what='gravity override')
+
+
 # ---- cross-identities ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize('case', identity_cases())
@@ -775,6 +803,7 @@ def function_table(model, q, qd, qdd, tau, F):
         'kinetic_energy': lambda: model.kinetic_energy(q, qd),
         'potential_energy': lambda: model.potential_energy(q),
         'regressor': lambda: model.regressor(q, qd, qdd),
+        'slotine_li_regressor': lambda: model.slotine_li_regressor(q, qd, qdd, tau),
         'friction_torques': lambda: friction_torques(model, qd),
     }
     for method in METHODS:
@@ -795,7 +824,7 @@ def expected_shape(name, shape, n):
         return shape + (n, n)
     if name.endswith('energy'):
         return shape
-    if name == 'regressor':
+    if name.endswith('regressor'):
         return shape + (n, 10 * n)
     return shape + (n,)
 
@@ -975,6 +1004,7 @@ def test_wrong_shapes_name_the_argument():
                                         f_ext=np.zeros((2, 6))), r'f_ext: expected shape'),
         (lambda: model.coriolis_matrix(q, np.zeros(4)), r'qd: expected shape'),
         (lambda: model.regressor(q, q, np.zeros(1)), r'qdd: expected shape'),
+        (lambda: model.slotine_li_regressor(q, q, q[:2], q), r'qd_r: expected shape'),
         (lambda: model.kinetic_energy(np.zeros(2), q), r'q: expected shape'),
     ]
     for call, match in cases:
