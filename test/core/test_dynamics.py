@@ -34,9 +34,8 @@ from functools import lru_cache
 
 import numba
 import numpy as np
-import pinocchio as pin
 import pytest
-from randomchain import PinChain, random_models, random_q, random_rotation
+from randomchain import PinDynamics, random_models, random_q, random_rotation
 from robot_dynamics import (dynamics, InputError, kinematics, RobotModel, ShapeError,
                             SingularMassMatrixError)
 from robot_dynamics.dynamics import (body_inertia, CoriolisForm, COULOMB_VELOCITY_SCALE,
@@ -121,54 +120,6 @@ def states(rng, model, shape=()):
     q = random_q(rng, model, shape)
     qd, qdd, tau = rng.normal(size=(3,) + tuple(shape) + (model.dof,))
     return q, qd, qdd, tau
-
-
-class PinDynamics:
-    """Pinocchio's dynamics algorithms on the same URDF, in robot_dynamics' joint layout."""
-
-    def __init__(self, model, xml, gravity=None):
-        self.chain = PinChain(xml, model.joint_names)
-        self.model, self.data = self.chain.model, self.chain.data
-        self.model.gravity.linear = np.array(model.gravity if gravity is None else gravity)
-        self.iv = np.array(self.chain.idx_v)
-
-    def v(self, x):
-        out = np.zeros(self.model.nv)
-        out[self.iv] = x
-        return out
-
-    def rnea(self, q, qd, qdd):
-        return pin.rnea(self.model, self.data, self.chain.q(q), self.v(qd), self.v(qdd))[self.iv]
-
-    def crba(self, q):
-        M = np.array(pin.crba(self.model, self.data, self.chain.q(q)))
-        M = np.triu(M) + np.triu(M, 1).T     # Pinocchio fills the upper triangle only
-        return M[np.ix_(self.iv, self.iv)]
-
-    def gravity(self, q):
-        return pin.computeGeneralizedGravity(self.model, self.data, self.chain.q(q))[self.iv]
-
-    def aba(self, q, qd, tau):
-        return pin.aba(self.model, self.data, self.chain.q(q), self.v(qd), self.v(tau))[self.iv]
-
-    def coriolis(self, q, qd):
-        C = np.array(pin.computeCoriolisMatrix(self.model, self.data, self.chain.q(q),
-                                               self.v(qd)))
-        return C[np.ix_(self.iv, self.iv)]
-
-    def regressor(self, q, qd, qdd):
-        Y = pin.computeJointTorqueRegressor(self.model, self.data, self.chain.q(q), self.v(qd),
-                                            self.v(qdd))
-        # eigenpy returns a single-row matrix as a vector
-        Y = np.reshape(Y, (self.model.nv, -1))[self.iv]
-        # columns come per Pinocchio joint (1..njoints-1): reorder to our joints
-        joints = [self.model.getJointId(name) for name in self.chain.joint_names]
-        return np.concatenate([Y[:, 10 * (j - 1):10 * j] for j in joints], axis=1)
-
-    def parameters(self):
-        return np.concatenate([
-            self.model.inertias[self.model.getJointId(name)].toDynamicParameters()
-            for name in self.chain.joint_names])
 
 
 def elbow_closed_form(q, qd, qdd):
