@@ -275,6 +275,35 @@ def base_parameters(model, *, friction=True, gravity=None, samples=BASE_SAMPLES,
 
 # ---- estimation ---------------------------------------------------------------------------------
 
+#: The shortest motion [s] :func:`check_motion` accepts, and the least range [rad or m] each
+#: joint must sweep.
+MIN_DURATION = 5.0
+MIN_RANGE = 0.01
+
+
+def check_motion(model, t, q):
+    """
+    Raise ``InputError`` unless samples ``t`` (K,) [s], ``q`` (K, n) can identify ``model``.
+
+    The motion must last ``MIN_DURATION`` and move every joint over ``MIN_RANGE`` at least: a
+    joint that never moves leaves its parameters (and its friction) unseen.
+    """
+    t = np.asarray(t, dtype=float)
+    q = as_joint_array(q, model.dof, 'q')
+    duration = float(t[-1] - t[0]) if t.size else 0.0
+    if duration < MIN_DURATION:
+        raise InputError(f'{duration:.3g} s of joint states: too short to identify the dynamics '
+                         f'(at least {MIN_DURATION:g} s; record an excitation trajectory, '
+                         'robot-dynamics excite)')
+    span = q.max(axis=0) - q.min(axis=0)
+    still = [f'{name!r} (range {r:.3g})' for name, r in zip(model.joint_names, span)
+             if r < MIN_RANGE]
+    if still:
+        raise InputError(f'joint(s) {", ".join(still)} never move(s) (less than {MIN_RANGE:g} '
+                         'rad or m): their parameters cannot be identified; record a motion of '
+                         'every joint')
+
+
 class Estimate(NamedTuple):
     """
     Base parameters fitted to samples.
