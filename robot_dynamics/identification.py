@@ -56,6 +56,7 @@ import dataclasses
 from typing import NamedTuple
 
 import numpy as np
+from scipy.linalg import qr, solve_triangular
 from scipy.optimize import least_squares
 
 from .dynamics import COULOMB_VELOCITY_SCALE, INERTIAL_PARAMETER_NAMES, regressor as \
@@ -258,9 +259,8 @@ def base_parameters(model, *, friction=True, gravity=None, samples=BASE_SAMPLES,
     zero = norms <= tolerance * norms.max()
     W[:, zero], norms[zero] = 0.0, 1.0
     Ws = W / norms
-    from scipy.linalg import qr
     R, pivot = qr(Ws, mode='r', pivoting=True)
-    diagonal = np.abs(np.diag(R[0]) if isinstance(R, tuple) else np.diag(R))
+    diagonal = np.abs(np.diag(R))
     rank = int(np.count_nonzero(diagonal > tolerance))
     independent = np.sort(pivot[:rank])
     dependent = np.sort(pivot[rank:])
@@ -410,10 +410,13 @@ def estimate(model, q, qd, qdd, tau, *, base=None, weighted=True, min_velocity=M
         raise InputError(f'{rows} joint equations (samples times joints moving faster than '
                          f'{min_velocity:g}) for {b} base parameters: record a longer motion')
     A, y, joint = W[keep], tau[keep], np.nonzero(keep)[1]
-    condition = float(np.linalg.cond(A))
+    # the condition number and the least squares below from QR factors (the SVD of a tall
+    # matrix costs ten times as much, and more on a loaded machine's threaded BLAS)
+    _, singular, Vt = np.linalg.svd(np.linalg.qr(A, mode='r'))
+    with np.errstate(divide='ignore'):
+        condition = float(singular[0] / singular[-1])
     if not np.isfinite(condition) or condition > 1.0 / np.finfo(float).eps:
-        s = np.linalg.svd(A, full_matrices=False)[2][-1]
-        worst = int(np.argmax(np.abs(s)))
+        worst = int(np.argmax(np.abs(Vt[-1])))
         raise InputError(f'the motion does not excite the base parameter '
                          f'{base.base_names[worst]!r} (base regressor condition number '
                          f'{condition:.3g}): use an excitation trajectory')
@@ -423,7 +426,8 @@ def estimate(model, q, qd, qdd, tau, *, base=None, weighted=True, min_velocity=M
     floor = 1e-12 * max(np.sqrt(np.mean(y ** 2)), np.finfo(float).tiny)
     w = np.ones(rows)
     for _ in range(WEIGHT_ITERATIONS if weighted else 1):
-        beta = np.linalg.lstsq(A * w[:, None], y * w, rcond=None)[0]
+        Q, R = np.linalg.qr(A * w[:, None])
+        beta = solve_triangular(R, Q.T @ (y * w))
         r = y - A @ beta
         sigma = np.maximum([np.sqrt(np.sum(r[m] ** 2) / d) for m, d in zip(mine, dof)], floor)
         if not weighted or np.allclose(1.0 / sigma[joint], w, rtol=WEIGHT_TOLERANCE, atol=0.0):
