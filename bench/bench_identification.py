@@ -132,7 +132,7 @@ def bench_identification():
                       f'states ({len(prepared.t)} samples after filtering), wall time',
              'stage': stage, 'seconds': seconds} for stage, seconds in stages.items()]
     rows.append({'table': rows[0]['table'], 'stage': 'total', 'seconds': sum(stages.values())})
-    rows.append({'table': f'{SIX_DOF}: the identification\'s results',
+    rows.append({'table': f"{SIX_DOF}: the identification's results",
                  'base parameters': base.count, 'condition number': found.condition_number,
                  'largest |error| / std': float(z.max()),
                  'consistent model, largest deviation / std':
