@@ -21,8 +21,9 @@ controller's model, which may differ from the plant to study model error) with o
 Only :class:`PID` and :class:`Adaptive` keep state (the integral, or the parameter estimate,
 and the time of the last call), held in one explicit, immutable :class:`PIDState` or
 :class:`AdaptiveState` that ``reset`` and ``restart`` replace; the others are pure functions of
-their arguments, so a ROS controller node can call them from its timer at any rate. ``law.with_gains(kp=...)`` returns the law with new gains, validated as
-the constructor does, and its state kept: what a node applies when its gain parameters change.
+their arguments, so a ROS controller node can call them from its timer at any rate.
+``law.with_gains(kp=...)`` returns the law with new gains, validated as the constructor does,
+and its state kept: what a node applies when its gain parameters change.
 
 Conventions: the joint error is ``e = q_d - q`` and ``e_dot = qd_d - qd``; joint gains are per
 joint (n,), a scalar applies to every joint, and a mapping ``{joint_name: gain}`` is accepted (as

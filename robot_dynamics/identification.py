@@ -35,9 +35,10 @@ length, a QR decomposition with column pivoting; the rank is the number of pivot
 (:class:`BaseParameters`).
 
 :func:`estimate` fits the base parameters to samples ``(q, qd, qdd, tau)`` by weighted least
-squares with per-joint weights from the residuals of an ordinary fit (Gautier, "Dynamic
-identification of robots with power model", ICRA 1997; the standard of Gautier and Poignet,
-2001), and gives each estimate's standard deviation and the base regressor's condition number.
+squares with per-joint weights from the residuals of an ordinary fit, repeated until they
+settle (Gautier, "Dynamic identification of robots with power model", ICRA 1997; Gautier and
+Poignet, 2001), and gives each estimate's standard deviation and the base regressor's
+condition number.
 :func:`consistent_model` turns an estimate into a full, physically consistent model (positive
 mass, inertia about the COM positive definite with the triangle inequality, friction >= 0):
 each body's pseudo-inertia ``J = [[tr(I)/2 1 - I, h], [h^T, m]]`` (Wensing, Kim and Slotine,
@@ -45,8 +46,9 @@ each body's pseudo-inertia ``J = [[tr(I)/2 1 - I, h], [h^T, m]]`` (Wensing, Kim 
 IEEE RA-L 3(1), 2017: ``J`` positive definite is exactly that) is written as ``J = U U^T`` with
 the log-Cholesky parameters of ``U`` (Rucker and Wensing, "Smooth parameterization of rigid-body
 inertia", IEEE RA-L 7(2), 2022), which are unconstrained; ``scipy.optimize.least_squares``
-then finds the set that reproduces the base parameters, regularised towards the nominal model
-in the directions the data cannot see. :func:`identify` does both.
+then finds a set near the base parameters, regularised towards the nominal model in the
+directions the data cannot see, and steps that keep every ``J`` positive definite (inside its
+Dikin ellipsoid) meet them exactly where a consistent set can. :func:`identify` does both.
 
 Units: SI. Torques are N m (revolute) or N (prismatic); parameters kg, kg m, kg m^2, N m s/rad
 and N m (N s/m and N for prismatic joints).
