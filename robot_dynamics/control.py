@@ -392,6 +392,20 @@ def _time(t, name='t'):
     return t
 
 
+def _call_time(t, last, kept):
+    """
+    Return ``(t, last)``: a stateful law's call time [s] and its previous one (or None).
+
+    Raises ``InputError`` when ``t`` is before ``last``: ``restart()`` keeps the ``kept`` state,
+    ``reset()`` clears it, for a clock that jumped back.
+    """
+    t = _time(t)
+    if last is not None and not t >= last:
+        raise InputError(f't: {t} s is before the previous call at {last} s; call restart() '
+                         f'(keeps the {kept}) or reset() when the clock jumped back')
+    return t, last
+
+
 class PIDState(NamedTuple):
     """
     The state of a :class:`PID` law.
@@ -494,11 +508,7 @@ class PID(_JointLaw):
         integral must have the batch shape of ``q`` (:meth:`reset` sets it).
         """
         q, qd, q_d, qd_d, _ = self._state(q, qd, reference)
-        t = _time(t)
-        last = self.state.time
-        if last is not None and not t >= last:
-            raise InputError(f't: {t} s is before the previous call at {last} s; call restart() '
-                             '(keeps the integral) or reset() when the clock jumped back')
+        t, last = _call_time(t, self.state.time, 'integral')
         integral = self.state.integral
         if integral.shape != q.shape:
             if np.any(integral != 0.0):
@@ -924,11 +934,7 @@ class Adaptive(_JointLaw):
         estimate broadcasts to a batch of states (each then keeps its own).
         """
         q, qd, q_d, qd_d, qdd_d = self._state(q, qd, reference)
-        t = _time(t)
-        last = self.state.time
-        if last is not None and not t >= last:
-            raise InputError(f't: {t} s is before the previous call at {last} s; call restart() '
-                             '(keeps the estimate) or reset() when the clock jumped back')
+        t, last = _call_time(t, self.state.time, 'estimate')
         e, e_dot = q_d - q, qd_d - qd
         s = e_dot + self._lambda * e
         qd_r = np.broadcast_to(qd_d + self._lambda * e, q.shape)

@@ -43,6 +43,7 @@ import numpy as np
 from scipy.signal import butter, sosfiltfilt
 
 from .errors import InputError
+from .trajectory import increasing_times
 
 #: Default cut-off frequency [Hz] of the low-pass filter.
 DEFAULT_CUTOFF = 10.0
@@ -79,18 +80,11 @@ def uniform(t, *signals):
     Resample ``signals`` (K, ...) taken at times ``t`` (K,) onto a uniform grid.
 
     The grid starts at ``t[0]`` with the median interval of ``t``; values in between are
-    linearly interpolated. Returns ``(grid, *resampled)``. Raises ``InputError`` for fewer than
-    two samples or times that are not increasing.
+    linearly interpolated. Returns ``(grid, *resampled)``. Raises ``InputError`` (or
+    ``ShapeError``) for fewer than two samples or times that are not increasing.
     """
-    t = np.asarray(t, dtype=float)
-    if t.ndim != 1 or t.size < 2 or not np.all(np.isfinite(t)):
-        raise InputError(f'times: expected at least two finite sample times, got {t.size}')
-    step = np.diff(t)
-    if np.any(step <= 0.0):
-        k = int(np.flatnonzero(step <= 0.0)[0]) + 1
-        raise InputError(f'times: sample {k} at {t[k]:.6f} s is not after the one before '
-                         f'({t[k - 1]:.6f} s)')
-    dt = float(np.median(step))
+    t = increasing_times(t, 'times', least=2)
+    dt = float(np.median(np.diff(t)))
     grid = t[0] + dt * np.arange(int(np.floor((t[-1] - t[0]) / dt + 1e-9)) + 1)
     out = []
     for x in signals:

@@ -516,6 +516,28 @@ def _waypoint_array(x, name, k, n):
     return arr
 
 
+def increasing_times(times, name, least=1):
+    """
+    Return ``times`` (K,) [s] as floats, checked: at least ``least``, finite, strictly increasing.
+
+    Raises ``ShapeError`` or ``InputError`` naming ``name`` and the first index at fault.
+    """
+    t = np.asarray(times, dtype=float)
+    if t.ndim != 1 or t.size < least:
+        raise ShapeError(f'{name}: expected a 1-D sequence of at least {least} times, got shape '
+                         f'{t.shape}')
+    bad = ~np.isfinite(t)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f'{name}[{i}] is {t[i]}: times must be finite')
+    step = np.diff(t)
+    if np.any(step <= 0.0):
+        i = int(np.flatnonzero(step <= 0.0)[0]) + 1
+        raise InputError(f'{name}[{i}] = {t[i]} s is not after {name}[{i - 1}] = {t[i - 1]} s: '
+                         'times must be strictly increasing')
+    return t
+
+
 def from_waypoints(time_from_start, positions, velocities=None, accelerations=None, *,
                    start_time=0.0, start_velocity=None):
     """
@@ -554,19 +576,8 @@ def from_waypoints(time_from_start, positions, velocities=None, accelerations=No
         differs, or the first non-finite value.
 
     """
-    t = np.asarray(time_from_start, dtype=float)
-    if t.ndim != 1 or t.size == 0:
-        raise ShapeError(f'time_from_start: expected a non-empty 1-D sequence, got shape '
-                         f'{t.shape}')
-    bad = ~np.isfinite(t)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(f'time_from_start[{i}] is {t[i]}: times must be finite')
+    t = increasing_times(time_from_start, 'time_from_start')
     step = np.diff(t)
-    if np.any(step <= 0.0):
-        i = int(np.flatnonzero(step <= 0.0)[0]) + 1
-        raise InputError(f'time_from_start[{i}] = {t[i]} s is not after time_from_start[{i - 1}]'
-                         f' = {t[i - 1]} s: times must be strictly increasing')
     k = t.size
     p = np.asarray(positions, dtype=float)
     if p.ndim != 2 or p.shape[0] != k:

@@ -72,18 +72,24 @@ _log = logging.getLogger(__name__)
 _HOOK_LOCK = threading.Lock()
 
 
-def _parse(source):
-    try:
-        from urdf_parser_py import xml_reflection
-        from urdf_parser_py.urdf import URDF
-    except ImportError:  # pragma: no cover - declared dependency
-        raise ModelError('reading URDF needs urdfdom-py (pip install urdfdom-py)') from None
+def _text_of(source):
+    """Return the URDF text of ``source``, a file path or the XML text itself."""
     text = str(source)
     if not text.lstrip().startswith('<'):
         path = Path(text)
         if not path.is_file():
             raise ModelError(f'URDF file not found: {text!r} (pass a path or an XML string)')
         text = path.read_text()
+    return text
+
+
+def _parse(source):
+    try:
+        from urdf_parser_py import xml_reflection
+        from urdf_parser_py.urdf import URDF
+    except ImportError:  # pragma: no cover - declared dependency
+        raise ModelError('reading URDF needs urdfdom-py (pip install urdfdom-py)') from None
+    text = _text_of(source)
     # urdf_parser_py prints unknown tags and attributes to stderr through ``on_error``, looked
     # up at call time in two modules; collect them for the duration of this parse instead
     messages = []
@@ -493,16 +499,6 @@ def model_to_urdf(model):
 
 
 # ---- identified parameters into a given description ---------------------------------------------
-
-def _text_of(source):
-    text = str(source)
-    if not text.lstrip().startswith('<'):
-        path = Path(text)
-        if not path.is_file():
-            raise ModelError(f'URDF file not found: {text!r} (pass a path or an XML string)')
-        text = path.read_text()
-    return text
-
 
 class _Element:
     """An element of XML bytes: tag, attributes, children and where it starts and ends."""
