@@ -28,6 +28,13 @@ Subcommands:
   until SIGINT or SIGTERM (exit status 0), exit status 1 when a node fails.
 - ``plot``: a ROS 2 recording (MCAP, from the recorder node or ``ros2 bag record -s mcap``) as
   a CSV file per topic and the PNG plots of the demo (matplotlib needed, unless ``--csv-only``).
+- ``excite``: an excitation trajectory for identification (:mod:`robot_dynamics.excitation`) as
+  a ``trajectory_msgs/JointTrajectory`` in YAML.
+- ``send``: a trajectory file to the controller's ``follow_joint_trajectory`` action; waits for
+  the result (exit status 0 when the goal succeeded).
+- ``identify``: the arm's dynamic parameters from a recording of ``/joint_states`` with effort
+  and ``/robot_description`` (:mod:`robot_dynamics.identification`), written into that
+  description; a JSON report and PNG plots of measured against predicted torque.
 
 Exit status: 0 on success, 1 if a simulation diverged or a file could not be written, 2 for
 bad arguments (argparse's convention).
@@ -42,6 +49,8 @@ import sys
 from .errors import InputError, RobotDynamicsError
 
 PROG = 'robot-dynamics'
+#: Default fraction of the samples that ``identify`` holds out for the prediction error.
+HELD_OUT = 0.2
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -63,6 +72,18 @@ def _number(accept, expected):
             raise argparse.ArgumentTypeError(f'expected {expected}, got {text!r}')
         return value
     return parse
+
+
+def _numbers(text):
+    """Parse comma-separated finite numbers."""
+    try:
+        values = [float(v) for v in text.split(',')]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected numbers separated by commas, got {text!r}') \
+            from None
+    if not all(math.isfinite(v) for v in values):
+        raise argparse.ArgumentTypeError(f'expected finite numbers, got {text!r}')
+    return values
 
 
 _positive_float = _number(lambda v: v > 0.0, 'a positive number')
@@ -198,6 +219,83 @@ def build_parser():
     p.add_argument('--csv-only', action='store_true',
                    help='write the CSV files only (no matplotlib needed)')
     p.set_defaults(handler=plot_command)
+
+    from . import excitation, signals
+    p = sub.add_parser(
+        'excite', help='an excitation trajectory for identification, as JointTrajectory YAML',
+        description='Optimise a periodic joint motion (finite Fourier series, Swevers et al. '
+                    '1997) that conditions the base regressor of the dynamics well, within the '
+                    'position, velocity, acceleration and effort limits, starting and ending at '
+                    'rest at --start, and write it as a trajectory_msgs/JointTrajectory in YAML '
+                    '(ros2 topic pub layout; robot-dynamics send sends it).')
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument('--robot', choices=robots, metavar='NAME',
+                        help=f'bundled robot: {", ".join(robots)}')
+    source.add_argument('--urdf', metavar='FILE', help='a URDF file')
+    p.add_argument('--base-link', metavar='LINK', help='chain base of the URDF')
+    p.add_argument('--tip-link', metavar='LINK', help='chain tip of the URDF')
+    p.add_argument('--duration', type=_positive_float, default=excitation.DEFAULT_DURATION,
+                   metavar='S', help='length of the motion in seconds, whole periods '
+                                     '(default %(default)g)')
+    p.add_argument('--period', type=_positive_float, default=excitation.DEFAULT_PERIOD,
+                   metavar='S', help='period of the fundamental (default %(default)g)')
+    p.add_argument('--harmonics', type=int, default=excitation.DEFAULT_HARMONICS, metavar='L',
+                   help='harmonics of the Fourier series (default %(default)s)')
+    p.add_argument('--start', type=_numbers, metavar='Q1,Q2,...',
+                   help="where the motion starts and ends at rest, rad or m in the model's joint "
+                        "order (default: a bundled robot's simulator start, else the middle of "
+                        'the limits); the controller moves the arm there during the lead-in')
+    p.add_argument('--lead-in', type=_non_negative_float, default=excitation.LEAD_IN,
+                   metavar='S', help='time to reach the start before the motion '
+                                     '(default %(default)g)')
+    p.add_argument('--rate', type=_positive_float, default=excitation.POINT_RATE, metavar='HZ',
+                   help='points per second (default %(default)g)')
+    p.add_argument('--seed', type=int, default=0, metavar='N',
+                   help='seed of the optimisation (default %(default)s)')
+    p.add_argument('--out', required=True, metavar='FILE.yaml', help='the trajectory file')
+    p.set_defaults(handler=excite_command)
+
+    p = sub.add_parser(
+        'send', help="send a trajectory file to the controller's action and wait",
+        description='Send a JointTrajectory YAML file (robot-dynamics excite writes one; a '
+                    'FollowJointTrajectory goal in YAML works too) to the follow_joint_trajectory '
+                    'action of the controller and wait for the result: exit status 0 when it '
+                    'succeeded, 1 with the error the controller gives otherwise. Ctrl-C cancels '
+                    'the goal. Needs rclpy.')
+    p.add_argument('trajectory', metavar='FILE.yaml', help='the trajectory file')
+    p.add_argument('--action', default='/controller/follow_joint_trajectory', metavar='NAME',
+                   help='the action (default %(default)s)')
+    p.add_argument('--timeout', type=_positive_float, default=30.0, metavar='S',
+                   help='how long to wait for the action server (default %(default)g)')
+    p.set_defaults(handler=send_command)
+
+    p = sub.add_parser(
+        'identify', help="identify the arm's dynamics from a recording (MCAP)",
+        description='Read /joint_states (position and effort, the measured joint torque; '
+                    'joints matched by name) and /robot_description from a recording, filter '
+                    'and differentiate (zero-phase), estimate the base parameters by weighted '
+                    'least squares on the first part of the samples, fit a physically '
+                    'consistent set of inertias and friction to them, and write the recorded '
+                    'description with the identified <inertial> and <dynamics> of the chain. '
+                    'The report holds the base parameters with standard deviations, the '
+                    'condition number and the torque prediction error on the held-out rest for '
+                    'the recorded and the identified model.')
+    p.add_argument('recording', metavar='FILE.mcap', help='the recording')
+    p.add_argument('--out', required=True, metavar='FILE.urdf',
+                   help='the identified URDF (the recorded description, parameters replaced)')
+    p.add_argument('--report', metavar='FILE.json', help='write the JSON report to FILE')
+    p.add_argument('--plots', metavar='DIR',
+                   help='write measured vs predicted torque per joint (matplotlib)')
+    p.add_argument('--base-link', metavar='LINK', help='chain base (default: the URDF rule)')
+    p.add_argument('--tip-link', metavar='LINK', help='chain tip (default: the URDF rule)')
+    p.add_argument('--cutoff', type=_positive_float, default=signals.DEFAULT_CUTOFF,
+                   metavar='HZ', help='low-pass cut-off of positions and torques '
+                                      '(default %(default)g)')
+    p.add_argument('--held-out', type=_number(lambda v: 0.0 < v < 1.0, 'a fraction in (0, 1)'),
+                   default=HELD_OUT, metavar='FRACTION',
+                   help='last fraction of the samples kept for the prediction error '
+                        '(default %(default)g)')
+    p.set_defaults(handler=identify_command)
     return parser
 
 
@@ -418,6 +516,148 @@ def plot_command(args, out=sys.stdout):
         print(f'wrote {path}', file=out)
     for note in notes:
         print(f'note: {note}', file=out)
+    return EXIT_OK
+
+
+# ---- excite, send, identify ---------------------------------------------------------------------
+
+def _simulator_start(robot):
+    """Return the simulator's initial positions of a bundled robot's parameter file, or None."""
+    import yaml
+    from .robots import share_directory
+    path = share_directory() / 'config' / f'{robot}.yaml'
+    if not path.is_file():
+        return None
+    doc = yaml.safe_load(path.read_text()) or {}
+    values = doc.get('simulator', {}).get('ros__parameters', {}).get('initial_positions')
+    return list(values) if values else None
+
+
+def excite_command(args, out=sys.stdout):
+    """Run ``robot-dynamics excite``; return the exit status."""
+    import numpy as np
+    from . import excitation
+    from .robots import from_source
+    from .trajectory import check_limits, TrajectoryPoints
+    model, _ = from_source(robot=args.robot or '', urdf_file=args.urdf or '',
+                           base_link=args.base_link, tip_link=args.tip_link)
+    start = args.start if args.start is not None else (
+        _simulator_start(args.robot) if args.robot else None)
+    motion = excitation.optimise(model, start=start, duration=args.duration, period=args.period,
+                                 harmonics=args.harmonics, seed=args.seed)
+    times, q, qd, qdd = motion.points(args.rate, args.lead_in)
+    points = TrajectoryPoints(model.joint_names, times, q, qd, qdd)
+    trajectory = points.trajectory()
+    check_limits(model, trajectory)
+    sample = trajectory.sample(np.linspace(times[0], times[-1], 20001))
+    tau = model.inverse_dynamics(sample.q, sample.qd, sample.qdd, friction=True)
+    with open(args.out, 'w', encoding='utf-8') as f:
+        f.write(points.to_yaml())
+    print(f'excite {model.name}: {motion.periods} x {motion.period:g} s, '
+          f'{motion.a.shape[0]} harmonics, from {_fmt(motion.start, 4)} at rest (reached after '
+          f'{args.lead_in:g} s); base regressor condition number {motion.condition_number:.3g}',
+          file=out)
+    print(f'  peak |velocity| / limit {_fmt(np.abs(sample.qd).max(0) / model.velocity_limit)}, '
+          f'peak |torque| / limit {_fmt(np.abs(tau).max(0) / model.effort_limit)}', file=out)
+    print(f'  {len(times)} points written to {args.out}', file=out)
+    return EXIT_OK
+
+
+def send_command(args, out=sys.stdout):
+    """Run ``robot-dynamics send``; return the exit status."""
+    from .ros import send
+    from .trajectory import TrajectoryPoints
+    points = TrajectoryPoints.from_yaml(args.trajectory)
+    return send.run(points, args.action, server_timeout=args.timeout, out=out)
+
+
+def identify_command(args, out=sys.stdout):
+    """Run ``robot-dynamics identify``; return the exit status."""
+    import numpy as np
+    from . import identification, recordings, signals
+    from .plots import plot_torques, require_matplotlib
+    from .urdf import set_dynamic_parameters
+    if args.plots:
+        require_matplotlib()
+    recording = recordings.read(args.recording, topics=[recordings.JOINT_STATES,
+                                                        recordings.ROBOT_DESCRIPTION])
+    model, note = recordings.robot_model(recording, args.base_link, args.tip_link)
+    if model is None:
+        raise InputError(f'{args.recording}: {note}')
+    samples = recordings.joint_samples(recording, model.joint_names)
+    identification.check_motion(model, samples.t, samples.position)
+    prepared = signals.prepare(samples.t, samples.position, samples.effort, cutoff=args.cutoff)
+    train, test = prepared.split(args.held_out)
+    base = identification.base_parameters(model)
+    result = identification.identify(model, train.q, train.qd, train.qdd, train.tau, base=base)
+    identified = result.model
+    predictions = {'recorded model': model.inverse_dynamics(test.q, test.qd, test.qdd,
+                                                            friction=True),
+                   'identified model': identified.inverse_dynamics(test.q, test.qd, test.qdd,
+                                                                   friction=True)}
+    rms = {label: np.sqrt(np.mean((x - test.tau) ** 2, axis=0))
+           for label, x in predictions.items()}
+    estimate = result.estimate
+    report = {
+        'recording': str(args.recording),
+        'robot': model.name, 'joint_names': list(model.joint_names),
+        'base_link': model.base_link, 'tip_link': model.tip_link,
+        'samples': {'joint_states': int(samples.t.size),
+                    'duration_s': float(samples.t[-1] - samples.t[0]),
+                    'cutoff_hz': args.cutoff, 'rate_hz': float(prepared.rate),
+                    'identification': int(train.t.size), 'held_out': int(test.t.size),
+                    'held_out_fraction': args.held_out},
+        'base_parameters': estimate.as_dict(),
+        'condition_number': estimate.condition_number,
+        'consistent_model': {
+            'base_parameters': result.consistency.base_values.tolist(),
+            'max_deviation_std': float(np.nanmax(result.consistency.deviation)),
+            'mass': identified.mass.tolist(), 'com': identified.com.tolist(),
+            'inertia': identified.inertia.tolist(), 'damping': identified.damping.tolist(),
+            'friction': identified.friction.tolist()},
+        'recorded_model': {'mass': model.mass.tolist(), 'damping': model.damping.tolist(),
+                           'friction': model.friction.tolist()},
+        'held_out_rms_torque_error': {
+            'recorded_model': rms['recorded model'].tolist(),
+            'identified_model': rms['identified model'].tolist(),
+            'recorded_model_overall': float(np.sqrt(np.mean(rms['recorded model'] ** 2))),
+            'identified_model_overall': float(np.sqrt(np.mean(rms['identified model'] ** 2)))},
+        'out': str(args.out),
+    }
+    text = set_dynamic_parameters(recordings.robot_description(recording), identified,
+                                  note=f'inertial and dynamics identified by {PROG} identify '
+                                       f'from {args.recording}')
+    written = []
+    if args.plots:
+        from pathlib import Path
+        folder = Path(args.plots)
+        folder.mkdir(parents=True, exist_ok=True)
+        units = ['N' if p else 'N m' for p in model.is_prismatic]
+        plot_torques(folder / 'torque_held_out.png', test.t - prepared.t[0], model.joint_names,
+                     test.tau, predictions, units,
+                     f'{model.name}: measured and predicted torque on the held-out '
+                     f'{100 * args.held_out:g} % of {args.recording}')
+        written.append(str(folder / 'torque_held_out.png'))
+        report['plots'] = written
+    with open(args.out, 'w', encoding='utf-8') as f:
+        f.write(text)
+    print(f'identify {model.name} from {args.recording}: {samples.t.size} joint states over '
+          f'{report["samples"]["duration_s"]:.1f} s, filtered at {args.cutoff:g} Hz; '
+          f'{base.count} base parameters, condition number {estimate.condition_number:.3g}',
+          file=out)
+    for name, value, std in zip(estimate.base.base_names, estimate.values, estimate.std):
+        print(f'  {value:+.6g} +- {std:.2g}  {name}', file=out)
+    print(f'  held-out rms torque error per joint: recorded model '
+          f'{_fmt(rms["recorded model"])}, identified {_fmt(rms["identified model"])}',
+          file=out)
+    print(f'  consistent model: within {report["consistent_model"]["max_deviation_std"]:.2g} '
+          'standard deviations of the estimate', file=out)
+    print(f'  identified URDF written to {args.out}', file=out)
+    for path in written:
+        print(f'  plot written to {path}', file=out)
+    if args.report:
+        _write_json(args.report, report)
+        print(f'  report written to {args.report}', file=out)
     return EXIT_OK
 
 

@@ -111,7 +111,8 @@ def _pose(value, what):
     return T
 
 
-def _inertia(value, what):
+def inertia_tensor(value, what):
+    """Return a 3x3 inertia from 3x3 values or ``[ixx, ixy, ixz, iyy, iyz, izz]`` (None: zero)."""
     if value is None:
         return np.zeros((3, 3))
     v = np.asarray(value, dtype=float)
@@ -201,7 +202,7 @@ def model_from_dh(source, convention=None):
         mass[i] = _number(row.get('mass', 0.0), f'{where}: mass')
         R = T_link[:3, :3]
         com[i] = R @ _array(row.get('com', (0, 0, 0)), (3,), f'{where}: com') + T_link[:3, 3]
-        inertia[i] = R @ _inertia(row.get('inertia'), where) @ R.T
+        inertia[i] = R @ inertia_tensor(row.get('inertia'), where) @ R.T
         new = {link: (i + 1, T_link)}
         if convention is Convention.STANDARD:
             new[f'{link}_proximal'] = (i + 1, np.eye(4))

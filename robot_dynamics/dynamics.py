@@ -38,7 +38,6 @@ shape. Units: N*m for revolute and N for prismatic joints, rad/s^2 or m/s^2 for 
 """
 
 import enum
-import functools
 
 import numpy as np
 
@@ -48,7 +47,6 @@ from .errors import (as_array, as_joint_array, choice, InputError, ShapeError,
 from .kinematics import (chain, cross3, local_transform, matvec6, motion_cross6, motion_subspace,
                          rotate3, states)
 from .linalg import singular_pivot, spd_solve
-from .spatial import motion_cross, motion_cross_matrix, skew
 
 #: Velocity scale [rad/s or m/s] of the smooth Coulomb friction ``friction * tanh(qd / scale)``.
 COULOMB_VELOCITY_SCALE = 1e-3
@@ -232,59 +230,96 @@ def friction_torques(model, qd, smoothing=COULOMB_VELOCITY_SCALE):
 # ---- inverse dynamics ---------------------------------------------------------------------------
 
 @njit
-def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0, Fext):
+def _outward(basis, axis, prismatic, q, qd, qdd, a0, L, W, WD, VD, t, u, x, y):
     """
-    Recursive Newton-Euler in link frames, Craig's form (Craig 2005, §6.5; Hayes 2008, §5.3).
+    Outward pass of the recursive Newton-Euler algorithm in link frames, one state.
 
-    Outward: angular velocity ``w``, angular acceleration ``wd`` and origin acceleration ``vd``
-    of each body in its own frame (``vd_0 = -g``: gravity as a base acceleration). Inward: the
-    force ``f`` and moment ``nn`` that body i-1 exerts on body i, about body i's origin;
-    ``tau_i = nn . axis`` (revolute) or ``f . axis`` (prismatic). ``Fext`` (B, 6) is the tip
-    wrench on the environment in the base frame, ``tip`` the tip origin in body n's frame.
+    Fills the joint transforms ``L`` (n, 4, 4) (``T_{body i-1}_{body i}``) and, in each body's
+    own frame, its angular velocity ``W``, angular acceleration ``WD`` and origin acceleration
+    ``VD`` (n, 3), with the base acceleration ``a0`` (3,) (``-g``: gravity as a fictitious
+    acceleration) (Craig 2005, §6.5, eqs 6.45-6.47 and 6.49-6.50). ``t, u, x, y`` are (3,) work
+    arrays.
     """
-    B, n = Q.shape
-    tau = np.empty((B, n))
-    L = np.empty((n, 4, 4))
-    F = np.empty((n, 3))
-    N = np.empty((n, 3))
-    w, wd, vd = np.empty(3), np.empty(3), np.empty(3)
-    t, u, x, y = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    f, nn, fi = np.empty(3), np.empty(3), np.empty(3)
-    Tw = np.empty((n, 4, 4))
-    for b in range(B):
-        w[:] = 0.0
-        wd[:] = 0.0
-        vd[:] = a0
-        for i in range(n):
-            local_transform(basis, i, Q[b, i], L[i])
-            R, p, a = L[i, :3, :3], L[i, :3, 3], axis[i]
-            qd, qdd = QD[b, i], QDD[b, i]
+    for i in range(q.shape[0]):
+        local_transform(basis, i, q[i], L[i])
+        R, p, a = L[i, :3, :3], L[i, :3, 3], axis[i]
+        if i == 0:
+            rotate3(R, a0, VD[0], True)
+            for k in range(3):
+                x[k] = y[k] = 0.0                 # the base does not turn
+        else:
+            w, wd = W[i - 1], WD[i - 1]
             # parent origin acceleration carried to this origin: vd + wd x p + w x (w x p)
             cross3(w, p, t)
             cross3(w, t, u)
             cross3(wd, p, t)
             for k in range(3):
-                x[k] = vd[k] + t[k] + u[k]
-            rotate3(R, x, vd, True)
+                x[k] = VD[i - 1, k] + t[k] + u[k]
+            rotate3(R, x, VD[i], True)
             rotate3(R, w, x, True)            # parent's w in this frame
             rotate3(R, wd, y, True)           # parent's wd in this frame
-            if prismatic[i]:
-                cross3(x, a, t)               # w x axis: Coriolis 2 w x (qd axis)
-                for k in range(3):
-                    vd[k] += 2.0 * qd * t[k] + qdd * a[k]
-                    w[k], wd[k] = x[k], y[k]
-            else:
-                cross3(x, a, t)
-                for k in range(3):
-                    w[k] = x[k] + qd * a[k]
-                    wd[k] = y[k] + qd * t[k] + qdd * a[k]
+        cross3(x, a, t)                       # w x axis
+        if prismatic[i]:
+            for k in range(3):
+                VD[i, k] += 2.0 * qd[i] * t[k] + qdd[i] * a[k]      # Coriolis 2 w x (qd axis)
+                W[i, k], WD[i, k] = x[k], y[k]
+        else:
+            for k in range(3):
+                W[i, k] = x[k] + qd[i] * a[k]
+                WD[i, k] = y[k] + qd[i] * t[k] + qdd[i] * a[k]
+
+
+@njit
+def _inward(L, i, f, nn, fi, x, t):
+    """Carry the force ``f`` and moment ``nn`` about body i's origin into frame i-1, in place."""
+    R, p = L[i, :3, :3], L[i, :3, 3]
+    rotate3(R, f, fi, False)
+    rotate3(R, nn, x, False)
+    cross3(p, fi, t)
+    for k in range(3):
+        f[k] = fi[k]
+        nn[k] = x[k] + t[k]
+
+
+@njit
+def _joint_force(prismatic, a, f, nn):
+    """Return the joint torque (revolute: moment on the axis) or force (prismatic) of a wrench."""
+    if prismatic:
+        return f[0] * a[0] + f[1] * a[1] + f[2] * a[2]
+    return nn[0] * a[0] + nn[1] * a[1] + nn[2] * a[2]
+
+
+@njit
+def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0, Fext):
+    """
+    Recursive Newton-Euler in link frames, Craig's form (Craig 2005, §6.5; Hayes 2008, §5.3).
+
+    Outward (:func:`_outward`): angular velocity ``w``, angular acceleration ``wd`` and origin
+    acceleration ``vd`` of each body in its own frame (``vd_0 = -g``: gravity as a base
+    acceleration). Inward: the force ``f`` and moment ``nn`` that body i-1 exerts on body i,
+    about body i's origin; ``tau_i = nn . axis`` (revolute) or ``f . axis`` (prismatic).
+    ``Fext`` (B, 6) is the tip wrench on the environment in the base frame, ``tip`` the tip
+    origin in body n's frame.
+    """
+    B, n = Q.shape
+    tau = np.empty((B, n))
+    L = np.empty((n, 4, 4))
+    W, WD, VD = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3))
+    F = np.empty((n, 3))
+    N = np.empty((n, 3))
+    t, u, x, y = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    f, nn, fi = np.empty(3), np.empty(3), np.empty(3)
+    Tw = np.empty((n, 4, 4))
+    for b in range(B):
+        _outward(basis, axis, prismatic, Q[b], QD[b], QDD[b], a0, L, W, WD, VD, t, u, x, y)
+        for i in range(n):
             # Newton and Euler at the COM: F = m vc, N = I wd + w x I w
-            c = com[i]
+            w, wd, c = W[i], WD[i], com[i]
             cross3(w, c, t)
             cross3(w, t, u)
             cross3(wd, c, t)
             for k in range(3):
-                F[i, k] = mass[i] * (vd[k] + t[k] + u[k])
+                F[i, k] = mass[i] * (VD[i, k] + t[k] + u[k])
             rotate3(inertia[i], w, x, False)
             cross3(w, x, t)
             rotate3(inertia[i], wd, x, False)
@@ -306,23 +341,12 @@ def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0
                 nn[k] += t[k]
         for i in range(n - 1, -1, -1):
             if i < n - 1:
-                # body i+1's force and moment carried into frame i, about origin i
-                R, p = L[i + 1, :3, :3], L[i + 1, :3, 3]
-                rotate3(R, f, fi, False)
-                rotate3(R, nn, x, False)
-                cross3(p, fi, t)
-                for k in range(3):
-                    f[k] = fi[k]
-                    nn[k] = x[k] + t[k]
+                _inward(L, i + 1, f, nn, fi, x, t)      # body i+1's, about origin i
             cross3(com[i], F[i], t)
             for k in range(3):
                 f[k] += F[i, k]
                 nn[k] += N[i, k] + t[k]
-            a = axis[i]
-            if prismatic[i]:
-                tau[b, i] = f[0] * a[0] + f[1] * a[1] + f[2] * a[2]
-            else:
-                tau[b, i] = nn[0] * a[0] + nn[1] * a[1] + nn[2] * a[2]
+            tau[b, i] = _joint_force(prismatic[i], axis[i], f, nn)
     return tau
 
 
@@ -740,45 +764,139 @@ def inertial_parameters(model):
     return _inertias(own_frames, model.mass, model.com, model.inertia).ravel()
 
 
-@functools.cache
-def _parameter_basis():
-    """Return the spatial inertias (10, 6, 6) of the ten unit parameters of one body."""
-    basis = np.empty((10, 6, 6))
-    for p, unit in enumerate(np.eye(10)):
-        inertia_matrix(unit, basis[p])
-    basis.setflags(write=False)       # shared by every call
-    return basis
+@njit
+def _cross(a0, a1, a2, b0, b1, b2):
+    """Return the cross product of ``(a0, a1, a2)`` and ``(b0, b1, b2)`` as three scalars."""
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@njit
+def _body_wrenches(w, wd, vd, T, out):
+    """
+    Write the wrenches (10, 6) of a body's ten unit inertial parameters, base frame and origin.
+
+    A body's force and moment about its origin, in its frame, are linear in its ten parameters
+    (mass ``m``, first moment ``h = m c``, inertia ``I_o`` about the origin,
+    :data:`INERTIAL_PARAMETER_NAMES`): ``f = m vd + wd x h + w x (w x h)`` and
+    ``n = I_o wd + w x (I_o w) + h x vd`` for its angular velocity ``w``, angular acceleration
+    ``wd`` and origin acceleration ``vd`` (3,) in its frame (Atkeson, An and Hollerbach,
+    "Estimation of inertial parameters of manipulator loads and links", IJRR 5(3), 1986).
+    Row ``p`` is the term of parameter ``p`` alone, ``[R f; R n + o x R f]`` for the body pose
+    ``T = [R, o; 0, 1]``.
+    """
+    w0, w1, w2 = w[0], w[1], w[2]
+    a0, a1, a2 = wd[0], wd[1], wd[2]
+    v0, v1, v2 = vd[0], vd[1], vd[2]
+    ww = w0 * w0 + w1 * w1 + w2 * w2
+    out[:] = 0.0
+    out[0, 0], out[0, 1], out[0, 2] = v0, v1, v2
+    # first moments h = e_x, e_y, e_z: wd x e + w (w . e) - e |w|^2, and e x vd
+    out[1, 0], out[1, 1], out[1, 2] = w0 * w0 - ww, a2 + w1 * w0, -a1 + w2 * w0
+    out[1, 4], out[1, 5] = -v2, v1
+    out[2, 0], out[2, 1], out[2, 2] = -a2 + w0 * w1, w1 * w1 - ww, a0 + w2 * w1
+    out[2, 3], out[2, 5] = v2, -v0
+    out[3, 0], out[3, 1], out[3, 2] = a1 + w0 * w2, -a0 + w1 * w2, w2 * w2 - ww
+    out[3, 3], out[3, 4] = -v1, v0
+    # inertia entries ixx, ixy, iyy, ixz, iyz, izz: E wd + w x (E w), E symmetric unit
+    out[4, 3:] = _cross(w0, w1, w2, w0, 0.0, 0.0)
+    out[4, 3] += a0
+    out[5, 3:] = _cross(w0, w1, w2, w1, w0, 0.0)
+    out[5, 3] += a1
+    out[5, 4] += a0
+    out[6, 3:] = _cross(w0, w1, w2, 0.0, w1, 0.0)
+    out[6, 4] += a1
+    out[7, 3:] = _cross(w0, w1, w2, w2, 0.0, w0)
+    out[7, 3] += a2
+    out[7, 5] += a0
+    out[8, 3:] = _cross(w0, w1, w2, 0.0, w2, w1)
+    out[8, 4] += a2
+    out[8, 5] += a1
+    out[9, 3:] = _cross(w0, w1, w2, 0.0, 0.0, w2)
+    out[9, 5] += a2
+    o0, o1, o2 = T[0, 3], T[1, 3], T[2, 3]
+    for p in range(10):
+        f0, f1, f2 = out[p, 0], out[p, 1], out[p, 2]
+        n0, n1, n2 = out[p, 3], out[p, 4], out[p, 5]
+        g0 = T[0, 0] * f0 + T[0, 1] * f1 + T[0, 2] * f2
+        g1 = T[1, 0] * f0 + T[1, 1] * f1 + T[1, 2] * f2
+        g2 = T[2, 0] * f0 + T[2, 1] * f1 + T[2, 2] * f2
+        c0, c1, c2 = _cross(o0, o1, o2, g0, g1, g2)
+        out[p, 0], out[p, 1], out[p, 2] = g0, g1, g2
+        out[p, 3] = T[0, 0] * n0 + T[0, 1] * n1 + T[0, 2] * n2 + c0
+        out[p, 4] = T[1, 0] * n0 + T[1, 1] * n1 + T[1, 2] * n2 + c1
+        out[p, 5] = T[2, 0] * n0 + T[2, 1] * n1 + T[2, 2] * n2 + c2
+
+
+@njit
+def _regressor_kernel(basis, axis, prismatic, Q, QD, QDD, A0):
+    """
+    Regressors (B, n, 10 n) at the states ``Q, QD, QDD`` (B, n), base accelerations ``A0`` (B, 3).
+
+    Column ``10 i + p`` holds the joint torques of unit parameter ``p`` of body i: its wrench
+    (:func:`_body_wrenches` after :func:`_outward`) projected on the motion subspace ``S_k``
+    (base frame, base origin) of each joint ``k <= i``.
+    """
+    B, n = Q.shape
+    Y = np.zeros((B, n, 10 * n))
+    L, T = np.empty((n, 4, 4)), np.empty((n, 4, 4))
+    W, WD, VD, S = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 6))
+    t, u, x, y = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    F = np.empty((10, 6))
+    for b in range(B):
+        _outward(basis, axis, prismatic, Q[b], QD[b], QDD[b], A0[b], L, W, WD, VD, t, u, x, y)
+        chain(basis, Q[b], T)
+        for i in range(n):
+            motion_subspace(T[i], axis[i], prismatic[i], S[i])
+            _body_wrenches(W[i], WD[i], VD[i], T[i], F)
+            for k in range(i + 1):
+                for p in range(10):
+                    Y[b, k, 10 * i + p] = _dot6(S[k], F[p])
+    return Y
+
+
+def _regressor(model, q, qd, qdd, a0):
+    """Run the regressor kernel on checked (B, n) states with base accelerations (B, 3)."""
+    A0 = np.empty((q.shape[0], 3))
+    A0[:] = a0
+    return _regressor_kernel(model.derived.local_basis, model.joint_axis, model.is_prismatic,
+                             q, qd, qdd, A0)
 
 
 def regressor(model, q, qd, qdd, *, gravity=None):
     """
     Regressor ``Y(q, qd, qdd)`` (..., n, 10 n): ``Y @ inertial_parameters() == inverse_dynamics``.
 
-    Body i's force is linear in its parameters; in body coordinates
-    ``F_i = sum_p pi_p (I_p a_i + v_i x* I_p v_i)`` over the unit-parameter inertias ``I_p``, and
-    ``Y[k, 10 i: 10 i + 10] = (X*_i^T S_k) . F_i`` for bodies ``i >= k``.
+    The dynamics is linear in each body's ten inertial parameters (Spong, Hutchinson and
+    Vidyasagar 2020, §6.5.3): column ``10 i + p`` holds the joint torques that parameter ``p``
+    of body i alone produces, from one outward Newton-Euler pass and the body's force and moment
+    projected on the joint axes before it (Atkeson, An and Hollerbach 1986). Joint friction is
+    not part of it.
     """
     (q, qd, qdd), shape = states(model, ('q', q), ('qd', qd), ('qdd', qdd))
-    n = model.dof
-    T, S, V, _, _ = _motion(model, q, qd)
-    g = _gravity(model, gravity)
-    # accelerations A_i = sum_{j <= i} S_j qdd_j + V_j x S_j qd_j, gravity as a base acceleration
-    A = np.cumsum(S * qdd[..., None] + motion_cross(V, S * qd[..., None]), axis=1) + \
-        np.concatenate((-g, np.zeros(3)))
-    # force transform body -> base, X* = [[R, 0], [S(p) R, R]]; its transpose maps motion
-    # vectors base -> body
-    R, p = T[..., :3, :3], T[..., :3, 3]
-    XfT = np.zeros(T.shape[:-2] + (6, 6))
-    XfT[..., :3, :3] = XfT[..., 3:, 3:] = np.swapaxes(R, -1, -2)
-    XfT[..., :3, 3:] = np.swapaxes(skew(p) @ R, -1, -2)
-    a_b = (XfT @ A[..., None])[..., 0]
-    v_b = (XfT @ V[..., None])[..., 0]
-    crf_b = -np.swapaxes(motion_cross_matrix(v_b), -1, -2)
-    # Phi[b, i, :, p]: body force of unit parameter p, body coordinates
-    basis = _parameter_basis()
-    Phi = (basis @ a_b[:, :, None, :, None])[..., 0] + \
-        (crf_b[:, :, None] @ (basis @ v_b[:, :, None, :, None]))[..., 0]
-    S_in_body = XfT[:, :, None] @ S[:, None, :, :, None]     # [b, i, k, :, 0]
-    Y = np.einsum('bikc,bipc->bkip', S_in_body[..., 0], Phi)
-    Y *= (np.arange(n)[None, :] >= np.arange(n)[:, None])[None, :, :, None]
-    return Y.reshape(shape + (n, 10 * n))
+    Y = _regressor(model, q, qd, qdd, -_gravity(model, gravity))
+    return Y.reshape(shape + (model.dof, 10 * model.dof))
+
+
+def slotine_li_regressor(model, q, qd, qd_r, qdd_r, *, gravity=None):
+    """
+    Regressor ``Y(q, qd, qd_r, qdd_r)`` (..., n, 10 n) of adaptive control, two velocities.
+
+    ``Y @ inertial_parameters() == M(q) qdd_r + C(q, qd) qd_r + g(q)`` with the Christoffel
+    Coriolis matrix (:func:`coriolis_matrix`, ``dM/dt - 2C`` skew), the form of Slotine and Li,
+    "On the adaptive control of robot manipulators", IJRR 6(3), 1987 (Spong, Hutchinson and
+    Vidyasagar 2020, §6.5 give its properties). The Christoffel ``C(q, x) y`` is symmetric and
+    bilinear in ``(x, y)`` and ``C(q, x) x`` is RNEA's velocity term, so
+    ``C(q, qd) qd_r = (c(qd + qd_r) - c(qd - qd_r)) / 4`` with ``c(v) = C(q, v) v``: one batch
+    of three regressor states, ``(q, 0, qdd_r)`` with gravity and ``(q, qd +- qd_r, 0)``
+    without. Arguments (..., n): positions [rad or m], measured and reference velocities, the
+    reference acceleration.
+    """
+    (q, qd, qd_r, qdd_r), shape = states(model, ('q', q), ('qd', qd), ('qd_r', qd_r),
+                                         ('qdd_r', qdd_r))
+    B, zero = q.shape[0], np.zeros_like(q)
+    a0 = np.zeros((3 * B, 3))
+    a0[:B] = -_gravity(model, gravity)
+    Y = _regressor(model, np.concatenate((q, q, q)), np.concatenate((zero, qd + qd_r, qd - qd_r)),
+                   np.concatenate((qdd_r, zero, zero)), a0)
+    Y = Y[:B] + 0.25 * (Y[B:2 * B] - Y[2 * B:])
+    return Y.reshape(shape + (model.dof, 10 * model.dof))

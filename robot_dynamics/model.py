@@ -356,6 +356,10 @@ class RobotModel:
         """Regressor Y (..., n, 10 n) with ``Y @ inertial_parameters() == inverse_dynamics``."""
         return dynamics.regressor(self, q, qd, qdd, gravity=gravity)
 
+    def slotine_li_regressor(self, q, qd, qd_r, qdd_r, *, gravity=None):
+        """Regressor (..., n, 10 n) of ``M qdd_r + C(q, qd) qd_r + g``; see dynamics."""
+        return dynamics.slotine_li_regressor(self, q, qd, qd_r, qdd_r, gravity=gravity)
+
     def warm_up(self):
         """
         Compile every kernel a control or simulation loop calls, for one state and a batch.

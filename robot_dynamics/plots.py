@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-PNG plots of a run: joint tracking, effort against its limits, the tip path in the workspace.
+PNG plots of a run: tracking, effort and its limits, the tip path, measured vs predicted torque.
 
 The functions take numpy arrays and joint names (no ROS types, no recording format), so that
 ``robot-dynamics plot`` (from a recording), the ROS demo (from what it planned and measured) and
@@ -326,6 +326,50 @@ def tip_views(points):
     if axis_spread[left_out[0]] > OUT_OF_PLANE * axis_spread.max():
         views.append(_coordinate_view(left_out[1]))
     return views
+
+
+def plot_torques(path, t, names, measured, predicted, units=None, title=''):
+    """
+    Write a PNG with one row per joint: measured torque and the torques models predict.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Output file (``.png``).
+    t : array_like, shape (K,)
+        Time [s].
+    names : sequence of str, length n
+        Joint names.
+    measured : array_like, shape (K, n)
+        Measured torque [N m or N].
+    predicted : mapping of str to array_like, shape (K, n)
+        Each model's prediction, by label (e.g. ``{'recorded model': ..., 'identified': ...}``);
+        the rms error is added to its label per joint.
+    units : sequence of str, optional
+        Unit of each joint's torque; default ``'N m or N'``.
+    title : str
+        Figure title.
+
+    """
+    t = _series(t, None, 't')
+    names = list(names)
+    measured = _series(measured, len(names), 'measured', len(t))
+    predicted = {label: _series(x, len(names), label, len(t)) for label, x in predicted.items()}
+    units = _units(units, names, 'N m or N')
+    fig = figure((9.0, 2.0 * len(names) + 1.0))
+    axes = fig.subplots(len(names), 1, sharex=True, squeeze=False)[:, 0]
+    for j, (ax, name, unit) in enumerate(zip(axes, names, units)):
+        ax.plot(t, measured[:, j], color='k', lw=1.2, label='measured')
+        for k, (label, x) in enumerate(predicted.items()):
+            error = float(np.sqrt(np.mean((x[:, j] - measured[:, j]) ** 2)))
+            ax.plot(t, x[:, j], color=f'C{k}', lw=1.0, ls='--',
+                    label=f'{label} (rms error {error:.3g})')
+        ax.set_ylabel(f'{name}\n[{unit}]')
+        ax.grid(True, lw=0.3)
+        ax.legend(loc='best', fontsize='small')
+    axes[-1].set_xlabel('time [s]')
+    fig.suptitle(title or 'measured and predicted joint torques')
+    fig.savefig(path, dpi=DPI)
 
 
 def plot_tip_path(path, p, planned=None, waypoints=None, title=''):

@@ -327,21 +327,93 @@ def read(path, topics=None):
 
 # ---- what the plots show ------------------------------------------------------------------------
 
-def robot_model(recording):
+def robot_description(recording):
+    """Return the last recorded ``/robot_description`` (URDF text), or None."""
+    table = recording.tables.get(ROBOT_DESCRIPTION)
+    return table.messages[-1].data if table is not None and len(table) else None
+
+
+def robot_model(recording, base_link=None, tip_link=None):
     """
     Return ``(model, note)``: the RobotModel of the last recorded description, or None and why.
 
-    The chain is the URDF's default (``RobotModel.from_urdf``'s tip rule): a recording does not
-    hold the nodes' chain parameters.
+    The chain is ``base_link`` to ``tip_link``, by default the URDF's (``RobotModel.from_urdf``'s
+    rule): a recording does not hold the nodes' chain parameters.
     """
     from .model import RobotModel
-    table = recording.tables.get(ROBOT_DESCRIPTION)
-    if table is None or not len(table):
+    description = robot_description(recording)
+    if description is None:
         return None, f'no {ROBOT_DESCRIPTION} in the recording'
     try:
-        return RobotModel.from_urdf(table.messages[-1].data), ''
+        return RobotModel.from_urdf(description, base_link=base_link, tip_link=tip_link), ''
     except RobotDynamicsError as exc:
         return None, f'the recorded robot description does not build a model: {exc}'
+
+
+class JointSamples(NamedTuple):
+    """
+    Joint states of the named joints: ``t`` (K,) [s] and ``position``, ``velocity``, ``effort``.
+
+    The arrays are (K, n) in the order of ``names``; ``velocity`` is None when the recording
+    has none.
+    """
+
+    names: tuple
+    t: np.ndarray
+    position: np.ndarray
+    velocity: Optional[np.ndarray]
+    effort: np.ndarray
+
+
+def joint_samples(recording, names):
+    """
+    Return the recorded ``/joint_states`` of the joints ``names`` as :class:`JointSamples`.
+
+    Joints are matched by name, so other joints in the messages (a gripper) and other orders do
+    not matter; messages without every named joint are left out. Times are the header stamps
+    (the receive times where a stamp is zero); a message stamped no later than the one before
+    is left out. Raises ``InputError`` naming what is missing: the topic, the joints, the
+    effort (the measured joint torque) or finite values.
+    """
+    table = recording.tables.get(JOINT_STATES)
+    if table is None or not len(table):
+        raise InputError(f'no {JOINT_STATES} in the recording {recording.path}')
+    names = tuple(names)
+    rows, seen = [], set()
+    for log_time, msg in zip(table.log_times, table.messages):
+        index = {n: i for i, n in enumerate(msg.name)}
+        seen.update(index)
+        if not set(names) <= set(index):
+            continue
+        pick = [index[n] for n in names]
+        stamp = _seconds(msg.header.stamp) or log_time * 1e-9
+        rows.append((stamp, [msg.position[i] if i < len(msg.position) else np.nan for i in pick],
+                     [msg.velocity[i] for i in pick] if len(msg.velocity) == len(msg.name)
+                     else None,
+                     [msg.effort[i] for i in pick] if len(msg.effort) == len(msg.name)
+                     else None))
+    if not rows:
+        raise InputError(f'{JOINT_STATES} never holds all the joints {list(names)}: missing '
+                         f'{sorted(set(names) - seen)} (recorded joints: {sorted(seen)})')
+    with_effort = [r for r in rows if r[3] is not None]
+    if not with_effort:
+        raise InputError(f'{JOINT_STATES} has no effort (the measured joint torque) for the '
+                         f'joints {list(names)}: record a driver or simulator that publishes it')
+    rows = with_effort
+    t = np.array([r[0] for r in rows])
+    keep = t > np.concatenate(([-np.inf], np.maximum.accumulate(t)[:-1]))
+    rows = [r for r, k in zip(rows, keep) if k]
+    t = t[keep]
+    position = np.array([r[1] for r in rows], dtype=float)
+    effort = np.array([r[3] for r in rows], dtype=float)
+    velocity = np.array([r[2] for r in rows], dtype=float) \
+        if all(r[2] is not None for r in rows) else None
+    for what, values in (('position', position), ('effort', effort), ('velocity', velocity)):
+        if values is not None and not np.all(np.isfinite(values)):
+            k, j = np.argwhere(~np.isfinite(values))[0]
+            raise InputError(f'{JOINT_STATES}: {what} of joint {names[j]!r} is {values[k, j]} '
+                             f'at t = {t[k] - t[0]:.3f} s (message {k}): values must be finite')
+    return JointSamples(names, t, position, velocity, effort)
 
 
 def _units(names, model, revolute, prismatic):

@@ -33,9 +33,11 @@ from typing import NamedTuple
 import numpy as np
 
 from . import control, integrators, time_scaling, trajectory
-from .errors import choice, InputError
+from .dh import inertia_tensor
+from .errors import as_array, choice, InputError
 from .limits import middle
 from .spatial import pose_error
+from .urdf import combine_inertia
 
 DEFAULT_DURATION = 4.0            # s
 DEFAULT_PLANT_RATE = 1000.0       # Hz, RK4
@@ -211,6 +213,44 @@ def with_model_error(model, fraction):
     if not scale > 0.0:
         raise InputError(f'model_error: expected a fraction > -1, got {fraction}')
     return model.replace(mass=model.mass * scale, inertia=model.inertia * scale)
+
+
+def with_payload(model, mass, com=(0.0, 0.0, 0.0), inertia=None):
+    """
+    Return ``model`` carrying a payload rigidly attached at its tip (merged into the last body).
+
+    Parameters
+    ----------
+    model : RobotModel
+        The arm.
+    mass : float
+        Payload mass [kg], >= 0.
+    com : array_like, shape (3,)
+        Payload centre of mass [m] in the tip frame (``model.tip_link``).
+    inertia : array_like, shape (3, 3) or (6,), optional
+        Payload inertia about its centre of mass, tip axes [kg m^2]: a 3x3 matrix or
+        ``[ixx, ixy, ixz, iyy, iyz, izz]``; default zero (a point mass).
+
+    Returns
+    -------
+    RobotModel
+        The same arm whose last body holds the payload too (parallel axes, as ``from_urdf``
+        merges fixed links): what a real arm is after it grasps an object the controller's
+        model does not know.
+
+    """
+    mass = float(mass)
+    if not (np.isfinite(mass) and mass >= 0.0):
+        raise InputError(f'payload mass: expected kg >= 0, got {mass}')
+    com = as_array(com, (3,), 'payload com').reshape(3)
+    tensor = inertia_tensor(inertia, 'payload inertia')
+    _, T = model.frames[model.tip_link]
+    R = T[:3, :3]
+    m, c, inertia = combine_inertia([(model.mass[-1], model.com[-1], model.inertia[-1]),
+                                     (mass, R @ com + T[:3, 3], R @ tensor @ R.T)])
+    return model.replace(mass=np.append(model.mass[:-1], m),
+                         com=np.vstack((model.com[:-1], c)),
+                         inertia=np.concatenate((model.inertia[:-1], inertia[None])))
 
 
 def default_controller(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_FREQUENCY,

@@ -30,6 +30,11 @@ loop over samples). It is built by
 - :meth:`CartesianLine.to_joint_trajectory`: a straight tip line with slerped orientation,
   converted through inverse kinematics.
 
+:class:`TrajectoryPoints` holds the content of a ``trajectory_msgs/JointTrajectory`` message as
+arrays and reads and writes it as YAML, in the layout of ROS 2 message YAML (``ros2 topic pub``):
+``joint_names``, then ``points`` with ``positions``, ``velocities``, ``accelerations`` and
+``time_from_start: {sec, nanosec}``.
+
 :meth:`JointTrajectory.time_scaled` replays a trajectory slower or faster; the scaling that
 fits a model's actuator limits is :func:`robot_dynamics.time_scaling.time_scale`.
 
@@ -41,7 +46,8 @@ acceleration.
 import bisect
 import enum
 import math
-from typing import NamedTuple
+from pathlib import Path
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -510,6 +516,28 @@ def _waypoint_array(x, name, k, n):
     return arr
 
 
+def increasing_times(times, name, least=1):
+    """
+    Return ``times`` (K,) [s] as floats, checked: at least ``least``, finite, strictly increasing.
+
+    Raises ``ShapeError`` or ``InputError`` naming ``name`` and the first index at fault.
+    """
+    t = np.asarray(times, dtype=float)
+    if t.ndim != 1 or t.size < least:
+        raise ShapeError(f'{name}: expected a 1-D sequence of at least {least} times, got shape '
+                         f'{t.shape}')
+    bad = ~np.isfinite(t)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f'{name}[{i}] is {t[i]}: times must be finite')
+    step = np.diff(t)
+    if np.any(step <= 0.0):
+        i = int(np.flatnonzero(step <= 0.0)[0]) + 1
+        raise InputError(f'{name}[{i}] = {t[i]} s is not after {name}[{i - 1}] = {t[i - 1]} s: '
+                         'times must be strictly increasing')
+    return t
+
+
 def from_waypoints(time_from_start, positions, velocities=None, accelerations=None, *,
                    start_time=0.0, start_velocity=None, start_acceleration=None):
     """
@@ -555,19 +583,8 @@ def from_waypoints(time_from_start, positions, velocities=None, accelerations=No
         differs, or the first non-finite value.
 
     """
-    t = np.asarray(time_from_start, dtype=float)
-    if t.ndim != 1 or t.size == 0:
-        raise ShapeError(f'time_from_start: expected a non-empty 1-D sequence, got shape '
-                         f'{t.shape}')
-    bad = ~np.isfinite(t)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(f'time_from_start[{i}] is {t[i]}: times must be finite')
+    t = increasing_times(time_from_start, 'time_from_start')
     step = np.diff(t)
-    if np.any(step <= 0.0):
-        i = int(np.flatnonzero(step <= 0.0)[0]) + 1
-        raise InputError(f'time_from_start[{i}] = {t[i]} s is not after time_from_start[{i - 1}]'
-                         f' = {t[i - 1]} s: times must be strictly increasing')
     k = t.size
     p = np.asarray(positions, dtype=float)
     if p.ndim != 2 or p.shape[0] != k:
@@ -845,6 +862,133 @@ def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
                          f'sample {k} (t = {times[k]:.4g} s), more than max_joint_step = '
                          f'{max_joint_step}: a branch flip or a singularity on the path')
     return path.q
+
+
+# ---- trajectory messages as YAML ----------------------------------------------------------------
+
+_NS = 1_000_000_000
+
+
+class TrajectoryPoints(NamedTuple):
+    """
+    The content of a ``trajectory_msgs/JointTrajectory`` as arrays, and its YAML form.
+
+    ``joint_names`` (n names), ``time_from_start`` (K,) [s], ``positions`` (K, n) and, if given,
+    ``velocities`` and ``accelerations`` (K, n) (accelerations only with velocities).
+    """
+
+    joint_names: tuple
+    time_from_start: np.ndarray
+    positions: np.ndarray
+    velocities: Optional[np.ndarray] = None
+    accelerations: Optional[np.ndarray] = None
+
+    def trajectory(self, start_time=0.0):
+        """Return the :class:`JointTrajectory` through the points (:func:`from_waypoints`)."""
+        return from_waypoints(self.time_from_start, self.positions, self.velocities,
+                              self.accelerations, start_time=start_time)
+
+    def to_yaml(self):
+        """
+        Return the message as YAML (``time_from_start`` in whole seconds and nanoseconds).
+
+        Each point's arrays are written as flow lists of floats in full precision, so that
+        reading the file back gives the same numbers.
+        """
+        from_waypoints(self.time_from_start, self.positions, self.velocities,
+                       self.accelerations)      # the same checks as for a goal
+        points = []
+        for k, t in enumerate(self.time_from_start):
+            ns = int(round(float(t) * _NS))
+            point = {'positions': self.positions[k]}
+            for name in ('velocities', 'accelerations'):
+                if getattr(self, name) is not None:
+                    point[name] = getattr(self, name)[k]
+            text = ', '.join(f'{key}: [{", ".join(repr(float(v)) for v in values)}]'
+                             for key, values in point.items())
+            points.append(f'- {{{text}, time_from_start: {{sec: {ns // _NS}, nanosec: '
+                          f'{ns % _NS}}}}}')
+        names = ', '.join(_yaml_string(name) for name in self.joint_names)
+        return f'joint_names: [{names}]\npoints:\n' + '\n'.join(points) + '\n'
+
+    @classmethod
+    def from_yaml(cls, source):
+        """
+        Read a trajectory from YAML text or a file path (a ``.yaml`` or ``.yml`` file).
+
+        The layout of :meth:`to_yaml`; a ``FollowJointTrajectory`` goal (the same under a
+        ``trajectory:`` key) is read too. ``time_from_start`` may also be a number of seconds.
+        Raises ``InputError`` naming the first problem (a missing key, a point of the wrong
+        length, a non-increasing time, a non-finite value).
+        """
+        import yaml
+        text = str(source)
+        if '\n' not in text and Path(text).suffix in ('.yaml', '.yml'):
+            if not Path(text).is_file():
+                raise InputError(f'trajectory file not found: {text!r}')
+            text = Path(text).read_text()
+        try:
+            doc = yaml.load(text, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))
+        except yaml.YAMLError as exc:
+            raise InputError(f'trajectory: not YAML: {exc}') from None
+        if isinstance(doc, dict) and isinstance(doc.get('trajectory'), dict):
+            doc = doc['trajectory']
+        if not isinstance(doc, dict) or not isinstance(doc.get('points'), list) or \
+                not isinstance(doc.get('joint_names'), list) or not doc['points']:
+            raise InputError('trajectory: expected a mapping with joint_names (a list) and '
+                             'points (a non-empty list)')
+        names = tuple(str(name) for name in doc['joint_names'])
+        if len(set(names)) != len(names) or not names:
+            raise InputError(f'trajectory: joint_names must be distinct names, got {list(names)}')
+        points = doc['points']
+        times, arrays = [], {'positions': [], 'velocities': [], 'accelerations': []}
+        for k, point in enumerate(points):
+            if not isinstance(point, dict) or 'positions' not in point \
+                    or 'time_from_start' not in point:
+                raise InputError(f'trajectory: point {k} needs positions and time_from_start')
+            times.append(_seconds(point['time_from_start'], k))
+            for name, values in arrays.items():
+                values.append(point.get(name) or None)
+        out = {}
+        for name, values in arrays.items():
+            given = [v is not None for v in values]
+            if name != 'positions' and not any(given):
+                out[name] = None
+                continue
+            if not all(given):
+                raise InputError(f'trajectory: point {given.index(False)} has no {name} (all '
+                                 'points or none must have them)')
+            try:
+                out[name] = np.array(values, dtype=float)
+            except (TypeError, ValueError):
+                raise InputError(f'trajectory: {name} must be lists of {len(names)} numbers')\
+                    from None
+        result = cls(names, np.array(times), out['positions'], out['velocities'],
+                     out['accelerations'])
+        from_waypoints(result.time_from_start, result.positions, result.velocities,
+                       result.accelerations)            # shapes, order, finite values
+        if result.positions.shape[1] != len(names):
+            raise ShapeError(f'trajectory: {result.positions.shape[1]} positions per point for '
+                             f'{len(names)} joint_names')
+        return result
+
+
+def _yaml_string(text):
+    import yaml
+    return yaml.safe_dump(str(text), default_style='"').strip()
+
+
+def _seconds(value, k):
+    """Return a ``time_from_start`` (``{sec, nanosec}`` or a number) in seconds."""
+    if isinstance(value, dict):
+        try:
+            return int(value.get('sec', 0)) + int(value.get('nanosec', 0)) / _NS
+        except (TypeError, ValueError):
+            pass
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise InputError(f'trajectory: point {k}: time_from_start must be {{sec, nanosec}} or '
+                     f'seconds, got {value!r}')
 
 
 # ---- limits ---------------------------------------------------------------------------------

@@ -72,18 +72,24 @@ _log = logging.getLogger(__name__)
 _HOOK_LOCK = threading.Lock()
 
 
-def _parse(source):
-    try:
-        from urdf_parser_py import xml_reflection
-        from urdf_parser_py.urdf import URDF
-    except ImportError:  # pragma: no cover - declared dependency
-        raise ModelError('reading URDF needs urdfdom-py (pip install urdfdom-py)') from None
+def _text_of(source):
+    """Return the URDF text of ``source``, a file path or the XML text itself."""
     text = str(source)
     if not text.lstrip().startswith('<'):
         path = Path(text)
         if not path.is_file():
             raise ModelError(f'URDF file not found: {text!r} (pass a path or an XML string)')
         text = path.read_text()
+    return text
+
+
+def _parse(source):
+    try:
+        from urdf_parser_py import xml_reflection
+        from urdf_parser_py.urdf import URDF
+    except ImportError:  # pragma: no cover - declared dependency
+        raise ModelError('reading URDF needs urdfdom-py (pip install urdfdom-py)') from None
+    text = _text_of(source)
     # urdf_parser_py prints unknown tags and attributes to stderr through ``on_error``, looked
     # up at call time in two modules; collect them for the duration of this parse instead
     messages = []
@@ -414,6 +420,24 @@ def _origin_elem(parent, T):
     ET.SubElement(parent, 'origin', xyz=_fmt(T[:3, 3]), rpy=_fmt(matrix_to_rpy(T[:3, :3])))
 
 
+def body_links(model):
+    """
+    Return the name of each moving body's link (a list of n): the link at the body's frame.
+
+    That is the child link of the body's joint for models read from URDF; a body without a
+    link at its frame (DH models) is named ``<joint>_body``. The tip is the body link only if
+    no other link is at that frame (:func:`model_to_urdf` hangs the other frames of the tip's
+    body above the tip).
+    """
+    names = []
+    for i in range(1, model.dof + 1):
+        exact = sorted((link for link, (body, T) in model.frames.items()
+                        if body == i and np.array_equal(T, np.eye(4))),
+                       key=lambda link: link == model.tip_link)
+        names.append(exact[0] if exact else f'{model.joint_names[i - 1]}_body')
+    return names
+
+
 def model_to_urdf(model):
     """
     Write ``model`` as URDF XML (a string) that :func:`model_from_urdf` reads back identically.
@@ -430,12 +454,7 @@ def model_to_urdf(model):
     by_body = {}
     for link, (body, T) in model.frames.items():
         by_body.setdefault(body, []).append((link, T))
-    body_link = [model.base_link]
-    for i in range(1, model.dof + 1):
-        # the tip is the body link only if nothing else can be (see below)
-        exact = sorted((k for k, T in by_body.get(i, []) if np.array_equal(T, np.eye(4))),
-                       key=lambda k: k == model.tip_link)
-        body_link.append(exact[0] if exact else f'{model.joint_names[i - 1]}_body')
+    body_link = [model.base_link] + body_links(model)
 
     for i, name in enumerate(body_link):
         link = ET.SubElement(root, 'link', name=name)
@@ -477,3 +496,175 @@ def model_to_urdf(model):
                 parent, T_parent = link, T
     ET.indent(root)
     return ET.tostring(root, encoding='unicode', xml_declaration=True) + '\n'
+
+
+# ---- identified parameters into a given description ---------------------------------------------
+
+class _Element:
+    """An element of XML bytes: tag, attributes, children and where it starts and ends."""
+
+    def __init__(self, tag, attrs, start):
+        self.tag, self.attrs, self.start = tag, attrs, start
+        self.head = self.end = start          # ends of the start tag and of the element
+        self.children = []
+
+    def child(self, tag):
+        return next((c for c in self.children if c.tag == tag), None)
+
+
+def _tag_end(data, i):
+    """Return the index after the tag that starts at ``data[i]`` (quoted '>' skipped)."""
+    quote = None
+    while True:
+        c = data[i:i + 1]
+        if quote:
+            quote = None if c == quote else quote
+        elif c in (b'"', b"'"):
+            quote = c
+        elif c == b'>':
+            return i + 1
+        i += 1
+
+
+def _parse_spans(data):
+    """Return the root :class:`_Element` of XML ``data`` (bytes), with byte offsets."""
+    from xml.parsers import expat
+    parser = expat.ParserCreate()
+    parser.ordered_attributes = False
+    stack, root = [], []
+
+    def start(tag, attrs):
+        elem = _Element(tag, attrs, parser.CurrentByteIndex)
+        elem.head = _tag_end(data, elem.start)
+        (stack[-1].children if stack else root).append(elem)
+        stack.append(elem)
+
+    def end(tag):
+        elem = stack.pop()
+        empty = data[elem.head - 2:elem.head] == b'/>'
+        elem.end = elem.head if empty else _tag_end(data, parser.CurrentByteIndex)
+
+    parser.StartElementHandler, parser.EndElementHandler = start, end
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        raise ModelError(f'malformed URDF: {exc}') from None
+    return root[0]
+
+
+def _indent(data, i):
+    """Return the whitespace between the start of ``data[i]``'s line and ``i`` (or None)."""
+    line = data.rfind(b'\n', 0, i) + 1
+    return data[line:i] if not data[line:i].strip() else None
+
+
+def _attributes(attrs, close):
+    from xml.sax.saxutils import quoteattr
+    return ''.join(f' {k}={quoteattr(str(v))}' for k, v in attrs.items()).encode() + close
+
+
+def set_dynamic_parameters(source, model, note=None):
+    """
+    Return URDF text: ``source`` with the inertial and joint parameters of ``model``.
+
+    ``source`` (a path or the XML text, e.g. a recorded ``/robot_description``) must describe
+    ``model``'s chain (same joints, placements and axes, with the model's base, tip and locked
+    joints); ``model`` holds new parameters for it (from identification). For each moving body:
+
+    - the child link of the body's joint gets the body's whole ``<inertial>`` (mass, COM, inertia
+      about the COM; in that link's frame, which is the body frame);
+    - every other link merged into the body (fixed to it at any depth, or behind a locked joint)
+      loses its ``<inertial>``: the identified parameters describe the rigid body as a whole,
+      and the data cannot split them among its links; the chain link carries them, so
+      :func:`model_from_urdf` merges the links back to exactly the identified body. Keeping the
+      other links' inertials and subtracting them instead could give negative masses;
+    - the body's joint gets ``<dynamics damping friction>`` (viscous, Coulomb), its other
+      attributes kept.
+
+    Everything else is kept byte for byte (other links and joints, visuals, collisions, limits,
+    comments, layout, the links merged into the fixed base): the text is edited in place.
+    ``note``, if given, is added as an XML comment after the ``<robot>`` tag. Raises
+    ``ModelError`` when ``source`` does not describe the model's chain.
+    """
+    text = _text_of(source)
+    mismatch = (f'the URDF does not describe the chain of model {model.name!r} (joints '
+                f'{list(model.joint_names)}, links {model.link_names}): the parameters cannot '
+                'be written into it')
+    try:
+        described = model_from_urdf(text, base_link=model.base_link, tip_link=model.tip_link,
+                                    locked_joints=dict(model.locked_joints))
+    except ModelError as exc:
+        raise ModelError(f'{mismatch}; {exc}') from None
+    if described.joint_names != model.joint_names or not (
+            np.allclose(described.joint_placement, model.joint_placement, rtol=0, atol=1e-9)
+            and np.allclose(described.joint_axis, model.joint_axis, rtol=0, atol=1e-9)
+            and {k: b for k, (b, _) in described.frames.items()}
+            == {k: b for k, (b, _) in model.frames.items()}):
+        raise ModelError(mismatch)
+    data = text.encode()
+    root = _parse_spans(data)
+    links = {e.attrs.get('name'): e for e in root.children if e.tag == 'link'}
+    joints = {e.attrs.get('name'): e for e in root.children if e.tag == 'joint'}
+    first = root.children[0] if root.children else None
+    step = (_indent(data, first.start) if first is not None else None) or b'  '
+    close = b'/>' if data.count(b'"/>') >= data.count(b'" />') else b' />'
+    edits = []                                  # (start, end, replacement bytes)
+
+    def insert(parent, lines):
+        """Add ``lines`` (bytes, one per child line) as the last children of ``parent``."""
+        outer = _indent(data, parent.start) or b''
+        inner = outer + step
+        body = b''.join(b'\n' + inner + line for line in lines)
+        if parent.end == parent.head:           # <link name="a"/>: open it
+            tag = parent.tag.encode()
+            edits.append((parent.head - 2, parent.head, b'>' + body + b'\n' + outer
+                          + b'</' + tag + b'>'))
+        else:
+            closing = data.rindex(b'</', 0, parent.end)
+            at = closing - len(_indent(data, closing) or b'')
+            edits.append((at, at, body[1:] + b'\n' if at != closing else body))
+
+    chain_links = set()
+    for i, name in enumerate(model.joint_names):
+        joint = joints[name]
+        link = links[joint.child('child').attrs['link']]
+        chain_links.add(link.attrs['name'])
+        tensor = model.inertia[i]
+        inertia = {k: repr(float(tensor[a, b])) for k, (a, b) in (
+            ('ixx', (0, 0)), ('ixy', (0, 1)), ('ixz', (0, 2)), ('iyy', (1, 1)), ('iyz', (1, 2)),
+            ('izz', (2, 2)))}
+        children = [b'<origin' + _attributes({'xyz': _fmt(model.com[i]), 'rpy': '0 0 0'}, close),
+                    b'<mass' + _attributes({'value': repr(float(model.mass[i]))}, close),
+                    b'<inertia' + _attributes(inertia, close)]
+        old = link.child('inertial')
+        if old is None:
+            insert(link, [b'<inertial>'] + [step + c for c in children] + [b'</inertial>'])
+        else:
+            outer = _indent(data, old.start) or b''
+            inner = (_indent(data, old.children[0].start) if old.children else None) \
+                or outer + step
+            edits.append((old.start, old.end, b'<inertial>' + b''.join(
+                b'\n' + inner + c for c in children) + b'\n' + outer + b'</inertial>'))
+        values = {'damping': repr(float(model.damping[i])),
+                  'friction': repr(float(model.friction[i]))}
+        old = joint.child('dynamics')
+        if old is None:
+            insert(joint, [b'<dynamics' + _attributes(values, close)])
+        else:
+            head = close if old.head == old.end else b'>'
+            edits.append((old.start, old.head, b'<dynamics' + _attributes(
+                {**old.attrs, **values}, head)))
+    for name, (body, _) in model.frames.items():
+        old = links[name].child('inertial') if name not in chain_links else None
+        if body > 0 and old is not None:
+            # the whole line(s) when the element stands alone on them
+            start, end = old.start, old.end
+            if _indent(data, start) is not None and data[end:end + 1] in (b'\n', b''):
+                start = data.rfind(b'\n', 0, start)
+            edits.append((start, end, b''))
+    if note:
+        comment = '<!-- ' + note.replace('--', '- -') + ' -->'
+        edits.append((root.head, root.head, b'\n' + step + comment.encode()))
+    for start, end, new in sorted(edits, key=lambda e: e[0], reverse=True):
+        data = data[:start] + new + data[end:]
+    return data.decode()

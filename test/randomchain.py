@@ -300,3 +300,54 @@ class PinChain:
                                      pin.LOCAL_WORLD_ALIGNED)
         # eigenpy returns a (6, 1) matrix as a vector (6,)
         return np.reshape(J, (6, self.model.nv))[:, self.idx_v].copy()
+
+
+class PinDynamics:
+    """Pinocchio's dynamics algorithms on the same URDF, in robot_dynamics' joint layout."""
+
+    def __init__(self, model, xml, gravity=None):
+        self.chain = PinChain(xml, model.joint_names)
+        self.pin, self.model, self.data = self.chain.pin, self.chain.model, self.chain.data
+        self.model.gravity.linear = np.array(model.gravity if gravity is None else gravity)
+        self.iv = np.array(self.chain.idx_v)
+
+    def v(self, x):
+        """Return joint-space values (n,) in Pinocchio's velocity layout."""
+        out = np.zeros(self.model.nv)
+        out[self.iv] = x
+        return out
+
+    def rnea(self, q, qd, qdd):
+        pin, q = self.pin, self.chain.q(q)
+        return pin.rnea(self.model, self.data, q, self.v(qd), self.v(qdd))[self.iv]
+
+    def crba(self, q):
+        M = np.array(self.pin.crba(self.model, self.data, self.chain.q(q)))
+        M = np.triu(M) + np.triu(M, 1).T     # Pinocchio fills the upper triangle only
+        return M[np.ix_(self.iv, self.iv)]
+
+    def gravity(self, q):
+        return self.pin.computeGeneralizedGravity(self.model, self.data, self.chain.q(q))[self.iv]
+
+    def aba(self, q, qd, tau):
+        pin, q = self.pin, self.chain.q(q)
+        return pin.aba(self.model, self.data, q, self.v(qd), self.v(tau))[self.iv]
+
+    def coriolis(self, q, qd):
+        pin, q = self.pin, self.chain.q(q)
+        C = np.array(pin.computeCoriolisMatrix(self.model, self.data, q, self.v(qd)))
+        return C[np.ix_(self.iv, self.iv)]
+
+    def regressor(self, q, qd, qdd):
+        pin, q = self.pin, self.chain.q(q)
+        Y = pin.computeJointTorqueRegressor(self.model, self.data, q, self.v(qd), self.v(qdd))
+        # eigenpy returns a single-row matrix as a vector
+        Y = np.reshape(Y, (self.model.nv, -1))[self.iv]
+        # columns come per Pinocchio joint (1..njoints-1): reorder to our joints
+        joints = [self.model.getJointId(name) for name in self.chain.joint_names]
+        return np.concatenate([Y[:, 10 * (j - 1):10 * j] for j in joints], axis=1)
+
+    def parameters(self):
+        return np.concatenate([
+            self.model.inertias[self.model.getJointId(name)].toDynamicParameters()
+            for name in self.chain.joint_names])

@@ -19,6 +19,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / 'examples'
@@ -37,8 +38,8 @@ def numbers(text):
 
 def test_every_example_is_tested():
     assert sorted(p.name for p in EXAMPLES.glob('*.py')) == sorted(
-        ['computed_torque.py', 'forward_kinematics.py', 'inverse_dynamics.py',
-         'inverse_kinematics.py'])
+        ['computed_torque.py', 'forward_kinematics.py', 'identify_payload.py',
+         'inverse_dynamics.py', 'inverse_kinematics.py'])
 
 
 def test_forward_kinematics_prints_the_closed_form_determinant():
@@ -65,3 +66,26 @@ def test_computed_torque_tracks_to_a_hundredth_of_a_milliradian():
     out = run('computed_torque.py')
     rms = float(re.search(r'RMS tracking error ([0-9.e+-]+) rad', out).group(1))
     assert 0.0 < rms < 1e-5
+
+
+def test_identify_payload_recovers_the_payload_and_tracks_with_it():
+    out = run('identify_payload.py')
+
+    def row(prefix):
+        line = next(line for line in out.splitlines() if line.startswith(prefix))
+        return np.array(numbers(line.split(':', 1)[1]))
+
+    nominal = row('gravity torque at the start, nominal model')
+    payload = row('gravity torque at the start, with the payload model')
+    identified = row('gravity torque at the start, identified model')
+    # the payload adds 15 N m at the shoulder and 9 N m at the elbow; identified within 1 %
+    assert payload[1] - nominal[1] > 10.0
+    np.testing.assert_allclose(identified[1:3], payload[1:3], rtol=0.01)
+    held_nominal = row('held-out rms torque error, nominal model')
+    held_identified = row('held-out rms torque error, identified model')
+    assert np.all(held_identified[:3] < 0.1 * held_nominal[:3])
+    tracking = {label: numbers(line.split('rms tracking error')[1])[0]
+                for label in ('nominal', 'identified', 'exact')
+                for line in out.splitlines() if f'with the {label} model' in line}
+    assert tracking['identified'] < 0.01 * tracking['nominal']
+    assert tracking['identified'] < 3.0 * tracking['exact']

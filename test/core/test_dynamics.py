@@ -35,9 +35,8 @@ from functools import lru_cache
 
 import numba
 import numpy as np
-import pinocchio as pin
 import pytest
-from randomchain import PinChain, random_models, random_q, random_rotation
+from randomchain import PinDynamics, random_models, random_q, random_rotation
 from robot_dynamics import (dynamics, InputError, kinematics, RobotModel, ShapeError,
                             SingularMassMatrixError)
 from robot_dynamics.dynamics import (body_inertia, CoriolisForm, COULOMB_VELOCITY_SCALE,
@@ -122,54 +121,6 @@ def states(rng, model, shape=()):
     q = random_q(rng, model, shape)
     qd, qdd, tau = rng.normal(size=(3,) + tuple(shape) + (model.dof,))
     return q, qd, qdd, tau
-
-
-class PinDynamics:
-    """Pinocchio's dynamics algorithms on the same URDF, in robot_dynamics' joint layout."""
-
-    def __init__(self, model, xml, gravity=None):
-        self.chain = PinChain(xml, model.joint_names)
-        self.model, self.data = self.chain.model, self.chain.data
-        self.model.gravity.linear = np.array(model.gravity if gravity is None else gravity)
-        self.iv = np.array(self.chain.idx_v)
-
-    def v(self, x):
-        out = np.zeros(self.model.nv)
-        out[self.iv] = x
-        return out
-
-    def rnea(self, q, qd, qdd):
-        return pin.rnea(self.model, self.data, self.chain.q(q), self.v(qd), self.v(qdd))[self.iv]
-
-    def crba(self, q):
-        M = np.array(pin.crba(self.model, self.data, self.chain.q(q)))
-        M = np.triu(M) + np.triu(M, 1).T     # Pinocchio fills the upper triangle only
-        return M[np.ix_(self.iv, self.iv)]
-
-    def gravity(self, q):
-        return pin.computeGeneralizedGravity(self.model, self.data, self.chain.q(q))[self.iv]
-
-    def aba(self, q, qd, tau):
-        return pin.aba(self.model, self.data, self.chain.q(q), self.v(qd), self.v(tau))[self.iv]
-
-    def coriolis(self, q, qd):
-        C = np.array(pin.computeCoriolisMatrix(self.model, self.data, self.chain.q(q),
-                                               self.v(qd)))
-        return C[np.ix_(self.iv, self.iv)]
-
-    def regressor(self, q, qd, qdd):
-        Y = pin.computeJointTorqueRegressor(self.model, self.data, self.chain.q(q), self.v(qd),
-                                            self.v(qdd))
-        # eigenpy returns a single-row matrix as a vector
-        Y = np.reshape(Y, (self.model.nv, -1))[self.iv]
-        # columns come per Pinocchio joint (1..njoints-1): reorder to our joints
-        joints = [self.model.getJointId(name) for name in self.chain.joint_names]
-        return np.concatenate([Y[:, 10 * (j - 1):10 * j] for j in joints], axis=1)
-
-    def parameters(self):
-        return np.concatenate([
-            self.model.inertias[self.model.getJointId(name)].toDynamicParameters()
-            for name in self.chain.joint_names])
 
 
 def elbow_closed_form(q, qd, qdd):
@@ -634,6 +585,34 @@ def test_regressor_matches_pinocchio(case, rng):
                model.inverse_dynamics(q, qd, qdd, gravity=g), what='Y pi, gravity override')
 
 
+@pytest.mark.parametrize('case', identity_cases())
+def test_slotine_li_regressor_is_m_qdd_r_plus_c_qd_r_plus_g(case, rng):
+    """``Y(q, qd, qd_r, qdd_r) pi = M qdd_r + C(q, qd) qd_r + g`` with the Christoffel C."""
+    model, xml = get_case(case)
+    ref = PinDynamics(model, xml)
+    pi = model.inertial_parameters()
+    q, qd, qdd, _ = states(rng, model, (4,))
+    qd_r = rng.normal(size=qd.shape)
+    Y = model.slotine_li_regressor(q, qd, qd_r, qdd)
+    assert Y.shape == (4, model.dof, 10 * model.dof)
+    for k in range(4):
+        # Pinocchio's M, Christoffel C and g: independent of our algorithms
+        expected = ref.crba(q[k]) @ qdd[k] + ref.coriolis(q[k], qd[k]) @ qd_r[k] + \
+            ref.gravity(q[k])
+        assert_rel(Y[k] @ pi, expected, rtol=1e-10, what='Y(q, qd, qd_r, qdd_r) pi')
+    # equal velocities: the ordinary regressor
+    assert_rel(model.slotine_li_regressor(q, qd, qd, qdd), model.regressor(q, qd, qdd),
+               rtol=1e-12, what='qd_r = qd')
+    # the check above tells C(q, qd) qd_r from C^T qd_r (dM/dt = C + C^T is not zero here)
+    C = model.coriolis_matrix(q, qd)
+    transposed = np.einsum('bji,bj->bi', C, qd_r) - np.einsum('bij,bj->bi', C, qd_r)
+    assert np.abs(transposed).max() > 1e-6 * np.abs(Y @ pi).max()
+    g = rng.normal(size=3)
+    assert_rel(model.slotine_li_regressor(q, np.zeros_like(q), np.zeros_like(q),
+                                          np.zeros_like(q), gravity=g) @ pi,
+               model.gravity_torques(q, gravity=g), rtol=1e-12, what='gravity override')
+
+
 # ---- cross-identities ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize('case', identity_cases())
@@ -776,6 +755,7 @@ def function_table(model, q, qd, qdd, tau, F):
         'kinetic_energy': lambda: model.kinetic_energy(q, qd),
         'potential_energy': lambda: model.potential_energy(q),
         'regressor': lambda: model.regressor(q, qd, qdd),
+        'slotine_li_regressor': lambda: model.slotine_li_regressor(q, qd, qdd, tau),
         'friction_torques': lambda: friction_torques(model, qd),
     }
     for method in METHODS:
@@ -796,7 +776,7 @@ def expected_shape(name, shape, n):
         return shape + (n, n)
     if name.endswith('energy'):
         return shape
-    if name == 'regressor':
+    if name.endswith('regressor'):
         return shape + (n, 10 * n)
     return shape + (n,)
 
@@ -976,6 +956,7 @@ def test_wrong_shapes_name_the_argument():
                                         f_ext=np.zeros((2, 6))), r'f_ext: expected shape'),
         (lambda: model.coriolis_matrix(q, np.zeros(4)), r'qd: expected shape'),
         (lambda: model.regressor(q, q, np.zeros(1)), r'qdd: expected shape'),
+        (lambda: model.slotine_li_regressor(q, q, q[:2], q), r'qd_r: expected shape'),
         (lambda: model.kinetic_energy(np.zeros(2), q), r'q: expected shape'),
     ]
     for call, match in cases:

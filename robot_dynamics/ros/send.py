@@ -1,0 +1,144 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``robot-dynamics send``: a trajectory file to a ``FollowJointTrajectory`` action, and its result.
+
+Installs from PyPI have no ``ros2 action send_goal``; this sends the points of a
+:class:`~robot_dynamics.trajectory.TrajectoryPoints` (read from YAML) as a goal that starts at
+once (header stamp zero), prints the goal's progress, and waits for the result. Ctrl-C (SIGINT)
+or SIGTERM cancels the goal (the controller brings the arm to rest) before exiting.
+"""
+
+import signal
+import sys
+import threading
+import time
+
+import rclpy
+from rclpy.action import ActionClient
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from robot_dynamics_interfaces.action import FollowJointTrajectory
+from trajectory_msgs.msg import JointTrajectory
+
+from .conversions import trajectory_point
+
+#: Time [s] allowed after the last point for the result to arrive.
+RESULT_MARGIN = 60.0
+#: Exit statuses: the goal succeeded; it failed, was rejected or no server answered; stopped.
+SUCCEEDED, FAILED, INTERRUPTED = 0, 1, 130
+#: Error codes of the result (control_msgs' FollowJointTrajectory), by value, for messages.
+ERROR_CODES = {getattr(FollowJointTrajectory.Result, name): name for name in (
+    'SUCCESSFUL', 'INVALID_GOAL', 'INVALID_JOINTS', 'OLD_HEADER_TIMESTAMP',
+    'PATH_TOLERANCE_VIOLATED', 'GOAL_TOLERANCE_VIOLATED')}
+
+
+def goal_message(points):
+    """Return the ``FollowJointTrajectory`` goal of :class:`TrajectoryPoints` (starts at once)."""
+    msg = JointTrajectory(joint_names=list(points.joint_names))
+    for k, t in enumerate(points.time_from_start):
+        msg.points.append(trajectory_point(
+            points.positions[k],
+            None if points.velocities is None else points.velocities[k],
+            None if points.accelerations is None else points.accelerations[k],
+            time_from_start=float(t)))
+    return FollowJointTrajectory.Goal(trajectory=msg)
+
+
+def _wait(future, deadline, stop):
+    """Wait for an rclpy future (spun elsewhere) until ``deadline``; False if it did not end."""
+    while not future.done():
+        if stop.is_set() or time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def run(points, action, *, server_timeout=30.0, out=sys.stdout):
+    """
+    Send ``points`` to the action ``action`` and wait for the result; return the exit status.
+
+    0 when the goal succeeded; 1 when no server answered within ``server_timeout`` [s], the goal
+    was rejected or it ended otherwise (the controller's error string is printed); 130 when
+    interrupted (the goal is canceled first).
+    """
+    context = rclpy.Context()
+    rclpy.init(context=context, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set())
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    node = rclpy.create_node('send_trajectory', context=context)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    spinning = threading.Event()
+    spinning.set()
+
+    def spin():
+        while spinning.is_set():
+            try:
+                executor.spin_once(timeout_sec=0.05)
+            except ExternalShutdownException:
+                return
+
+    thread = threading.Thread(target=spin, daemon=True)
+    thread.start()
+    client = ActionClient(node, FollowJointTrajectory, action)
+    duration = float(points.time_from_start[-1])
+    try:
+        deadline = time.monotonic() + server_timeout
+        while not client.server_is_ready():
+            if stop.is_set():
+                return INTERRUPTED
+            if time.monotonic() > deadline:
+                print(f'send: no action server {action} answered within {server_timeout:g} s '
+                      '(is the controller running? ROS_DOMAIN_ID and discovery as its?)',
+                      file=sys.stderr)
+                return FAILED
+            time.sleep(0.05)
+        print(f'send: {len(points.time_from_start)} points over {duration:.3g} s of '
+              f'{list(points.joint_names)} to {action}', file=out, flush=True)
+        sending = client.send_goal_async(goal_message(points))
+        if not _wait(sending, time.monotonic() + server_timeout, stop):
+            return INTERRUPTED if stop.is_set() else _failed('no answer to the goal')
+        handle = sending.result()
+        if not handle.accepted:
+            return _failed(f'{action} rejected the goal')
+        result = handle.get_result_async()
+        if not _wait(result, time.monotonic() + duration + RESULT_MARGIN, stop):
+            canceling = handle.cancel_goal_async()
+            _wait(canceling, time.monotonic() + 5.0, threading.Event())
+            if stop.is_set():
+                print('send: interrupted; goal canceled', file=sys.stderr)
+                return INTERRUPTED
+            return _failed(f'no result within {duration + RESULT_MARGIN:g} s; goal canceled')
+        answer = result.result().result
+        code = int(answer.error_code)
+        if code == FollowJointTrajectory.Result.SUCCESSFUL:
+            print(f'send: succeeded{": " + answer.error_string if answer.error_string else ""}',
+                  file=out)
+            return SUCCEEDED
+        return _failed(f'{ERROR_CODES.get(code, code)}: {answer.error_string}')
+    finally:
+        spinning.clear()
+        thread.join()
+        client.destroy()
+        node.destroy_node()
+        context.try_shutdown()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _failed(message):
+    print(f'send: failed: {message}', file=sys.stderr)
+    return FAILED

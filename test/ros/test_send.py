@@ -1,0 +1,190 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``robot-dynamics send`` (the installed console script) against a stand-in action server.
+
+The server runs in this process on the module's domain and does what the controller's action
+would: it takes the goal and succeeds, aborts with an error code and string, rejects it, or runs
+until the goal is canceled. The command's exit status and output, and the goal that arrives,
+are checked against the trajectory file.
+"""
+
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+import rclpy
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.context import Context
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from robot_dynamics.ros.conversions import to_seconds
+from robot_dynamics.trajectory import TrajectoryPoints
+from robot_dynamics_interfaces.action import FollowJointTrajectory
+
+TIMEOUT = 60.0
+Result = FollowJointTrajectory.Result
+
+
+class StandIn:
+    """A FollowJointTrajectory server on its own node and executor threads."""
+
+    def __init__(self, domain, action, behaviour):
+        self.context = Context()
+        rclpy.init(context=self.context, domain_id=domain)
+        self.node = Node('stand_in', context=self.context)
+        self.goals, self.canceled = [], threading.Event()
+        self.behaviour = behaviour
+        group = ReentrantCallbackGroup()
+        self.server = ActionServer(
+            self.node, FollowJointTrajectory, action, self.execute, callback_group=group,
+            goal_callback=lambda goal: GoalResponse.REJECT if behaviour == 'reject'
+            else GoalResponse.ACCEPT,
+            cancel_callback=lambda handle: CancelResponse.ACCEPT)
+        self.executor = MultiThreadedExecutor(num_threads=2, context=self.context)
+        self.executor.add_node(self.node)
+        self.spinning = True
+        self.thread = threading.Thread(target=self.spin, daemon=True)
+        self.thread.start()
+
+    def spin(self):
+        while self.spinning:
+            try:
+                self.executor.spin_once(timeout_sec=0.05)
+            except ExternalShutdownException:
+                return
+
+    def execute(self, handle):
+        self.goals.append(handle.request)
+        if self.behaviour == 'succeed':
+            handle.succeed()
+            return Result(error_code=Result.SUCCESSFUL, error_string='goal reached')
+        if self.behaviour == 'abort':
+            handle.abort()
+            return Result(error_code=Result.PATH_TOLERANCE_VIOLATED,
+                          error_string="path tolerance violated: {'joint1': 0.2}")
+        deadline = time.monotonic() + TIMEOUT
+        while not handle.is_cancel_requested and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.canceled.set()
+        handle.canceled()
+        return Result(error_code=Result.SUCCESSFUL, error_string='canceled')
+
+    def close(self):
+        self.spinning = False
+        self.thread.join()
+        self.server.destroy()
+        self.node.destroy_node()
+        self.context.try_shutdown()
+
+
+@pytest.fixture
+def trajectory_file(tmp_path):
+    times = np.array([0.5, 1.0, 1.75])
+    q = np.array([[0.1, 0.2], [0.3, 0.1], [0.35, -0.05]])
+    qd = np.array([[0.0, 0.0], [0.5, -0.3], [0.0, 0.0]])
+    qdd = np.array([[0.0, 0.0], [0.1, 0.2], [0.0, 0.0]])
+    points = TrajectoryPoints(('joint1', 'joint2'), times, q, qd, qdd)
+    path = tmp_path / 'trajectory.yaml'
+    path.write_text(points.to_yaml())
+    return path, points
+
+
+def send(processes, path, action, *extra):
+    proc = processes.start('send', ['robot-dynamics', 'send', str(path), '--action', action,
+                                    *extra])
+    return proc
+
+
+def finish(processes, proc):
+    proc.wait(TIMEOUT)
+    return proc.returncode, processes.output(proc)
+
+
+@pytest.mark.ros
+def test_send_delivers_the_file_and_reports_success(ros_domain, processes, trajectory_file):
+    path, points = trajectory_file
+    server = StandIn(ros_domain, '/arm/follow_joint_trajectory', 'succeed')
+    try:
+        status, output = finish(processes, send(processes, path,
+                                                '/arm/follow_joint_trajectory'))
+        assert status == 0, output
+        assert 'send: succeeded: goal reached' in output
+        (goal,) = server.goals
+        trajectory = goal.trajectory
+        assert list(trajectory.joint_names) == ['joint1', 'joint2']
+        assert to_seconds(trajectory.header.stamp) == 0.0               # start at once
+        np.testing.assert_array_equal([p.positions for p in trajectory.points], points.positions)
+        np.testing.assert_array_equal([p.velocities for p in trajectory.points],
+                                      points.velocities)
+        np.testing.assert_array_equal([p.accelerations for p in trajectory.points],
+                                      points.accelerations)
+        np.testing.assert_allclose([to_seconds(p.time_from_start) for p in trajectory.points],
+                                   points.time_from_start, atol=1e-9)
+    finally:
+        server.close()
+
+
+@pytest.mark.ros
+@pytest.mark.parametrize('behaviour, words', [
+    ('abort', "PATH_TOLERANCE_VIOLATED: path tolerance violated: {'joint1': 0.2}"),
+    ('reject', 'rejected the goal'),
+])
+def test_send_reports_the_controllers_error(ros_domain, processes, trajectory_file, behaviour,
+                                            words):
+    path, _ = trajectory_file
+    server = StandIn(ros_domain, f'/{behaviour}/follow_joint_trajectory', behaviour)
+    try:
+        status, output = finish(processes, send(processes, path,
+                                                f'/{behaviour}/follow_joint_trajectory'))
+        assert status == 1, output
+        assert words in output
+    finally:
+        server.close()
+
+
+@pytest.mark.ros
+def test_send_without_a_server_and_with_a_bad_file(processes, trajectory_file, tmp_path):
+    path, _ = trajectory_file
+    status, output = finish(processes, send(processes, path, '/nowhere/follow_joint_trajectory',
+                                            '--timeout', '2'))
+    assert status == 1
+    assert 'no action server /nowhere/follow_joint_trajectory answered within 2 s' in output
+    bad = tmp_path / 'bad.yaml'
+    bad.write_text('joint_names: [a]\npoints: [{positions: [0.0]}]\n')
+    status, output = finish(processes, send(processes, bad, '/x'))
+    assert status == 2 and 'point 0 needs positions and time_from_start' in output
+
+
+@pytest.mark.ros
+def test_interrupting_send_cancels_the_goal(ros_domain, processes, trajectory_file):
+    path, _ = trajectory_file
+    server = StandIn(ros_domain, '/slow/follow_joint_trajectory', 'run')
+    try:
+        proc = send(processes, path, '/slow/follow_joint_trajectory')
+        deadline = time.monotonic() + TIMEOUT
+        while not server.goals and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert server.goals, processes.output(proc)
+        proc.send_signal(signal.SIGINT)
+        status, output = finish(processes, proc)
+        assert status == 130, output
+        assert server.canceled.wait(TIMEOUT)
+        assert 'interrupted; goal canceled' in output
+    finally:
+        server.close()
