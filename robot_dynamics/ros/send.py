@@ -27,12 +27,13 @@ import threading
 import time
 
 import rclpy
-from rclpy.action import ActionClient
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from trajectory_msgs.msg import JointTrajectory
 
+from .compat import ActionClient
 from .conversions import trajectory_point
+from .runner import spin_until
 
 #: Time [s] allowed after the last point for the result to arrive.
 RESULT_MARGIN = 60.0
@@ -81,15 +82,13 @@ def run(points, action, *, server_timeout=30.0, out=sys.stdout):
     node = rclpy.create_node('send_trajectory', context=context)
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
-    spinning = threading.Event()
-    spinning.set()
+    done = threading.Event()
 
     def spin():
-        while spinning.is_set():
-            try:
-                executor.spin_once(timeout_sec=0.05)
-            except ExternalShutdownException:
-                return
+        try:
+            spin_until(executor, done)
+        except ExternalShutdownException:
+            pass
 
     thread = threading.Thread(target=spin, daemon=True)
     thread.start()
@@ -130,7 +129,7 @@ def run(points, action, *, server_timeout=30.0, out=sys.stdout):
             return SUCCEEDED
         return _failed(f'{ERROR_CODES.get(code, code)}: {answer.error_string}')
     finally:
-        spinning.clear()
+        done.set()
         thread.join()
         client.destroy()
         node.destroy_node()
