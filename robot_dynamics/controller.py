@@ -411,7 +411,9 @@ class Controller:
                                               f'{np.round(q, 4).tolist()}'))
             self.follower.hold(q, t)
             if self.law is not None and self.law.law is Law.PID:
-                self.law.reset()
+                self.law.reset()        # an integral of errors from before the gap
+            elif self.law is not None and self.law.law is Law.ADAPTIVE:
+                self.law.restart()      # what it learned holds; the gap is no time to adapt in
             self.mode = Mode.HOLD
         return True, events
 

@@ -62,7 +62,7 @@ from rclpy.node import Node
 from rclpy.task import Future
 from rclpy.time import Time
 from robot_dynamics_interfaces.action import FollowJointTrajectory
-from robot_dynamics_interfaces.msg import ControllerState
+from robot_dynamics_interfaces.msg import ControllerState, ParameterEstimate
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
@@ -75,7 +75,7 @@ from .parameters import (COMMAND_PARAMETERS, command_topic, declare, LOCKSTEP_NE
                          LOCKSTEP_WRITER, NEWEST_ONLY, Spec, STRING_ARRAY)
 from .runner import run_node, StartupError
 from .throttle import Throttle
-from ..control import Law
+from ..control import DEFAULT_ADAPTATION_GAIN, Law
 from ..controller import Controller, DEFAULT_WALL_STATE_TIMEOUT, Kind, SafeMode
 from ..errors import choice, InputError
 from ..follower import Goal, Outcome, Tolerances
@@ -132,7 +132,11 @@ PARAMETERS = (
     Spec('damping_ratio', 1.0, 'Closed-loop damping ratio of the default gains.',
          bounds=(0.0, 100.0)),
     Spec('friction_compensation', True, "Feed the model's friction forward (computed torque, "
-                                        'at the reference velocity).'),
+                                        'at the reference velocity; the adaptive law learns it).'),
+    Spec('adaptation_gain', DEFAULT_ADAPTATION_GAIN,
+         'Adaptive law: how fast the estimate of the base parameters moves [1/(N m rad), scaled '
+         "by each parameter's bounds]; its estimate is on ~/parameter_estimate.",
+         bounds=(0.0, 1e6)),
     Spec('velocity_feedback', 10.0,
          'Velocity interface: command = reference velocity + this gain times the position '
          'error [1/s] (0: the reference velocity alone, open loop).', bounds=(0.0, 1e4)),
@@ -218,6 +222,9 @@ class ControllerNode(Node):
         self.command_publisher = self.create_publisher(
             Float64MultiArray, command_topic(p), LOCKSTEP_WRITER if self.sim_time else 10)
         self.state_publisher = self.create_publisher(ControllerState, '~/controller_state', 10)
+        self.estimate_publisher = (self.create_publisher(ParameterEstimate,
+                                                         '~/parameter_estimate', 10)
+                                   if self.law_name is Law.ADAPTIVE else None)
         joint_states = self.create_subscription(
             JointState, 'joint_states', lambda msg: None,
             LOCKSTEP_NEWEST if self.sim_time else NEWEST_ONLY, callback_group=OnDemand())
@@ -253,7 +260,8 @@ class ControllerNode(Node):
         default = default_controller(self.law_name.value, model, middle(model.lower, model.upper),
                                      natural_frequency=p.natural_frequency,
                                      damping_ratio=p.damping_ratio,
-                                     friction=p.friction_compensation)
+                                     friction=p.friction_compensation,
+                                     adaptation_gain=p.adaptation_gain)
         gains = {name: {j: self._declare_joint(f'gains.{{joint}}.{name}', j,
                                                float(getattr(default, name)[i]))
                         for i, j in enumerate(model.joint_names)}
@@ -548,6 +556,14 @@ class ControllerNode(Node):
             now = max(now, Time.from_msg(self._state_stamp, clock_type=now.clock_type))
         msg.header.stamp = now.to_msg()
         self.state_publisher.publish(msg)
+        if self.estimate_publisher is not None:
+            law = c.law
+            estimate = ParameterEstimate(names=list(law.parameter_names),
+                                         estimate=law.state.estimate.tolist(),
+                                         nominal=law.nominal.tolist(), lower=law.lower.tolist(),
+                                         upper=law.upper.tolist())
+            estimate.header.stamp = self._state_stamp
+            self.estimate_publisher.publish(estimate)
 
     # ---- the end --------------------------------------------------------------------------------
 

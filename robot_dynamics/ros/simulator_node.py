@@ -82,7 +82,9 @@ from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRA
 from .runner import run_node
 from .throttle import Throttle
 from ..errors import InputError, RobotDynamicsError
+from ..model import RobotModel
 from ..plant import Plant
+from ..simulation import with_payload
 
 PARAMETERS = (
     Spec('joints', STRING_ARRAY,
@@ -114,6 +116,16 @@ PARAMETERS = (
                                   'with the last one (counted as an unanswered state) [s].',
          bounds=(0.001, 3600.0)),
     Spec('friction', True, "Apply the URDF's joint damping and friction."),
+    Spec('plant_urdf_file', '', 'URDF of the simulated arm when it is not the robot description '
+                                'the other nodes use (the same joints): the real arm against '
+                                'what the controller believes; empty: the robot description.'),
+    Spec('payload_mass', 0.0, 'A payload at the tip of the simulated arm that the robot '
+                              'description does not know [kg].', bounds=(0.0, 1e6)),
+    Spec('payload_com', DOUBLE_ARRAY, "The payload's centre of mass in the tip frame [m, x y z]; "
+                                      'empty: the tip origin.'),
+    Spec('payload_inertia', DOUBLE_ARRAY, "The payload's inertia about its centre of mass, tip "
+                                          'axes [kg m^2, ixx ixy ixz iyy iyz izz]; empty: a '
+                                          'point mass.'),
 ) + COMMAND_PARAMETERS + CHAIN_PARAMETERS
 
 #: Longest wait of ~/reset for the stepping thread [s].
@@ -145,6 +157,7 @@ class SimulatorNode(Node):
         """Build the plant, then the topics, the service and the stepping thread."""
         p = self.params
         self.joints = JointMap(model, p.joints or model.joint_names)
+        model = self._plant_model(model)
         self.plant = Plant(model, 1.0 / p.rate_hz, interface=p.command_interface,
                            friction=p.friction, q0=self._initial(p.initial_positions),
                            qd0=self._initial(p.initial_velocities))
@@ -187,6 +200,27 @@ class SimulatorNode(Node):
             f'{"real time" if p.realtime else "as fast as possible"}'
             f'{", in lockstep with the controller" if p.lockstep else ""}'
             f'{", publishing /clock" if self.clock_publisher else ""}')
+
+    def _plant_model(self, described):
+        """Return the simulated arm: the described one, or plant_urdf_file's, with the payload."""
+        p = self.params
+        plant = described
+        if p.plant_urdf_file:
+            plant = RobotModel.from_urdf(p.plant_urdf_file, **chain_options(p))
+            if list(plant.joint_names) != list(described.joint_names):
+                raise InputError(f'plant_urdf_file {p.plant_urdf_file!r}: its chain has the '
+                                 f'joints {list(plant.joint_names)}, the robot description '
+                                 f'{list(described.joint_names)}')
+        if p.payload_mass > 0.0:
+            plant = with_payload(plant, p.payload_mass, p.payload_com or (0.0, 0.0, 0.0),
+                                 p.payload_inertia or None)
+        if plant is not described:
+            self.get_logger().info(
+                'simulating an arm that differs from the robot description: '
+                + ', '.join(filter(None, (
+                    f'{p.plant_urdf_file}' if p.plant_urdf_file else '',
+                    f'a payload of {p.payload_mass:g} kg at the tip' if p.payload_mass else ''))))
+        return plant
 
     def _initial(self, values):
         """Return initial values given in the ``joints`` order, in model order (or None)."""

@@ -320,3 +320,17 @@ def test_lockstep_closed_loop_tracks_and_is_the_same_every_run(arm):
     assert c.missed_cycles == 0 and c.cycles == len(states)
     again, _, _, _ = _closed_loop(arm)
     assert np.array_equal(states, again)        # bit for bit
+
+
+def test_an_adaptive_law_keeps_its_estimate_and_skips_the_gap_of_a_safe_mode(arm):
+    law = default_controller('adaptive', arm, np.zeros(2))
+    c = Controller(arm, law, state_timeout=0.05)
+    c.update(EPOCH, Q0, REST)
+    c.update(EPOCH + DT, Q0 + 0.002, REST)         # an error: the estimate moves
+    learned = law.state.estimate
+    assert np.any(learned != law.nominal)
+    c.no_state(0.06)
+    # two seconds later, the arm moving: the first cycle integrates nothing over the gap
+    c.update(EPOCH + 2.0, Q0 + 0.002, np.array([0.01, -0.01]))
+    np.testing.assert_array_equal(c.law.state.estimate, learned)
+    assert c.law.state.time == EPOCH + 2.0
