@@ -39,6 +39,7 @@ shape. Units: N*m for revolute and N for prismatic joints, rad/s^2 or m/s^2 for 
 
 import enum
 import functools
+import math
 
 import numpy as np
 
@@ -229,100 +230,119 @@ def friction_torques(model, qd, smoothing=COULOMB_VELOCITY_SCALE):
     return model.damping * qd + model.friction * sign
 
 
+@njit
+def friction_torque(damping, coulomb, qd):
+    """One joint's :func:`friction_torques` at ``qd`` with the default smoothing, compiled."""
+    return damping * qd + coulomb * math.tanh(qd / COULOMB_VELOCITY_SCALE)
+
+
 # ---- inverse dynamics ---------------------------------------------------------------------------
 
 @njit
-def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0, Fext):
+def rnea_work(n):
+    """Return the work arrays of :func:`rnea_state` for a chain of ``n`` joints."""
+    return (np.empty((n, 4, 4)), np.empty((n, 3)), np.empty((n, 3)), np.empty(3), np.empty(3),
+            np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3),
+            np.empty(3), np.empty(3), np.empty((n, 4, 4)))
+
+
+@njit
+def rnea_state(basis, axis, prismatic, mass, com, inertia, tip, q, qd, qdd, a0, fext, work, tau):
     """
     Recursive Newton-Euler in link frames, Craig's form (Craig 2005, §6.5; Hayes 2008, §5.3).
 
-    Outward: angular velocity ``w``, angular acceleration ``wd`` and origin acceleration ``vd``
-    of each body in its own frame (``vd_0 = -g``: gravity as a base acceleration). Inward: the
-    force ``f`` and moment ``nn`` that body i-1 exerts on body i, about body i's origin;
-    ``tau_i = nn . axis`` (revolute) or ``f . axis`` (prismatic). ``Fext`` (B, 6) is the tip
-    wrench on the environment in the base frame, ``tip`` the tip origin in body n's frame.
+    Writes the torques of one state ``(q, qd, qdd)`` (n,) to ``tau`` (n,). Outward: angular
+    velocity ``w``, angular acceleration ``wd`` and origin acceleration ``vd`` of each body in
+    its own frame (``vd_0 = a0 = -g``: gravity as a base acceleration). Inward: the force ``f``
+    and moment ``nn`` that body i-1 exerts on body i, about body i's origin; ``tau_i = nn .
+    axis`` (revolute) or ``f . axis`` (prismatic). ``fext`` (6,) is the tip wrench on the
+    environment in the base frame, ``tip`` the tip origin in body n's frame; ``work`` is
+    :func:`rnea_work`.
     """
+    L, F, N, w, wd, vd, t, u, x, y, f, nn, fi, Tw = work
+    n = q.shape[0]
+    w[:] = 0.0
+    wd[:] = 0.0
+    vd[:] = a0
+    for i in range(n):
+        local_transform(basis, i, q[i], L[i])
+        R, p, a = L[i, :3, :3], L[i, :3, 3], axis[i]
+        qdi, qddi = qd[i], qdd[i]
+        # parent origin acceleration carried to this origin: vd + wd x p + w x (w x p)
+        cross3(w, p, t)
+        cross3(w, t, u)
+        cross3(wd, p, t)
+        for k in range(3):
+            x[k] = vd[k] + t[k] + u[k]
+        rotate3(R, x, vd, True)
+        rotate3(R, w, x, True)            # parent's w in this frame
+        rotate3(R, wd, y, True)           # parent's wd in this frame
+        if prismatic[i]:
+            cross3(x, a, t)               # w x axis: Coriolis 2 w x (qd axis)
+            for k in range(3):
+                vd[k] += 2.0 * qdi * t[k] + qddi * a[k]
+                w[k], wd[k] = x[k], y[k]
+        else:
+            cross3(x, a, t)
+            for k in range(3):
+                w[k] = x[k] + qdi * a[k]
+                wd[k] = y[k] + qdi * t[k] + qddi * a[k]
+        # Newton and Euler at the COM: F = m vc, N = I wd + w x I w
+        c = com[i]
+        cross3(w, c, t)
+        cross3(w, t, u)
+        cross3(wd, c, t)
+        for k in range(3):
+            F[i, k] = mass[i] * (vd[k] + t[k] + u[k])
+        rotate3(inertia[i], w, x, False)
+        cross3(w, x, t)
+        rotate3(inertia[i], wd, x, False)
+        for k in range(3):
+            N[i, k] = x[k] + t[k]
+    # the tip wrench in body n's frame, moment about body n's origin; the chain's poses are
+    # only needed (a second pass) when there is a wrench
+    f[:] = 0.0
+    nn[:] = 0.0
+    wrench = False
+    for k in range(6):
+        wrench = wrench or fext[k] != 0.0
+    if wrench:
+        chain(basis, q, Tw)
+        rotate3(Tw[n - 1], fext[:3], f, True)
+        rotate3(Tw[n - 1], fext[3:], nn, True)
+        cross3(tip, f, t)
+        for k in range(3):
+            nn[k] += t[k]
+    for i in range(n - 1, -1, -1):
+        if i < n - 1:
+            # body i+1's force and moment carried into frame i, about origin i
+            R, p = L[i + 1, :3, :3], L[i + 1, :3, 3]
+            rotate3(R, f, fi, False)
+            rotate3(R, nn, x, False)
+            cross3(p, fi, t)
+            for k in range(3):
+                f[k] = fi[k]
+                nn[k] = x[k] + t[k]
+        cross3(com[i], F[i], t)
+        for k in range(3):
+            f[k] += F[i, k]
+            nn[k] += N[i, k] + t[k]
+        a = axis[i]
+        if prismatic[i]:
+            tau[i] = f[0] * a[0] + f[1] * a[1] + f[2] * a[2]
+        else:
+            tau[i] = nn[0] * a[0] + nn[1] * a[1] + nn[2] * a[2]
+
+
+@njit
+def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0, Fext):
+    """:func:`rnea_state` over the states (B, n) and tip wrenches ``Fext`` (B, 6)."""
     B, n = Q.shape
     tau = np.empty((B, n))
-    L = np.empty((n, 4, 4))
-    F = np.empty((n, 3))
-    N = np.empty((n, 3))
-    w, wd, vd = np.empty(3), np.empty(3), np.empty(3)
-    t, u, x, y = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    f, nn, fi = np.empty(3), np.empty(3), np.empty(3)
-    Tw = np.empty((n, 4, 4))
+    work = rnea_work(n)
     for b in range(B):
-        w[:] = 0.0
-        wd[:] = 0.0
-        vd[:] = a0
-        for i in range(n):
-            local_transform(basis, i, Q[b, i], L[i])
-            R, p, a = L[i, :3, :3], L[i, :3, 3], axis[i]
-            qd, qdd = QD[b, i], QDD[b, i]
-            # parent origin acceleration carried to this origin: vd + wd x p + w x (w x p)
-            cross3(w, p, t)
-            cross3(w, t, u)
-            cross3(wd, p, t)
-            for k in range(3):
-                x[k] = vd[k] + t[k] + u[k]
-            rotate3(R, x, vd, True)
-            rotate3(R, w, x, True)            # parent's w in this frame
-            rotate3(R, wd, y, True)           # parent's wd in this frame
-            if prismatic[i]:
-                cross3(x, a, t)               # w x axis: Coriolis 2 w x (qd axis)
-                for k in range(3):
-                    vd[k] += 2.0 * qd * t[k] + qdd * a[k]
-                    w[k], wd[k] = x[k], y[k]
-            else:
-                cross3(x, a, t)
-                for k in range(3):
-                    w[k] = x[k] + qd * a[k]
-                    wd[k] = y[k] + qd * t[k] + qdd * a[k]
-            # Newton and Euler at the COM: F = m vc, N = I wd + w x I w
-            c = com[i]
-            cross3(w, c, t)
-            cross3(w, t, u)
-            cross3(wd, c, t)
-            for k in range(3):
-                F[i, k] = mass[i] * (vd[k] + t[k] + u[k])
-            rotate3(inertia[i], w, x, False)
-            cross3(w, x, t)
-            rotate3(inertia[i], wd, x, False)
-            for k in range(3):
-                N[i, k] = x[k] + t[k]
-        # the tip wrench in body n's frame, moment about body n's origin; the chain's poses are
-        # only needed (a second pass) when there is a wrench
-        f[:] = 0.0
-        nn[:] = 0.0
-        wrench = False
-        for k in range(6):
-            wrench = wrench or Fext[b, k] != 0.0
-        if wrench:
-            chain(basis, Q[b], Tw)
-            rotate3(Tw[n - 1], Fext[b, :3], f, True)
-            rotate3(Tw[n - 1], Fext[b, 3:], nn, True)
-            cross3(tip, f, t)
-            for k in range(3):
-                nn[k] += t[k]
-        for i in range(n - 1, -1, -1):
-            if i < n - 1:
-                # body i+1's force and moment carried into frame i, about origin i
-                R, p = L[i + 1, :3, :3], L[i + 1, :3, 3]
-                rotate3(R, f, fi, False)
-                rotate3(R, nn, x, False)
-                cross3(p, fi, t)
-                for k in range(3):
-                    f[k] = fi[k]
-                    nn[k] = x[k] + t[k]
-            cross3(com[i], F[i], t)
-            for k in range(3):
-                f[k] += F[i, k]
-                nn[k] += N[i, k] + t[k]
-            a = axis[i]
-            if prismatic[i]:
-                tau[b, i] = f[0] * a[0] + f[1] * a[1] + f[2] * a[2]
-            else:
-                tau[b, i] = nn[0] * a[0] + nn[1] * a[1] + nn[2] * a[2]
+        rnea_state(basis, axis, prismatic, mass, com, inertia, tip, Q[b], QD[b], QDD[b], a0,
+                   Fext[b], work, tau[b])
     return tau
 
 
@@ -393,20 +413,38 @@ def nonlinear_effects(model, q, qd, *, gravity=None):
 # ---- mass matrix and Coriolis -------------------------------------------------------------------
 
 @njit
+def crba_work(n):
+    """Return the work arrays of :func:`crba_state` for a chain of ``n`` joints."""
+    return np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 10)), np.empty(6)
+
+
+@njit
+def crba_state(basis, axis, prismatic, mass, com, inertia, q, work, M):
+    """
+    Composite-rigid-body algorithm: ``M_ij = S_i . Ic_j S_j`` for ``i <= j``, one state.
+
+    Writes the mass matrix of ``q`` (n,) to ``M`` (n, n); ``work`` is :func:`crba_work`.
+    """
+    T, S, Ic, F = work
+    n = q.shape[0]
+    _bodies(basis, axis, prismatic, mass, com, inertia, q, T, S, Ic)
+    for j in range(n - 1, -1, -1):
+        if j < n - 1:
+            for k in range(10):
+                Ic[j, k] += Ic[j + 1, k]        # composite inertia of bodies j..n
+        inertia_times(Ic[j], S[j], F)
+        for i in range(j + 1):
+            M[i, j] = M[j, i] = _dot6(S[i], F)
+
+
+@njit
 def _crba_kernel(basis, axis, prismatic, mass, com, inertia, Q):
-    """Composite-rigid-body algorithm: ``M_ij = S_i . Ic_j S_j`` for ``i <= j``."""
+    """:func:`crba_state` over the states (B, n)."""
     B, n = Q.shape
     M = np.empty((B, n, n))
-    T, S, Ic, F = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 10)), np.empty(6)
+    work = crba_work(n)
     for b in range(B):
-        _bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, Ic)
-        for j in range(n - 1, -1, -1):
-            if j < n - 1:
-                for k in range(10):
-                    Ic[j, k] += Ic[j + 1, k]        # composite inertia of bodies j..n
-            inertia_times(Ic[j], S[j], F)
-            for i in range(j + 1):
-                M[b, i, j] = M[b, j, i] = _dot6(S[i], F)
+        crba_state(basis, axis, prismatic, mass, com, inertia, Q[b], work, M[b])
     return M
 
 

@@ -38,7 +38,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from . import dynamics, ik, integrators, kinematics, limits
+from . import dynamics, ik, integrators, kinematics, limits, prepared
 from .errors import InputError, ModelError
 
 JOINT_TYPES = ('revolute', 'continuous', 'prismatic')
@@ -355,6 +355,16 @@ class RobotModel:
     def regressor(self, q, qd, qdd, *, gravity=None):
         """Regressor Y (..., n, 10 n) with ``Y @ inertial_parameters() == inverse_dynamics``."""
         return dynamics.regressor(self, q, qd, qdd, gravity=gravity)
+
+    def prepare(self, link=None, gravity=None):
+        """
+        Return a :class:`~robot_dynamics.prepared.PreparedModel`: single-state calls for loops.
+
+        Its ``inverse_dynamics``, ``forward_dynamics``, ``gravity_torques``, ``mass_matrix``,
+        ``fk`` and ``jacobian`` (of ``link``, default the tip) take one state, check nothing but
+        sizes and write into ``out``: several times faster per call than these methods.
+        """
+        return prepared.PreparedModel(self, link=link, gravity=gravity)
 
     def warm_up(self):
         """

@@ -1,0 +1,259 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Single-state calls for loops: a model's compiled kernels with everything prepared once.
+
+A call of the checked API (``model.inverse_dynamics(q, qd, qdd)``, ...) checks and converts
+its inputs, reshapes one state to a batch of one, resolves options and hands a dozen arrays to
+the compiled kernel: for one state of an arm, several times the arithmetic. A loop that calls the same model every period (a controller, a simulator step, an
+estimator) needs none of it after the first call. :class:`PreparedModel` does that part once,
+as Pinocchio's ``model.createData()`` does: the model's constants are packed into one read-only
+array, gravity and the link of fk and the Jacobian are fixed, and each method is one compiled
+call on one state (the same per-state kernels as the checked API, so the same numbers) that
+writes into ``out`` when given. Per call, only the sizes are checked (in the compiled code);
+the inputs must be what the kernels take, float64 arrays of shape (n,), C-contiguous and
+writeable (``np.ascontiguousarray(x, dtype=float)``): anything else makes numba compile
+another specialization once (seconds) or fail to, and values are not checked for finiteness
+(nan in, nan out).
+
+Batches ``(N, n)``, tip wrenches, other links or gravity per call are the checked API's.
+"""
+
+import numpy as np
+
+from ._jit import njit
+from .dynamics import (aba_state, aba_work, crba_state, crba_work, friction_torque,
+                       rnea_state, rnea_work, singular_joint_error)
+from .errors import as_array, ShapeError
+from .kinematics import chain, compose, pose_jacobian_state
+
+
+@njit
+def _unpack(consts, n):
+    """
+    Return the views of :meth:`PreparedModel._pack`'s array for a chain of ``n`` joints.
+
+    In order: ``local_basis`` (n, 4, 16), ``joint_axis`` (n, 3), ``mass`` (n,), ``com`` (n, 3),
+    ``inertia`` (n, 3, 3), tip origin (3,), base acceleration ``-g`` (3,), zero tip wrench (6,),
+    ``damping`` (n,), ``friction`` (n,), ``T_body_link`` of the prepared link (4, 4).
+    """
+    basis = consts[:64 * n].reshape((n, 4, 16))
+    o = 64 * n
+    axis = consts[o:o + 3 * n].reshape((n, 3))
+    mass = consts[o + 3 * n:o + 4 * n]
+    com = consts[o + 4 * n:o + 7 * n].reshape((n, 3))
+    inertia = consts[o + 7 * n:o + 16 * n].reshape((n, 3, 3))
+    o += 16 * n
+    tip, a0, fext = consts[o:o + 3], consts[o + 3:o + 6], consts[o + 6:o + 12]
+    o += 12
+    damping, coulomb = consts[o:o + n], consts[o + n:o + 2 * n]
+    T_body_link = consts[o + 2 * n:o + 2 * n + 16].reshape((4, 4))
+    return basis, axis, mass, com, inertia, tip, a0, fext, damping, coulomb, T_body_link
+
+
+@njit
+def _inverse_dynamics(consts, prismatic, q, qd, qdd, friction, out):
+    n = prismatic.shape[0]
+    if not (q.shape[0] == qd.shape[0] == qdd.shape[0] == out.shape[0] == n):
+        return False
+    basis, axis, mass, com, inertia, tip, a0, fext, damping, coulomb, _ = _unpack(consts, n)
+    rnea_state(basis, axis, prismatic, mass, com, inertia, tip, q, qd, qdd, a0, fext,
+               rnea_work(n), out)
+    if friction:
+        for j in range(n):
+            out[j] += friction_torque(damping[j], coulomb[j], qd[j])
+    return True
+
+
+@njit
+def _gravity_torques(consts, prismatic, q, out):
+    n = prismatic.shape[0]
+    if not (q.shape[0] == out.shape[0] == n):
+        return False
+    basis, axis, mass, com, inertia, tip, a0, fext, _, _, _ = _unpack(consts, n)
+    zero = np.zeros(n)
+    rnea_state(basis, axis, prismatic, mass, com, inertia, tip, q, zero, zero, a0, fext,
+               rnea_work(n), out)
+    return True
+
+
+@njit
+def _forward_dynamics(consts, prismatic, q, qd, tau, friction, out):
+    """Return -2 (a size is wrong), -1 (done) or the joint of a singular pivot."""
+    n = prismatic.shape[0]
+    if not (q.shape[0] == qd.shape[0] == tau.shape[0] == out.shape[0] == n):
+        return -2
+    basis, axis, mass, com, inertia, tip, a0, fext, damping, coulomb, _ = _unpack(consts, n)
+    if friction:
+        applied = np.empty(n)
+        for j in range(n):
+            applied[j] = tau[j] - friction_torque(damping[j], coulomb[j], qd[j])
+    else:
+        applied = tau
+    return aba_state(basis, axis, prismatic, mass, com, inertia, tip, q, qd, applied, a0, fext,
+                     aba_work(n), out)
+
+
+@njit
+def _mass_matrix(consts, prismatic, q, out):
+    n = prismatic.shape[0]
+    if not (q.shape[0] == out.shape[0] == out.shape[1] == n):
+        return False
+    basis, axis, mass, com, inertia, _, _, _, _, _, _ = _unpack(consts, n)
+    crba_state(basis, axis, prismatic, mass, com, inertia, q, crba_work(n), out)
+    return True
+
+
+@njit
+def _fk(consts, prismatic, body, q, out):
+    n = prismatic.shape[0]
+    if not (q.shape[0] == n and out.shape[0] == out.shape[1] == 4):
+        return False
+    basis, _, _, _, _, _, _, _, _, _, T_body_link = _unpack(consts, n)
+    if body == 0:
+        out[:] = T_body_link
+        return True
+    T = np.empty((body, 4, 4))
+    chain(basis, q[:body], T)            # the bodies up to the link's
+    compose(T[body - 1], T_body_link, out)
+    return True
+
+
+@njit
+def _jacobian(consts, prismatic, body, q, out):
+    n = prismatic.shape[0]
+    if not (q.shape[0] == out.shape[1] == n and out.shape[0] == 6):
+        return False
+    basis, axis, _, _, _, _, _, _, _, _, T_body_link = _unpack(consts, n)
+    if body == 0:
+        out[:] = 0.0
+        return True
+    pose_jacobian_state(basis, axis, prismatic, body, T_body_link, q, np.empty((n, 4, 4)),
+                        np.empty((4, 4)), out, np.empty((n, 6)))
+    return True
+
+
+class PreparedModel:
+    """
+    A model ready for single-state calls in a loop: validated once, one compiled call each.
+
+    ``PreparedModel(model, link=None, gravity=None)`` (or ``model.prepare(...)``): ``link``
+    (default the tip) is the link of :meth:`fk` and :meth:`jacobian`, ``gravity`` (3,) [m/s^2]
+    in the base frame (default ``model.gravity``) that of the dynamics; both are checked here.
+    Every method takes one state as float64 arrays of shape (n,), C-contiguous and writeable
+    (see the module), returns what the model's method of the same name returns for it, from
+    the same compiled per-state kernels, and writes it into ``out`` when given (an array of the
+    result's shape, C-contiguous float64). A wrong size raises ``ShapeError``; nothing else is
+    checked per call. Holds no state between calls: one instance may serve several threads.
+    """
+
+    def __init__(self, model, link=None, gravity=None):
+        self.model = model
+        self.link = model.tip_link if link is None else link
+        self._body, T_body_link = model.link_body(self.link)
+        g = model.gravity if gravity is None else as_array(gravity, (3,), 'gravity').reshape(3)
+        self.gravity = g.copy()
+        self._consts = self._pack(model, T_body_link, g)
+        self._prismatic = np.ascontiguousarray(model.is_prismatic)
+        self._n = model.dof
+        self._warm_up()
+
+    @staticmethod
+    def _pack(model, T_body_link, gravity):
+        """Return the read-only array of constants that :func:`_unpack` takes apart."""
+        parts = (model.derived.local_basis, model.joint_axis, model.mass, model.com,
+                 model.inertia, model.derived.tip_origin, -gravity, np.zeros(6), model.damping,
+                 model.friction, T_body_link)
+        consts = np.concatenate([np.asarray(p, dtype=float).ravel() for p in parts])
+        consts.setflags(write=False)
+        return consts
+
+    def _warm_up(self):
+        """Compile (first install) or load every kernel for the argument types of a loop."""
+        zero = np.zeros(self._n)
+        for friction in (False, True):
+            self.inverse_dynamics(zero, zero, zero, friction=friction)
+            self.forward_dynamics(zero, zero, zero, friction=friction)
+        self.gravity_torques(zero)
+        self.mass_matrix(zero)
+        self.fk(zero)
+        self.jacobian(zero)
+
+    def _size_error(self, **arrays):
+        """Return the ShapeError for the first of ``arrays`` (name: (array, shape)) that is off."""
+        for name, (x, shape) in arrays.items():
+            if np.shape(x) != shape:
+                return ShapeError(f'{name}: expected shape {shape}, got {np.shape(x)}')
+        return ShapeError(f'expected shapes {({k: v[1] for k, v in arrays.items()})}')
+
+    def inverse_dynamics(self, q, qd, qdd, out=None, *, friction=False):
+        """Joint torques (n,) [N m or N] by RNEA (``model.inverse_dynamics``, no tip wrench)."""
+        n = self._n
+        if out is None:
+            out = np.empty(n)
+        if not _inverse_dynamics(self._consts, self._prismatic, q, qd, qdd, friction, out):
+            raise self._size_error(q=(q, (n,)), qd=(qd, (n,)), qdd=(qdd, (n,)), out=(out, (n,)))
+        return out
+
+    def gravity_torques(self, q, out=None):
+        """Torques (n,) holding the arm still against gravity (``model.gravity_torques``)."""
+        n = self._n
+        if out is None:
+            out = np.empty(n)
+        if not _gravity_torques(self._consts, self._prismatic, q, out):
+            raise self._size_error(q=(q, (n,)), out=(out, (n,)))
+        return out
+
+    def forward_dynamics(self, q, qd, tau, out=None, *, friction=False):
+        """
+        Joint accelerations (n,) by the articulated-body algorithm (``model.forward_dynamics``).
+
+        Raises ``SingularMassMatrixError`` as the model's method does.
+        """
+        n = self._n
+        if out is None:
+            out = np.empty(n)
+        status = _forward_dynamics(self._consts, self._prismatic, q, qd, tau, friction, out)
+        if status == -2:
+            raise self._size_error(q=(q, (n,)), qd=(qd, (n,)), tau=(tau, (n,)), out=(out, (n,)))
+        if status >= 0:
+            raise singular_joint_error(self.model, status)
+        return out
+
+    def mass_matrix(self, q, out=None):
+        """Joint-space mass matrix (n, n) by the composite-rigid-body algorithm."""
+        n = self._n
+        if out is None:
+            out = np.empty((n, n))
+        if not _mass_matrix(self._consts, self._prismatic, q, out):
+            raise self._size_error(q=(q, (n,)), out=(out, (n, n)))
+        return out
+
+    def fk(self, q, out=None):
+        """Pose (4, 4) of the prepared link in the base frame (``model.fk``)."""
+        if out is None:
+            out = np.empty((4, 4))
+        if not _fk(self._consts, self._prismatic, self._body, q, out):
+            raise self._size_error(q=(q, (self._n,)), out=(out, (4, 4)))
+        return out
+
+    def jacobian(self, q, out=None):
+        """Geometric Jacobian (6, n) of the prepared link, base frame (``model.jacobian``)."""
+        n = self._n
+        if out is None:
+            out = np.empty((6, n))
+        if not _jacobian(self._consts, self._prismatic, self._body, q, out):
+            raise self._size_error(q=(q, (n,)), out=(out, (6, n)))
+        return out
