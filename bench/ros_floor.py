@@ -17,9 +17,9 @@ The floor of the 1 kHz loop: what two plain rclpy processes reach on this machin
 
 Two processes in the places of the simulator and the controller, with nothing of
 robot_dynamics in their messages' path. The *pinger* publishes a ``sensor_msgs/JointState``
-(``JOINTS`` joints: names, positions, velocities, efforts) every 1 ms from a thread paced on the
-monotonic clock as the simulator's steps are (step k at ``t0 + k dt``, stamped with that time
-on the system clock), while its main thread spins an executor. The *echo* answers each state
+(the joints of ``ROBOT``: names, positions, velocities, efforts) every 1 ms from a thread paced
+on the monotonic clock as the simulator's steps are (step k at ``t0 + k dt``, stamped with that
+time on the system clock), while its main thread spins an executor. The *echo* answers each state
 with a ``std_msgs/Float64MultiArray`` holding the state's stamp and the time it answered. The
 topics have the loop's QoS: states reliable depth 10 out, newest only (best effort, depth 1)
 in, as the controller takes them; answers reliable. Both processes hand the GIL over and
@@ -33,7 +33,12 @@ Variants of the echo (``VARIANTS``), each changing one thing:
   messages converted to and from Python objects by rclpy;
 - ``wait set, raw``: the same taking and publishing serialized messages (``raw=True``, bytes to
   ``publish``): the stamp read with ``struct`` from the CDR, the answer packed behind a fixed
-  prefix, so no message object is made.
+  prefix, so no message object is made;
+- ``wait set, raw, computed torque``: not a floor but a prototype of the controller's cycle on
+  it: the JointState read by name with ``ros.cdr.JointStateReader``, computed torque holding
+  the first position (``tau = ID(q, qd, kp (q0 - q) - kd qd)`` by
+  ``PreparedModel.inverse_dynamics``), the answer (stamp, time, then the torques) written by
+  ``ros.cdr.write_float64_array``; no trajectory follower and no ControllerState.
 
 The pinger receives the answers raw in a wait-set thread of its own (cheap, the same in every
 variant) and writes what it saw to a file when done. Figures over the window (``floor_row``):
@@ -65,15 +70,20 @@ import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import serialize_message
+from robot_dynamics import RobotModel
+from robot_dynamics.ros.cdr import JointStateReader, write_float64_array
 from robot_dynamics.ros.on_demand import OnDemand, SubscriptionThread
 from robot_dynamics.ros.parameters import NEWEST_ONLY
 from robot_dynamics.ros.runner import freeze_heap, share_the_gil
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-VARIANTS = ('executor', 'wait set', 'wait set, raw')
-#: Joints of the floor's JointState (the largest arm of the loop rows, puma560).
-JOINTS = 6
+VARIANTS = ('executor', 'wait set', 'wait set, raw', 'wait set, raw, computed torque')
+#: The arm whose joints the states carry (the largest of the loop rows) and the prototype drives.
+ROBOT = 'puma560'
+#: Gains of the prototype's computed torque [1/s^2, 1/s].
+KP, KD = 100.0, 20.0
 PERIOD = 1e-3
 STATES = '/floor/joint_states'
 ANSWERS = '/floor/answers'
@@ -101,18 +111,28 @@ class Echo(Node):
 
     def __init__(self, variant):
         super().__init__('floor_echo')
-        raw = variant == 'wait set, raw'
+        raw = variant.startswith('wait set, raw')
         self.publisher = self.create_publisher(Float64MultiArray, ANSWERS, 10)
         self.thread = None
         if variant == 'executor':
             self.create_subscription(JointState, STATES, self.state_callback, NEWEST_ONLY)
             return
+        callback = self.raw_callback if raw else self.state_callback
+        if variant == 'wait set, raw, computed torque':
+            model = RobotModel.load(ROBOT)
+            self.reader, self.prepared = JointStateReader(model), model.prepare()
+            self.answer = np.zeros(3 + model.dof)       # stamp, time, torques
+            self.torques = self.answer[3:]
+            self.hold = None
+            callback = self.control_callback
+            zero = [0.0] * model.dof     # the first cycle compiles or loads no kernel
+            write_float64_array(self.reader.state(serialize_message(JointState(
+                name=list(model.joint_names), position=zero, velocity=zero)))[1])
         subscription = self.create_subscription(JointState, STATES, lambda msg: None,
                                                 NEWEST_ONLY, callback_group=OnDemand(),
                                                 raw=raw)
-        self.thread = SubscriptionThread(self, subscription,
-                                         self.raw_callback if raw else self.state_callback,
-                                         threading.Lock(), 'floor_echo')
+        self.thread = SubscriptionThread(self, subscription, callback, threading.Lock(),
+                                         'floor_echo')
 
     def state_callback(self, msg):
         stamp = msg.header.stamp
@@ -123,6 +143,14 @@ class Echo(Node):
         # the stamp opens the CDR, right after the encapsulation: int32 sec, uint32 nanosec
         sec, nanosec = struct.unpack_from('<iI', data, 4)
         self.publisher.publish(ANSWER_PREFIX + struct.pack('<3d', sec, nanosec, time.time()))
+
+    def control_callback(self, data):
+        stamp, q, qd = self.reader.state(data)
+        if self.hold is None:
+            self.hold = q.copy()
+        self.prepared.inverse_dynamics(q, qd, KP * (self.hold - q) - KD * qd, self.torques)
+        self.answer[:3] = divmod(stamp, _NS) + (time.time(),)
+        self.publisher.publish(write_float64_array(self.answer))
 
 
 def run_echo(variant):
@@ -161,8 +189,9 @@ class Pinger(Node):
         self.thread = SubscriptionThread(
             self, self.subscription, lambda data: self.answers.append((time.monotonic(), data)),
             threading.Lock(), 'floor_answers')
-        self.msg = JointState(name=[f'joint_{j + 1}' for j in range(JOINTS)])
-        self.values = np.linspace(-1.0, 1.0, JOINTS)
+        names = RobotModel.load(ROBOT).joint_names
+        self.msg = JointState(name=list(names))
+        self.values = np.linspace(-1.0, 1.0, len(names))
 
     def matched(self):
         """Return True once the echo subscribes to the states and publishes answers."""
