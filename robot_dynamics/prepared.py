@@ -17,16 +17,17 @@ Single-state calls for loops: a model's compiled kernels with everything prepare
 
 A call of the checked API (``model.inverse_dynamics(q, qd, qdd)``, ...) checks and converts
 its inputs, reshapes one state to a batch of one, resolves options and hands a dozen arrays to
-the compiled kernel: for one state of an arm, several times the arithmetic. A loop that calls the same model every period (a controller, a simulator step, an
-estimator) needs none of it after the first call. :class:`PreparedModel` does that part once,
-as Pinocchio's ``model.createData()`` does: the model's constants are packed into one read-only
-array, gravity and the link of fk and the Jacobian are fixed, and each method is one compiled
-call on one state (the same per-state kernels as the checked API, so the same numbers) that
-writes into ``out`` when given. Per call, only the sizes are checked (in the compiled code);
-the inputs must be what the kernels take, float64 arrays of shape (n,), C-contiguous and
-writeable (``np.ascontiguousarray(x, dtype=float)``): anything else makes numba compile
-another specialization once (seconds) or fail to, and values are not checked for finiteness
-(nan in, nan out).
+the compiled kernel: for one state of an arm, several times the arithmetic. A loop that calls
+the same model every period (a controller, a simulator step, an estimator) needs none of it
+after the first call. :class:`PreparedModel` does that part once, as Pinocchio's
+``model.createData()`` does: the model's constants are packed into one read-only array, gravity
+and the link of fk and the Jacobian are fixed, and each method is one compiled call on one
+state (the same per-state kernels as the checked API, so the same numbers) that writes into
+``out`` when given. Per call, only the sizes are checked (in the compiled code); the inputs must
+be what the kernels take, float64 arrays of shape (n,), C-contiguous and writeable
+(``np.ascontiguousarray(x, dtype=float)``): anything else makes numba compile another
+specialization once (seconds) or fail to, and values are not checked for finiteness (nan in,
+nan out).
 
 Batches ``(N, n)``, tip wrenches, other links or gravity per call are the checked API's.
 """
