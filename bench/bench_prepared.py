@@ -87,7 +87,4 @@ def bench_robot(name, quick=False):
 
 def run(quick=False):
     """Return the rows of this benchmark (see common.py for the row format)."""
-    rows = []
-    for name in ROBOTS:
-        rows.extend(bench_robot(name, quick=quick))
-    return rows
+    return [row for name in ROBOTS for row in bench_robot(name, quick=quick)]

@@ -41,49 +41,83 @@ from .errors import as_array, ShapeError
 from .kinematics import chain, compose, pose_jacobian_state
 
 
-@njit
-def _unpack(consts, n):
-    """
-    Return the views of :meth:`PreparedModel._pack`'s array for a chain of ``n`` joints.
-
-    In order: ``local_basis`` (n, 4, 16), ``joint_axis`` (n, 3), ``mass`` (n,), ``com`` (n, 3),
-    ``inertia`` (n, 3, 3), tip origin (3,), base acceleration ``-g`` (3,), zero tip wrench (6,),
-    ``damping`` (n,), ``friction`` (n,), ``T_body_link`` of the prepared link (4, 4).
-    """
-    basis = consts[:64 * n].reshape((n, 4, 16))
-    o = 64 * n
-    axis = consts[o:o + 3 * n].reshape((n, 3))
-    mass = consts[o + 3 * n:o + 4 * n]
-    com = consts[o + 4 * n:o + 7 * n].reshape((n, 3))
-    inertia = consts[o + 7 * n:o + 16 * n].reshape((n, 3, 3))
-    o += 16 * n
-    tip, a0, fext = consts[o:o + 3], consts[o + 3:o + 6], consts[o + 6:o + 12]
-    o += 12
-    damping, coulomb = consts[o:o + n], consts[o + n:o + 2 * n]
-    T_body_link = consts[o + 2 * n:o + 2 * n + 16].reshape((4, 4))
-    return basis, axis, mass, com, inertia, tip, a0, fext, damping, coulomb, T_body_link
+# Where the parts of a PreparedModel's constants start, for n joints: ``_N`` and ``_BODY`` hold
+# the number of joints and the prepared link's body (as floats); ``_offsets`` gives the others.
+_N, _BODY, _HEAD = 0, 1, 2
 
 
 @njit
-def _inverse_dynamics(consts, prismatic, q, qd, qdd, friction, out):
-    n = prismatic.shape[0]
+def _offsets(n):
+    """Return the starts of basis, axis, prismatic, mass, com, inertia, tip, -g, f_ext, ..."""
+    basis = _HEAD
+    axis = basis + 64 * n
+    prismatic = axis + 3 * n
+    mass = prismatic + n
+    com = mass + n
+    inertia = com + 3 * n
+    tip = inertia + 9 * n
+    a0 = tip + 3
+    fext = a0 + 3
+    damping = fext + 6
+    coulomb = damping + n
+    link = coulomb + n
+    return basis, axis, prismatic, mass, com, inertia, tip, a0, fext, damping, coulomb, link
+
+
+@njit
+def _dynamics(consts):
+    """
+    Return the views of :meth:`PreparedModel._pack`'s array that the dynamics kernels take.
+
+    ``local_basis`` (n, 4, 16), ``joint_axis`` (n, 3), prismatic (n,: 1 or 0), ``mass`` (n,),
+    ``com`` (n, 3), ``inertia`` (n, 3, 3), tip origin (3,), base acceleration ``-g`` (3,), a zero
+    tip wrench (6,).
+    """
+    n = int(consts[_N])
+    b, a, p, m, c, i, t, g, f, _, _, _ = _offsets(n)
+    return (consts[b:a].reshape((n, 4, 16)), consts[a:p].reshape((n, 3)), consts[p:m],
+            consts[m:c], consts[c:i].reshape((n, 3)), consts[i:t].reshape((n, 3, 3)),
+            consts[t:g], consts[g:f], consts[f:f + 6])
+
+
+@njit
+def _friction(consts):
+    """Return the viscous damping and Coulomb friction (n,) of :meth:`PreparedModel._pack`."""
+    n = int(consts[_N])
+    _, _, _, _, _, _, _, _, _, d, c, end = _offsets(n)
+    return consts[d:c], consts[c:end]
+
+
+@njit
+def _kinematics(consts):
+    """Return ``local_basis``, ``joint_axis``, prismatic, the link's body and ``T_body_link``."""
+    n = int(consts[_N])
+    b, a, p, m, _, _, _, _, _, _, _, link = _offsets(n)
+    return (consts[b:a].reshape((n, 4, 16)), consts[a:p].reshape((n, 3)), consts[p:m],
+            int(consts[_BODY]), consts[link:link + 16].reshape((4, 4)))
+
+
+@njit
+def _inverse_dynamics(consts, q, qd, qdd, friction, out):
+    basis, axis, prismatic, mass, com, inertia, tip, a0, fext = _dynamics(consts)
+    n = mass.shape[0]
     if not (q.shape[0] == qd.shape[0] == qdd.shape[0] == out.shape[0] == n):
         return False
-    basis, axis, mass, com, inertia, tip, a0, fext, damping, coulomb, _ = _unpack(consts, n)
     rnea_state(basis, axis, prismatic, mass, com, inertia, tip, q, qd, qdd, a0, fext,
                rnea_work(n), out)
     if friction:
+        damping, coulomb = _friction(consts)
         for j in range(n):
             out[j] += friction_torque(damping[j], coulomb[j], qd[j])
     return True
 
 
 @njit
-def _gravity_torques(consts, prismatic, q, out):
-    n = prismatic.shape[0]
+def _gravity_torques(consts, q, out):
+    basis, axis, prismatic, mass, com, inertia, tip, a0, fext = _dynamics(consts)
+    n = mass.shape[0]
     if not (q.shape[0] == out.shape[0] == n):
         return False
-    basis, axis, mass, com, inertia, tip, a0, fext, _, _, _ = _unpack(consts, n)
     zero = np.zeros(n)
     rnea_state(basis, axis, prismatic, mass, com, inertia, tip, q, zero, zero, a0, fext,
                rnea_work(n), out)
@@ -91,13 +125,14 @@ def _gravity_torques(consts, prismatic, q, out):
 
 
 @njit
-def _forward_dynamics(consts, prismatic, q, qd, tau, friction, out):
+def _forward_dynamics(consts, q, qd, tau, friction, out):
     """Return -2 (a size is wrong), -1 (done) or the joint of a singular pivot."""
-    n = prismatic.shape[0]
+    basis, axis, prismatic, mass, com, inertia, tip, a0, fext = _dynamics(consts)
+    n = mass.shape[0]
     if not (q.shape[0] == qd.shape[0] == tau.shape[0] == out.shape[0] == n):
         return -2
-    basis, axis, mass, com, inertia, tip, a0, fext, damping, coulomb, _ = _unpack(consts, n)
     if friction:
+        damping, coulomb = _friction(consts)
         applied = np.empty(n)
         for j in range(n):
             applied[j] = tau[j] - friction_torque(damping[j], coulomb[j], qd[j])
@@ -108,21 +143,20 @@ def _forward_dynamics(consts, prismatic, q, qd, tau, friction, out):
 
 
 @njit
-def _mass_matrix(consts, prismatic, q, out):
-    n = prismatic.shape[0]
+def _mass_matrix(consts, q, out):
+    basis, axis, prismatic, mass, com, inertia, _, _, _ = _dynamics(consts)
+    n = mass.shape[0]
     if not (q.shape[0] == out.shape[0] == out.shape[1] == n):
         return False
-    basis, axis, mass, com, inertia, _, _, _, _, _, _ = _unpack(consts, n)
     crba_state(basis, axis, prismatic, mass, com, inertia, q, crba_work(n), out)
     return True
 
 
 @njit
-def _fk(consts, prismatic, body, q, out):
-    n = prismatic.shape[0]
-    if not (q.shape[0] == n and out.shape[0] == out.shape[1] == 4):
+def _fk(consts, q, out):
+    basis, _, _, body, T_body_link = _kinematics(consts)
+    if not (q.shape[0] == basis.shape[0] and out.shape[0] == out.shape[1] == 4):
         return False
-    basis, _, _, _, _, _, _, _, _, _, T_body_link = _unpack(consts, n)
     if body == 0:
         out[:] = T_body_link
         return True
@@ -133,11 +167,11 @@ def _fk(consts, prismatic, body, q, out):
 
 
 @njit
-def _jacobian(consts, prismatic, body, q, out):
-    n = prismatic.shape[0]
+def _jacobian(consts, q, out):
+    basis, axis, prismatic, body, T_body_link = _kinematics(consts)
+    n = basis.shape[0]
     if not (q.shape[0] == out.shape[1] == n and out.shape[0] == 6):
         return False
-    basis, axis, _, _, _, _, _, _, _, _, T_body_link = _unpack(consts, n)
     if body == 0:
         out[:] = 0.0
         return True
@@ -163,23 +197,23 @@ class PreparedModel:
     def __init__(self, model, link=None, gravity=None):
         self.model = model
         self.link = model.tip_link if link is None else link
-        self._body, T_body_link = model.link_body(self.link)
+        body, T_body_link = model.link_body(self.link)
         g = model.gravity if gravity is None else as_array(gravity, (3,), 'gravity').reshape(3)
         self.gravity = g.copy()
-        self._consts = self._pack(model, T_body_link, g)
-        self._prismatic = np.ascontiguousarray(model.is_prismatic)
+        self._consts = self._pack(model, body, T_body_link, g)
         self._n = model.dof
         self._warm_up()
 
     @staticmethod
-    def _pack(model, T_body_link, gravity):
-        """Return the read-only array of constants that :func:`_unpack` takes apart."""
-        parts = (model.derived.local_basis, model.joint_axis, model.mass, model.com,
-                 model.inertia, model.derived.tip_origin, -gravity, np.zeros(6), model.damping,
-                 model.friction, T_body_link)
-        consts = np.concatenate([np.asarray(p, dtype=float).ravel() for p in parts])
-        consts.setflags(write=False)
-        return consts
+    def _pack(model, body, T_body_link, gravity):
+        """Return the array of constants that :func:`_offsets` lays out (float64, writeable)."""
+        # one writeable float64 array: numba's dispatch takes longer for every further array,
+        # and for a read-only or a bool one
+        parts = ([model.dof, body], model.derived.local_basis, model.joint_axis,
+                 model.is_prismatic, model.mass, model.com, model.inertia,
+                 model.derived.tip_origin, -gravity, np.zeros(6), model.damping, model.friction,
+                 T_body_link)
+        return np.concatenate([np.asarray(p, dtype=float).ravel() for p in parts])
 
     def _warm_up(self):
         """Compile (first install) or load every kernel for the argument types of a loop."""
@@ -204,7 +238,7 @@ class PreparedModel:
         n = self._n
         if out is None:
             out = np.empty(n)
-        if not _inverse_dynamics(self._consts, self._prismatic, q, qd, qdd, friction, out):
+        if not _inverse_dynamics(self._consts, q, qd, qdd, friction, out):
             raise self._size_error(q=(q, (n,)), qd=(qd, (n,)), qdd=(qdd, (n,)), out=(out, (n,)))
         return out
 
@@ -213,7 +247,7 @@ class PreparedModel:
         n = self._n
         if out is None:
             out = np.empty(n)
-        if not _gravity_torques(self._consts, self._prismatic, q, out):
+        if not _gravity_torques(self._consts, q, out):
             raise self._size_error(q=(q, (n,)), out=(out, (n,)))
         return out
 
@@ -226,7 +260,7 @@ class PreparedModel:
         n = self._n
         if out is None:
             out = np.empty(n)
-        status = _forward_dynamics(self._consts, self._prismatic, q, qd, tau, friction, out)
+        status = _forward_dynamics(self._consts, q, qd, tau, friction, out)
         if status == -2:
             raise self._size_error(q=(q, (n,)), qd=(qd, (n,)), tau=(tau, (n,)), out=(out, (n,)))
         if status >= 0:
@@ -238,7 +272,7 @@ class PreparedModel:
         n = self._n
         if out is None:
             out = np.empty((n, n))
-        if not _mass_matrix(self._consts, self._prismatic, q, out):
+        if not _mass_matrix(self._consts, q, out):
             raise self._size_error(q=(q, (n,)), out=(out, (n, n)))
         return out
 
@@ -246,7 +280,7 @@ class PreparedModel:
         """Pose (4, 4) of the prepared link in the base frame (``model.fk``)."""
         if out is None:
             out = np.empty((4, 4))
-        if not _fk(self._consts, self._prismatic, self._body, q, out):
+        if not _fk(self._consts, q, out):
             raise self._size_error(q=(q, (self._n,)), out=(out, (4, 4)))
         return out
 
@@ -255,6 +289,6 @@ class PreparedModel:
         n = self._n
         if out is None:
             out = np.empty((6, n))
-        if not _jacobian(self._consts, self._prismatic, self._body, q, out):
+        if not _jacobian(self._consts, q, out):
             raise self._size_error(q=(q, (n,)), out=(out, (6, n)))
         return out
