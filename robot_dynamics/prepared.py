@@ -65,19 +65,24 @@ def _offsets(n):
 
 
 @njit
-def _dynamics(consts):
+def _bodies(consts):
     """
-    Return the views of :meth:`PreparedModel._pack`'s array that the dynamics kernels take.
+    Return the views of :meth:`PreparedModel._pack`'s array that describe the chain's bodies.
 
     ``local_basis`` (n, 4, 16), ``joint_axis`` (n, 3), prismatic (n,: 1 or 0), ``mass`` (n,),
-    ``com`` (n, 3), ``inertia`` (n, 3, 3), tip origin (3,), base acceleration ``-g`` (3,), a zero
-    tip wrench (6,).
+    ``com`` (n, 3), ``inertia`` (n, 3, 3).
     """
     n = int(consts[_N])
-    b, a, p, m, c, i, t, g, f, _, _, _ = _offsets(n)
+    b, a, p, m, c, i, t, _, _, _, _, _ = _offsets(n)
     return (consts[b:a].reshape((n, 4, 16)), consts[a:p].reshape((n, 3)), consts[p:m],
-            consts[m:c], consts[c:i].reshape((n, 3)), consts[i:t].reshape((n, 3, 3)),
-            consts[t:g], consts[g:f], consts[f:f + 6])
+            consts[m:c], consts[c:i].reshape((n, 3)), consts[i:t].reshape((n, 3, 3)))
+
+
+@njit
+def _dynamics(consts):
+    """Return :func:`_bodies`, the tip origin (3,), ``-g`` (3,) and a zero tip wrench (6,)."""
+    _, _, _, _, _, _, t, g, f, _, _, _ = _offsets(int(consts[_N]))
+    return _bodies(consts) + (consts[t:g], consts[g:f], consts[f:f + 6])
 
 
 @njit
@@ -144,7 +149,7 @@ def _forward_dynamics(consts, q, qd, tau, friction, out):
 
 @njit
 def _mass_matrix(consts, q, out):
-    basis, axis, prismatic, mass, com, inertia, _, _, _ = _dynamics(consts)
+    basis, axis, prismatic, mass, com, inertia = _bodies(consts)
     n = mass.shape[0]
     if not (q.shape[0] == out.shape[0] == out.shape[1] == n):
         return False
