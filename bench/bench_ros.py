@@ -67,7 +67,16 @@ Tables (``bench/run.py`` prints one per ``table``):
   ``ControllerNode`` fed the same messages: ``cycle_us`` its ``joint_state_callback``
   (deserialising the JointState included; the median cycle, without the ControllerState),
   ``library_us`` the follower and the control law (numpy), ``messages_us`` the rest (rclpy
-  messages in and out, publishing the command, Python around them).
+  messages in and out, publishing the command, Python around them). ``cpu_simulator_us``/
+  ``cpu_controller_us``: each process's CPU time per 1 ms period.
+- ``loop floor, 1 kHz``: the same exchange between two plain rclpy processes, a JointState out
+  every 1 ms and a Float64MultiArray back (``ros_floor.py`` documents it and its variants), run
+  in the same session just before the loop rows.
+- ``control loop over the floor (executor)``: each loop row over the plain floor: ``missed``
+  (missed cycles over the floor's unanswered states), ``latency``/``latency_p99`` (the same
+  state-to-command latency, p50 and p99), ``cpu_simulator``/``cpu_controller`` (CPU per period
+  over the floor's pinger and echo), and the targets: p99 <= ``P99_TARGET`` x and missed <=
+  ``MISSED_TARGET`` x the floor's (``-``: the floor answered every state).
 - ``soak``: the same loop for ``SOAK_SECONDS`` (10 minutes; 1 with ``--quick``), a new sine goal
   every ``LOOP_SECONDS``. Per minute: the control rate and the missed cycles; the resident
   memory of each process after the first minute and at the end (``rss_growth_mb``, bound
@@ -107,6 +116,7 @@ from robot_dynamics.ros.kinematics_node import KinematicsNode
 from robot_dynamics.ros.runner import run_node
 from robot_dynamics_interfaces.msg import ControllerState, SimulatorStatus
 from robot_dynamics_interfaces.srv import SolveIK
+from ros_floor import cpu_seconds, floor_row, VARIANTS as FLOOR_VARIANTS
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -124,6 +134,9 @@ LOOP_ROBOTS = ('planar_2r', 'scara', 'puma560')
 LOOP_SECONDS = 10.0
 SOAK_ROBOT = 'scara'
 SOAK_SECONDS = 600.0
+#: Targets of the loop over the floor (the plain rclpy echo): state-to-command p99, missed share.
+P99_TARGET = 1.5
+MISSED_TARGET = 2.0
 #: Resident memory a process may gain between the soak's first minute and its end [MB].
 RSS_BOUND_MB = 5.0
 #: Longest wait for a node to come up (the first start of a new install compiles kernels) [s].
@@ -511,9 +524,9 @@ def loop_row(session, name, seconds, quick):
     run = LoopRun(session, name)
     try:
         run.move(WARM_SECONDS)
-        cpu = [_cpu_seconds(p) for p in run.procs]
+        cpu = [cpu_seconds(p.pid) for p in run.procs]
         figures = _loop_figures(run.move(seconds))
-        cpu = [_cpu_seconds(p) - c for p, c in zip(run.procs, cpu)]
+        cpu = [cpu_seconds(p.pid) - c for p, c in zip(run.procs, cpu)]
     finally:
         run.close()
     cycle_us, library_us = _cycle_cost_us(session, name, 500 if quick else 3000)
@@ -521,14 +534,31 @@ def loop_row(session, name, seconds, quick):
     return {'table': 'control loop, 1 kHz', 'robot': name, 'seconds': seconds, **figures,
             'cpu_simulator_pct': 100.0 * cpu[1] / seconds,
             'cpu_controller_pct': 100.0 * cpu[2] / seconds,
+            'cpu_simulator_us': cpu[1] / seconds * 1e3,
+            'cpu_controller_us': cpu[2] / seconds * 1e3,
             'cycle_us': cycle_us, 'library_us': library_us,
             'messages_us': cycle_us - library_us, 'process_us': controller_us - cycle_us}
 
 
-def _cpu_seconds(proc):
-    """CPU time (user + system) ``proc`` has used so far [s] (Linux /proc)."""
-    fields = Path(f'/proc/{proc.pid}/stat').read_text().rsplit(')', 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+def _ratio(value, floor):
+    return value / floor if floor > 0.0 else None
+
+
+def versus_floor(loop, floor):
+    """Return a loop row's figures over the floor's (``ros_floor.figures``), with the targets."""
+    unanswered = 100.0 - floor['answered_pct']
+    p99, missed = (_ratio(loop['latency_p99_ms'], floor['latency_p99_ms']),
+                   _ratio(loop['missed_pct'], unanswered))
+    met = p99 is not None and p99 <= P99_TARGET and (
+        loop['missed_pct'] == 0.0 or missed is not None and missed <= MISSED_TARGET)
+    return {'table': f'control loop over the floor ({floor["echo"]})', 'robot': loop['robot'],
+            'missed': missed,
+            'latency': _ratio(loop['latency_ms'], floor['latency_ms']),
+            'latency_p99': p99,
+            'cpu_simulator': _ratio(loop['cpu_simulator_us'], floor['cpu_ping_us']),
+            'cpu_controller': _ratio(loop['cpu_controller_us'], floor['cpu_echo_us']),
+            'target': f'p99 <= {P99_TARGET:g}x, missed <= {MISSED_TARGET:g}x: '
+                      + ('met' if met else 'MISSED')}
 
 
 def _rss_mb(proc):
@@ -581,8 +611,11 @@ def run(quick=False):
             rows.extend(fast_rows(session, name, quick))
         for name in SIM_ROBOTS:
             rows.append(realtime_row(session, name, 3.0 if quick else RT_SECONDS))
-        for name in LOOP_ROBOTS:
-            rows.append(loop_row(session, name, 3.0 if quick else LOOP_SECONDS, quick))
+        floors = [floor_row(session, variant, 3.0 if quick else LOOP_SECONDS, WARM_SECONDS)
+                  for variant in FLOOR_VARIANTS]
+        loops = [loop_row(session, name, 3.0 if quick else LOOP_SECONDS, quick)
+                 for name in LOOP_ROBOTS]
+        rows += floors + loops + [versus_floor(loop, floors[0]) for loop in loops]
         rows.extend(soak_rows(session, SOAK_ROBOT, 60.0 if quick else SOAK_SECONDS))
     return rows
 

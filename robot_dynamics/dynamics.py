@@ -38,6 +38,7 @@ shape. Units: N*m for revolute and N for prismatic joints, rad/s^2 or m/s^2 for 
 """
 
 import enum
+import math
 
 import numpy as np
 
@@ -227,6 +228,12 @@ def friction_torques(model, qd, smoothing=COULOMB_VELOCITY_SCALE):
     return model.damping * qd + model.friction * sign
 
 
+@njit
+def friction_torque(damping, coulomb, qd):
+    """One joint's :func:`friction_torques` at ``qd`` with the default smoothing, compiled."""
+    return damping * qd + coulomb * math.tanh(qd / COULOMB_VELOCITY_SCALE)
+
+
 # ---- inverse dynamics ---------------------------------------------------------------------------
 
 @njit
@@ -290,63 +297,75 @@ def _joint_force(prismatic, a, f, nn):
 
 
 @njit
-def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0, Fext):
+def rnea_work(n):
+    """Return the work arrays of :func:`rnea_state` for a chain of ``n`` joints."""
+    return (np.empty((n, 4, 4)), np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3)),
+            np.empty((n, 3)), np.empty((n, 3)), np.empty(3), np.empty(3), np.empty(3),
+            np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty((n, 4, 4)))
+
+
+@njit
+def rnea_state(basis, axis, prismatic, mass, com, inertia, tip, q, qd, qdd, a0, fext, work, tau):
     """
     Recursive Newton-Euler in link frames, Craig's form (Craig 2005, §6.5; Hayes 2008, §5.3).
 
-    Outward (:func:`_outward`): angular velocity ``w``, angular acceleration ``wd`` and origin
-    acceleration ``vd`` of each body in its own frame (``vd_0 = -g``: gravity as a base
+    Writes the torques of one state ``(q, qd, qdd)`` (n,) to ``tau`` (n,). Outward
+    (:func:`_outward`): angular velocity ``w``, angular acceleration ``wd`` and origin
+    acceleration ``vd`` of each body in its own frame (``vd_0 = a0 = -g``: gravity as a base
     acceleration). Inward: the force ``f`` and moment ``nn`` that body i-1 exerts on body i,
     about body i's origin; ``tau_i = nn . axis`` (revolute) or ``f . axis`` (prismatic).
-    ``Fext`` (B, 6) is the tip wrench on the environment in the base frame, ``tip`` the tip
-    origin in body n's frame.
+    ``fext`` (6,) is the tip wrench on the environment in the base frame, ``tip`` the tip origin
+    in body n's frame; ``work`` is :func:`rnea_work`.
     """
+    L, W, WD, VD, F, N, t, u, x, y, f, nn, fi, Tw = work
+    n = q.shape[0]
+    _outward(basis, axis, prismatic, q, qd, qdd, a0, L, W, WD, VD, t, u, x, y)
+    for i in range(n):
+        # Newton and Euler at the COM: F = m vc, N = I wd + w x I w
+        w, wd, c = W[i], WD[i], com[i]
+        cross3(w, c, t)
+        cross3(w, t, u)
+        cross3(wd, c, t)
+        for k in range(3):
+            F[i, k] = mass[i] * (VD[i, k] + t[k] + u[k])
+        rotate3(inertia[i], w, x, False)
+        cross3(w, x, t)
+        rotate3(inertia[i], wd, x, False)
+        for k in range(3):
+            N[i, k] = x[k] + t[k]
+    # the tip wrench in body n's frame, moment about body n's origin; the chain's poses are
+    # only needed (a second pass) when there is a wrench
+    f[:] = 0.0
+    nn[:] = 0.0
+    wrench = False
+    for k in range(6):
+        wrench = wrench or fext[k] != 0.0
+    if wrench:
+        chain(basis, q, Tw)
+        rotate3(Tw[n - 1], fext[:3], f, True)
+        rotate3(Tw[n - 1], fext[3:], nn, True)
+        cross3(tip, f, t)
+        for k in range(3):
+            nn[k] += t[k]
+    for i in range(n - 1, -1, -1):
+        if i < n - 1:
+            _inward(L, i + 1, f, nn, fi, x, t)      # body i+1's, about origin i
+        cross3(com[i], F[i], t)
+        for k in range(3):
+            f[k] += F[i, k]
+            nn[k] += N[i, k] + t[k]
+        tau[i] = _joint_force(prismatic[i], axis[i], f, nn)
+
+
+@njit
+def _rnea_kernel(basis, axis, prismatic, mass, com, inertia, tip, Q, QD, QDD, a0, Fext):
+    """:func:`rnea_state` over the states (B, n) and tip wrenches ``Fext`` (B, 6)."""
     B, n = Q.shape
     tau = np.empty((B, n))
-    L = np.empty((n, 4, 4))
-    W, WD, VD = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3))
-    F = np.empty((n, 3))
-    N = np.empty((n, 3))
-    t, u, x, y = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    f, nn, fi = np.empty(3), np.empty(3), np.empty(3)
-    Tw = np.empty((n, 4, 4))
+    work = rnea_work(n)
     for b in range(B):
-        _outward(basis, axis, prismatic, Q[b], QD[b], QDD[b], a0, L, W, WD, VD, t, u, x, y)
-        for i in range(n):
-            # Newton and Euler at the COM: F = m vc, N = I wd + w x I w
-            w, wd, c = W[i], WD[i], com[i]
-            cross3(w, c, t)
-            cross3(w, t, u)
-            cross3(wd, c, t)
-            for k in range(3):
-                F[i, k] = mass[i] * (VD[i, k] + t[k] + u[k])
-            rotate3(inertia[i], w, x, False)
-            cross3(w, x, t)
-            rotate3(inertia[i], wd, x, False)
-            for k in range(3):
-                N[i, k] = x[k] + t[k]
-        # the tip wrench in body n's frame, moment about body n's origin; the chain's poses are
-        # only needed (a second pass) when there is a wrench
-        f[:] = 0.0
-        nn[:] = 0.0
-        wrench = False
-        for k in range(6):
-            wrench = wrench or Fext[b, k] != 0.0
-        if wrench:
-            chain(basis, Q[b], Tw)
-            rotate3(Tw[n - 1], Fext[b, :3], f, True)
-            rotate3(Tw[n - 1], Fext[b, 3:], nn, True)
-            cross3(tip, f, t)
-            for k in range(3):
-                nn[k] += t[k]
-        for i in range(n - 1, -1, -1):
-            if i < n - 1:
-                _inward(L, i + 1, f, nn, fi, x, t)      # body i+1's, about origin i
-            cross3(com[i], F[i], t)
-            for k in range(3):
-                f[k] += F[i, k]
-                nn[k] += N[i, k] + t[k]
-            tau[b, i] = _joint_force(prismatic[i], axis[i], f, nn)
+        rnea_state(basis, axis, prismatic, mass, com, inertia, tip, Q[b], QD[b], QDD[b], a0,
+                   Fext[b], work, tau[b])
     return tau
 
 
@@ -417,20 +436,38 @@ def nonlinear_effects(model, q, qd, *, gravity=None):
 # ---- mass matrix and Coriolis -------------------------------------------------------------------
 
 @njit
+def crba_work(n):
+    """Return the work arrays of :func:`crba_state` for a chain of ``n`` joints."""
+    return np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 10)), np.empty(6)
+
+
+@njit
+def crba_state(basis, axis, prismatic, mass, com, inertia, q, work, M):
+    """
+    Composite-rigid-body algorithm: ``M_ij = S_i . Ic_j S_j`` for ``i <= j``, one state.
+
+    Writes the mass matrix of ``q`` (n,) to ``M`` (n, n); ``work`` is :func:`crba_work`.
+    """
+    T, S, Ic, F = work
+    n = q.shape[0]
+    _bodies(basis, axis, prismatic, mass, com, inertia, q, T, S, Ic)
+    for j in range(n - 1, -1, -1):
+        if j < n - 1:
+            for k in range(10):
+                Ic[j, k] += Ic[j + 1, k]        # composite inertia of bodies j..n
+        inertia_times(Ic[j], S[j], F)
+        for i in range(j + 1):
+            M[i, j] = M[j, i] = _dot6(S[i], F)
+
+
+@njit
 def _crba_kernel(basis, axis, prismatic, mass, com, inertia, Q):
-    """Composite-rigid-body algorithm: ``M_ij = S_i . Ic_j S_j`` for ``i <= j``."""
+    """:func:`crba_state` over the states (B, n)."""
     B, n = Q.shape
     M = np.empty((B, n, n))
-    T, S, Ic, F = np.empty((n, 4, 4)), np.empty((n, 6)), np.empty((n, 10)), np.empty(6)
+    work = crba_work(n)
     for b in range(B):
-        _bodies(basis, axis, prismatic, mass, com, inertia, Q[b], T, S, Ic)
-        for j in range(n - 1, -1, -1):
-            if j < n - 1:
-                for k in range(10):
-                    Ic[j, k] += Ic[j + 1, k]        # composite inertia of bodies j..n
-            inertia_times(Ic[j], S[j], F)
-            for i in range(j + 1):
-                M[b, i, j] = M[b, j, i] = _dot6(S[i], F)
+        crba_state(basis, axis, prismatic, mass, com, inertia, Q[b], work, M[b])
     return M
 
 

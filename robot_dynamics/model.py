@@ -38,7 +38,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from . import dynamics, ik, integrators, kinematics, limits
+from . import dynamics, ik, integrators, kinematics, limits, prepared
 from .errors import InputError, ModelError
 
 JOINT_TYPES = ('revolute', 'continuous', 'prismatic')
@@ -359,6 +359,16 @@ class RobotModel:
     def slotine_li_regressor(self, q, qd, qd_r, qdd_r, *, gravity=None):
         """Regressor (..., n, 10 n) of ``M qdd_r + C(q, qd) qd_r + g``; see dynamics."""
         return dynamics.slotine_li_regressor(self, q, qd, qd_r, qdd_r, gravity=gravity)
+
+    def prepare(self, link=None, gravity=None):
+        """
+        Return a :class:`~robot_dynamics.prepared.PreparedModel`: single-state calls for loops.
+
+        Its ``inverse_dynamics``, ``forward_dynamics``, ``gravity_torques``, ``mass_matrix``,
+        ``fk`` and ``jacobian`` (of ``link``, default the tip) take one state, check nothing but
+        sizes and write into ``out``: several times faster per call than these methods.
+        """
+        return prepared.PreparedModel(self, link=link, gravity=gravity)
 
     def warm_up(self):
         """

@@ -106,6 +106,11 @@ def check_frame(frame_id, model):
                          'frame is transformed')
 
 
+def non_finite_error(what, name, value):
+    """Return the ``InputError`` for joint ``name``'s non-finite ``value`` in ``what``."""
+    return InputError(f'{what}: joint {name!r} is {value}: values must be finite')
+
+
 def joint_values(values, names, what):
     """Return ``values`` (one per name) as a finite float array, or raise naming the joint."""
     arr = np.asarray(values, dtype=float)
@@ -115,7 +120,7 @@ def joint_values(values, names, what):
     bad = ~np.isfinite(arr)
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
-        raise InputError(f'{what}: joint {names[j]!r} is {arr[j]}: values must be finite')
+        raise non_finite_error(what, names[j], arr[j])
     return arr
 
 
