@@ -194,7 +194,7 @@ class Controller:
                 raise InputError(f'{name}: expected a positive number, got {value!r}')
         if not (math.isfinite(velocity_feedback) and velocity_feedback >= 0.0):
             raise InputError(f'velocity_feedback: expected a gain >= 0, got {velocity_feedback!r}')
-        self.law = law
+        self.set_law(law)
         self.state_timeout = float(state_timeout)
         self.wall_state_timeout = float(wall_state_timeout)
         self.period = 1.0 / rate_hz
@@ -249,7 +249,7 @@ class Controller:
             reference, ended = self.follower.update(t, q, qd)
             events += _goal_events(ended)
             if self.interface is Interface.EFFORT:
-                command = self.law.compute(t, q, qd, reference)
+                command = self._compute(t, q, qd, reference)
                 values, requested, saturated = command.tau, command.tau_requested, \
                     command.saturated
             else:
@@ -369,6 +369,8 @@ class Controller:
     def set_law(self, law):
         """Use ``law`` from the next cycle on (new gains: see ``law.with_gains``)."""
         self.law = law
+        # the law's fast path for one state: the states are checked here, once
+        self._compute = None if law is None else law.for_one_state()
 
     def warm_up(self):
         """Run every kernel of a cycle and of the safe command once, on a scratch copy."""

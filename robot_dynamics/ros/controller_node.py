@@ -67,7 +67,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
-from .conversions import (JointMap, JointNameError, JointOrder, to_seconds, trajectory_arrays,
+from .cdr import JointStateReader, write_float64_array
+from .conversions import (JointMap, JointNameError, time_msg, to_seconds, trajectory_arrays,
                           trajectory_point)
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
 from .on_demand import OnDemand, SubscriptionThread
@@ -201,7 +202,8 @@ class ControllerNode(Node):
         p = self.params
         self.model = model
         self.joints = JointMap(model, p.joints or model.joint_names)
-        self.order = JointOrder(model, 'joint_states')
+        # the loop's messages raw: read and written straight from and into arrays
+        self.reader = JointStateReader(model, 'joint_states')
         law = self._declare_gains(model)
         self._declare_tolerances(model)
         self.controller = Controller(
@@ -214,7 +216,7 @@ class ControllerNode(Node):
         self.get_logger().info(f'warmed up in {time.perf_counter() - start:.2f} s')
         self.sim_time = self.get_parameter('use_sim_time').value
         self._received = None             # monotonic time the newest usable state came
-        self._state_stamp = None          # and its stamp
+        self._state_stamp = None          # and its stamp [ns]
         self._next_state_publish = self._next_feedback = -math.inf
         self._published_mode = None
         self._results = {}                # goal id (bytes) -> Future of its result
@@ -227,7 +229,8 @@ class ControllerNode(Node):
                                    if self.law_name is Law.ADAPTIVE else None)
         joint_states = self.create_subscription(
             JointState, 'joint_states', lambda msg: None,
-            LOCKSTEP_NEWEST if self.sim_time else NEWEST_ONLY, callback_group=OnDemand())
+            LOCKSTEP_NEWEST if self.sim_time else NEWEST_ONLY, callback_group=OnDemand(),
+            raw=True)
         self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                  self.trajectory_callback, 10)
         self.action_server = ActionServer(
@@ -332,10 +335,10 @@ class ControllerNode(Node):
     def _now(self):
         return self.get_clock().now().nanoseconds * 1e-9
 
-    def joint_state_callback(self, msg):
-        """Take a joint state; in ``state`` trigger mode, send the command that answers it."""
+    def joint_state_callback(self, data):
+        """Take a joint state (CDR); in ``state`` trigger mode, send the command answering it."""
         try:
-            q, qd = self.order.state(msg)
+            stamp_ns, q, qd = self.reader.state(data)
         except InputError as exc:
             if self.params.hardware and self.controller.time is None:
                 raise StartupError(f"the hardware's joint states do not fit the model: {exc}")
@@ -343,8 +346,8 @@ class ControllerNode(Node):
                 self.get_logger().error(f'unusable joint state (not used: it counts as no '
                                         f'state): {exc}')
             return
-        t = to_seconds(msg.header.stamp) or self._now()
-        self._state_stamp = msg.header.stamp        # a repeat, not taken, has the same stamp
+        t = stamp_ns * 1e-9 or self._now()
+        self._state_stamp = stamp_ns        # a repeat, not taken, has the same stamp
         if self.trigger is Trigger.STATE:
             self._run(self.controller.update, t, q, qd)
         else:
@@ -387,7 +390,7 @@ class ControllerNode(Node):
         """Publish a Cycle's command, the controller state and feedback; report its events."""
         if cycle.command is not None:
             self.command_publisher.publish(
-                Float64MultiArray(data=self.joints.model_to_names(cycle.command).tolist()))
+                write_float64_array(self.joints.model_to_names(cycle.command)))
             self._publish_state(cycle)
             self._publish_feedback(cycle)
             if cycle.saturated.any() and self.throttle('saturation', 1.0):
@@ -401,7 +404,7 @@ class ControllerNode(Node):
         try:
             if cycle.command is not None:
                 self.command_publisher.publish(
-                    Float64MultiArray(data=self.joints.model_to_names(cycle.command).tolist()))
+                    write_float64_array(self.joints.model_to_names(cycle.command)))
         finally:
             self._report(cycle.events)
 
@@ -541,7 +544,7 @@ class ControllerNode(Node):
         msg = ControllerState(joint_names=self.joints.names, control_law=self.law_name.value,
                               mode=cycle.mode.value, cycles=c.cycles,
                               missed_cycles=c.missed_cycles)
-        msg.state_stamp = self._state_stamp
+        msg.state_stamp = time_msg(self._state_stamp)
         msg.reference = trajectory_point(to_names(reference.q), to_names(reference.qd),
                                          to_names(reference.qdd))
         msg.feedback = trajectory_point(to_names(q), to_names(qd))
@@ -553,7 +556,7 @@ class ControllerNode(Node):
         if self.sim_time:
             # the node's simulated clock comes from /clock, slower than the states: a command
             # is computed at its state's time at the earliest
-            now = max(now, Time.from_msg(self._state_stamp, clock_type=now.clock_type))
+            now = max(now, Time(nanoseconds=self._state_stamp, clock_type=now.clock_type))
         msg.header.stamp = now.to_msg()
         self.state_publisher.publish(msg)
         if self.estimate_publisher is not None:
@@ -562,7 +565,7 @@ class ControllerNode(Node):
                                          estimate=law.state.estimate.tolist(),
                                          nominal=law.nominal.tolist(), lower=law.lower.tolist(),
                                          upper=law.upper.tolist())
-            estimate.header.stamp = self._state_stamp
+            estimate.header.stamp = msg.state_stamp
             self.estimate_publisher.publish(estimate)
 
     # ---- the end --------------------------------------------------------------------------------
@@ -576,7 +579,7 @@ class ControllerNode(Node):
             cycle = self.controller.final_command()
             if cycle.command is not None and self.context.ok():
                 self.command_publisher.publish(
-                    Float64MultiArray(data=self.joints.model_to_names(cycle.command).tolist()))
+                    write_float64_array(self.joints.model_to_names(cycle.command)))
                 # the process may end right after: let reliable subscribers have it first
                 self.command_publisher.wait_for_all_acked(Duration(seconds=FINAL_ACK_TIMEOUT))
                 self.get_logger().info(f'stopping: sent the safe command '

@@ -73,6 +73,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
+from .cdr import JointStateWriter, read_float64_array
 from .compat import RCLError
 from .conversions import joint_values, JointMap, time_msg
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
@@ -177,8 +178,8 @@ class SimulatorNode(Node):
         self._next_clock_ns = 0
         self._lateness = np.zeros(JITTER_WINDOW)
         self._status_mark = (time.monotonic(), 0.0)
-        # one message, refilled for every publication (rclpy converts it when publishing)
-        self._state_msg = JointState(name=self.joints.names)
+        # the loop's messages raw: states written and commands read straight from arrays
+        self._writer = JointStateWriter(self.joints.names)
         simulated = p.lockstep or not p.realtime
         self.state_publisher = self.create_publisher(JointState, 'joint_states',
                                                      LOCKSTEP_WRITER if simulated else 10)
@@ -187,7 +188,7 @@ class SimulatorNode(Node):
         # read by the stepping thread at each step: a command costs no pass of the executor
         self.commands = self.create_subscription(
             Float64MultiArray, command_topic(p), lambda msg: None,
-            LOCKSTEP_ALL if p.lockstep else NEWEST_ONLY, callback_group=OnDemand())
+            LOCKSTEP_ALL if p.lockstep else NEWEST_ONLY, callback_group=OnDemand(), raw=True)
         self._waiter = Waiter(self, self.commands) if p.lockstep else None
         self._answering = False       # lockstep: a controller answers the states
         self._first_state_ns = None   # lockstep: system time of the first state published
@@ -231,14 +232,14 @@ class SimulatorNode(Node):
 
     # ---- inputs ---------------------------------------------------------------------------------
 
-    def take_command(self, msg):
+    def take_command(self, data):
         """
-        Accept a command of one finite value per joint; reject anything else, and keep on.
+        Accept a command (CDR) of one finite value per joint; reject anything else, and keep on.
 
         Returns whether it was accepted.
         """
         try:
-            values = joint_values(msg.data, self.joints.names, 'command')
+            values = joint_values(read_float64_array(data), self.joints.names, 'command')
         except InputError as exc:
             self.rejected_commands += 1
             if self.throttle('command', 1.0):
@@ -255,8 +256,9 @@ class SimulatorNode(Node):
         self._reset_requested = done
         response.success = done.wait(RESET_TIMEOUT)
         if response.success:
+            sec, nanosec = divmod(done.stamp, _NS)
             response.message = (f'initial state restored; its joint_states stamp is '
-                                f'{done.stamp.sec}.{done.stamp.nanosec:09d} s')
+                                f'{sec}.{nanosec:09d} s')
         else:
             response.message = f'the stepping thread did not answer within {RESET_TIMEOUT} s'
         return response
@@ -407,24 +409,22 @@ class SimulatorNode(Node):
             pass
 
     def _stamp(self, stamp_ns):
+        """Return the stamp [ns] of the state now: wall time, or simulated time (and /clock)."""
         if self.clock_publisher is None:
-            return time_msg(stamp_ns)
-        stamp = time_msg(self._simulated_ns)
+            return stamp_ns
         if self._simulated_ns >= self._next_clock_ns:
-            self.clock_publisher.publish(Clock(clock=stamp))
+            self.clock_publisher.publish(Clock(clock=time_msg(self._simulated_ns)))
             self._next_clock_ns = self._simulated_ns + self._clock_every_ns
-        return stamp
+        return self._simulated_ns
 
     def _publish_state(self, stamp_ns):
-        plant, msg = self.plant, self._state_msg
-        msg.header.stamp = self._stamp(stamp_ns)
-        to_names = self.joints.model_to_names
-        msg.position = to_names(plant.q).tolist()
-        msg.velocity = to_names(plant.qd).tolist()
-        # what drives report: the effort of the step that brought the arm here
-        msg.effort = to_names(plant.effort).tolist()
-        self.state_publisher.publish(msg)
-        return msg.header.stamp
+        """Publish the arm's joint state; return its stamp [ns]."""
+        plant, to_names = self.plant, self.joints.model_to_names
+        stamp_ns = self._stamp(stamp_ns)
+        # what drives report as effort: the effort of the step that brought the arm here
+        self.state_publisher.publish(self._writer.write(
+            stamp_ns, to_names(plant.q), to_names(plant.qd), to_names(plant.effort)))
+        return stamp_ns
 
     def _publish_status(self):
         """Publish ~/status: contacts, counters, real-time factor since the last status."""

@@ -115,10 +115,19 @@ def test_a_stall_and_the_stop_send_the_safe_command(processes, probe, interface)
     def position():
         last = states[-1][0]
         return np.array(last.position)[model.indices_in(last.name)]
-    q0 = position()
-    trajectory, _ = quintic(model, q0, q0 + [0.6, -0.6], 4.0)
-    action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory))
-    probe.wait_for(lambda: np.abs(states[-1][0].velocity).max() > 0.1, what='the arm moving')
+
+    def moving():
+        # real time on a shared machine: a stall at the start may end a goal in safe mode
+        # (tested on its own); then the arm is sent again from where it is
+        q0 = position()
+        trajectory, _ = quintic(model, q0, q0 + [0.6, -0.6], 4.0)
+        sent = action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory))
+        handle = probe.wait_for(lambda: sent.done() and sent.result(), what='the goal response')
+        result = handle.get_result_async()
+        probe.wait_for(lambda: result.done() or np.abs(states[-1][0].velocity).max() > 0.1,
+                       what='the arm moving, or its goal ended')
+        return not result.done()
+    probe.wait_for(moving, what='a goal that moves the arm')
 
     def safe(command):      # in the controller's joint order: joint2, joint1
         expected = {'effort': np.zeros(2), 'velocity': np.zeros(2),
