@@ -65,7 +65,8 @@ Tables (``bench/run.py`` prints one per ``table``):
   taking the message, the executor (watchdog, goals), the DDS threads. Where a cycle's time
   goes, measured in this process on a
   ``ControllerNode`` fed the same messages: ``cycle_us`` its ``joint_state_callback``
-  (deserialising the JointState included; the median cycle, without the ControllerState),
+  (reading the serialized JointState included; the median cycle, without the
+  ControllerState),
   ``library_us`` the follower and the control law (numpy), ``messages_us`` the rest (rclpy
   messages in and out, publishing the command, Python around them). ``cpu_simulator_us``/
   ``cpu_controller_us``: each process's CPU time per 1 ms period.
@@ -498,21 +499,19 @@ def _cycle_cost_us(session, name, n_states):
         start = time.time()
         q0 = middle(model.lower, model.upper)
         messages = []
-        for k in range(n_states + 1):
+        for k in range(2 * n_states + 1):
             msg = JointState(name=list(model.joint_names), position=q0.tolist(),
                              velocity=[0.0] * model.dof)
             t = start + k * 1e-3
             msg.header.stamp.sec, msg.header.stamp.nanosec = int(t), int(t % 1.0 * 1e9)
-            messages.append(serialize_message(msg))
-        local.joint_state_callback(deserialize_message(messages[0], JointState))
+            messages.append(serialize_message(msg))     # the node takes them raw
+        local.joint_state_callback(messages[0])
         local.trajectory_callback(_sine_goal(model, q0, 10.0))
-        cycle = _median_time(lambda data: local.joint_state_callback(
-            deserialize_message(data, JointState)), messages[1:])
+        cycle = _median_time(local.joint_state_callback, messages[1:n_states + 1])
+        controller = local.controller
 
         def library(k):
-            now = start + (n_states + 1 + k) * 1e-3
-            reference, _ = local.follower.update(now, q0, np.zeros(model.dof))
-            local.law.compute(now, q0, np.zeros(model.dof), reference)
+            controller.update(start + (n_states + 1 + k) * 1e-3, q0, np.zeros(model.dof))
         library_time = _median_time(library, range(n_states))
     finally:
         local.destroy_node()

@@ -37,13 +37,14 @@ safety policy, missed cycles) is the library's, on the time of the joint states:
 Each cycle runs when a joint state arrives (``trigger: state``, default) and answers it with
 exactly one command; ``trigger: timer`` runs at ``rate_hz`` on the newest state, the reference
 sampled at the timer's time. Joint states are read by a thread that waits on that subscription
-alone (:class:`~robot_dynamics.ros.on_demand.SubscriptionThread`); goals, parameters and the
-watchdog run in the executor and share one lock with the cycle. The watchdog runs on the wall
-clock and asks the controller what to send while no state comes: the safe command once the
-newest state is older than ``state_timeout`` on the states' clock (on simulated time, also
-after ``wall_state_timeout`` of wall time). A cycle that fails sends the safe command and the
-node goes on; when the node stops (SIGINT, SIGTERM, an error that ends it), its last command is
-the safe command.
+alone (:class:`~robot_dynamics.ros.on_demand.SubscriptionThread`), which also runs the
+watchdog; goals and parameters run in the executor and share one lock with them. The watchdog
+runs on the wall clock and asks the controller what to send while no state comes: the safe
+command once the newest state is older than ``state_timeout`` on the states' clock (on
+simulated time, also after ``wall_state_timeout`` of wall time). A cycle that fails sends the
+safe command and the node goes on; when the node stops (SIGINT, SIGTERM, an error that ends
+it), its last command is the safe command. The loop's messages travel raw (serialized CDR read
+and written by :mod:`~robot_dynamics.ros.cdr`): no rclpy message object per cycle.
 """
 
 import enum
@@ -56,7 +57,6 @@ import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.clock import Clock, ClockType
 from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.task import Future
@@ -240,11 +240,6 @@ class ControllerNode(Node):
             callback_group=ReentrantCallbackGroup())
         if self.trigger is Trigger.TIMER:
             self.create_timer(1.0 / p.rate_hz, self.timer_callback)
-        # on the wall clock: a simulated clock stops when its simulator does
-        timeout = min(p.state_timeout, p.wall_state_timeout) if self.sim_time \
-            else p.state_timeout
-        self.create_timer(WATCHDOG_FRACTION * timeout, self.watchdog_callback,
-                          clock=Clock(clock_type=ClockType.STEADY_TIME))
         if p.hardware:
             self._check_effort_limits()
             self._startup_timer = self.create_timer(p.startup_timeout, self.startup_callback)
@@ -252,8 +247,14 @@ class ControllerNode(Node):
             f'{self.law_name.value} control of {self.joints.names} ({self.interface.value} '
             f'commands on {command_topic(p)}), cycles on each {self.trigger.value}, '
             f'{"simulated" if self.sim_time else "wall"} time; waiting for joint_states')
+        # the watchdog in the same thread, on the wall clock (a simulated clock stops when its
+        # simulator does)
+        timeout = min(p.state_timeout, p.wall_state_timeout) if self.sim_time \
+            else p.state_timeout
         self.state_thread = SubscriptionThread(self, joint_states, self.joint_state_callback,
-                                               self._lock, 'controller_states')
+                                               self._lock, 'controller_states',
+                                               periodic=self.watch,
+                                               period=WATCHDOG_FRACTION * timeout)
 
     # ---- configuration --------------------------------------------------------------------------
 
@@ -362,16 +363,15 @@ class ControllerNode(Node):
                 self._run(self.controller.cycle,
                           self.controller.time + max(0.0, self._elapsed()))
 
-    def watchdog_callback(self):
+    def watch(self):
         """Ask the controller what to send while no state comes; pass on cancel requests."""
-        with self._lock:
-            if self.controller.time is None:
-                return
-            wall = time.monotonic() - self._received
-            self._run(self.controller.no_state, self._elapsed(), wall if self.sim_time else None)
-            for handle in self.controller.goals:
-                if handle is not None and handle.is_cancel_requested:
-                    self._report(self.controller.cancel(handle))
+        if self.controller.time is None:
+            return
+        wall = time.monotonic() - self._received
+        self._run(self.controller.no_state, self._elapsed(), wall if self.sim_time else None)
+        for handle in self.controller.goals:
+            if handle is not None and handle.is_cancel_requested:
+                self._report(self.controller.cancel(handle))
 
     def _elapsed(self):
         """Return the time since the newest state [s] on the states' clock."""

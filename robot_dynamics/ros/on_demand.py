@@ -28,6 +28,7 @@ The take and the wait come from rclpy's C extension, through :mod:`~robot_dynami
 """
 
 import threading
+import time
 
 from rclpy.callback_groups import CallbackGroup
 
@@ -95,16 +96,20 @@ class SubscriptionThread:
     Call ``callback(msg)`` holding ``lock`` for each message of an :class:`OnDemand` subscription.
 
     The thread sleeps in a wait set of that subscription alone (the GIL released), so a message
-    costs its callback and one take, not a pass of the executor. An exception from ``callback``
-    ends the thread and is raised again in the executor's thread, where the node's own callbacks
-    fail: a :class:`~robot_dynamics.ros.runner.StartupError` stops the node as it would there.
-    Call :meth:`stop` before the node is destroyed.
+    costs its callback and one take, not a pass of the executor. ``periodic()``, if given, is
+    called holding ``lock`` too, at least every ``period`` [s] whether messages come or not (a
+    watchdog: rclpy's executor would spend more on waking for it than the cycle costs). An
+    exception from either ends the thread and is raised again in the executor's thread, where
+    the node's own callbacks fail: a :class:`~robot_dynamics.ros.runner.StartupError` stops the
+    node as it would there. Call :meth:`stop` before the node is destroyed.
     """
 
-    def __init__(self, node, subscription, callback, lock, name):
+    def __init__(self, node, subscription, callback, lock, name, periodic=None, period=POLL):
         self._node = node
         self._subscription = subscription
         self._callback = callback
+        self._periodic = periodic
+        self._period = period
         self._lock = lock
         self._stopping = threading.Event()
         self._error = None
@@ -114,12 +119,18 @@ class SubscriptionThread:
 
     def _run(self):
         waiter = Waiter(self._node, self._subscription)
+        wait = min(POLL, self._period)
+        due = time.monotonic() + self._period
         try:
             while not self._stopping.is_set():
-                msg = waiter.wait(POLL)
+                msg = waiter.wait(wait)
                 if msg is not None:
                     with self._lock:
                         self._callback(msg)
+                if self._periodic is not None and time.monotonic() >= due:
+                    due = time.monotonic() + self._period
+                    with self._lock:
+                        self._periodic()
         except Exception as exc:  # noqa: B902 - any error: the executor's thread decides
             if self._stopping.is_set() or not self._node.context.ok():
                 return      # shut down under a wait or a take: a normal stop
