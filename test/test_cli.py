@@ -71,7 +71,7 @@ def test_simulate_with_model_error_noise_rates_and_plots(tmp_path):
     assert (data['plant_rate_hz'], data['control_rate_hz']) == (2000.0, 500.0)
     assert (data['model_error'], data['torque_noise'], data['seed']) == (0.2, 0.5, 7)
     assert data['samples'] == 1001
-    assert set(data['comparison']) == {'pd', 'pd_gravity', 'computed_torque', 'pid'}
+    assert set(data['comparison']) == {'pd', 'pd_gravity', 'computed_torque', 'pid', 'adaptive'}
     for png in (plot, compare):
         assert png.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
 
