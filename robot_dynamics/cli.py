@@ -273,8 +273,9 @@ def build_parser():
         'identify', help="identify the arm's dynamics from a recording (MCAP)",
         description='Read /joint_states (position and effort, the measured joint torque; '
                     'joints matched by name) and /robot_description from a recording, filter '
-                    'and differentiate (zero-phase), estimate the base parameters by weighted '
-                    'least squares on the first part of the samples, fit a physically '
+                    'and differentiate (zero-phase; the stretches between gaps of lost messages '
+                    'apart), estimate the base parameters by weighted least squares on the '
+                    'first part of the samples, fit a physically '
                     'consistent set of inertias and friction to them, and write the recorded '
                     'description with the identified <inertial> and <dynamics> of the chain. '
                     'The report holds the base parameters with standard deviations, the '
@@ -587,6 +588,8 @@ def identify_command(args, out=sys.stdout):
     samples = recordings.joint_samples(recording, model.joint_names)
     identification.check_motion(model, samples.t, samples.position)
     prepared = signals.prepare(samples.t, samples.position, samples.effort, cutoff=args.cutoff)
+    stretches = signals.stretches(samples.t)
+    lost = sum(samples.t[part.start] - samples.t[part.start - 1] for part in stretches[1:])
     train, test = prepared.split(args.held_out)
     base = identification.base_parameters(model)
     result = identification.identify(model, train.q, train.qd, train.qdd, train.tau, base=base)
@@ -605,6 +608,7 @@ def identify_command(args, out=sys.stdout):
         'samples': {'joint_states': int(samples.t.size),
                     'duration_s': float(samples.t[-1] - samples.t[0]),
                     'cutoff_hz': args.cutoff, 'rate_hz': float(prepared.rate),
+                    'stretches': len(stretches), 'gaps_s': float(lost),
                     'identification': int(train.t.size), 'held_out': int(test.t.size),
                     'held_out_fraction': args.held_out},
         'base_parameters': estimate.as_dict(),
@@ -642,7 +646,10 @@ def identify_command(args, out=sys.stdout):
     with open(args.out, 'w', encoding='utf-8') as f:
         f.write(text)
     print(f'identify {model.name} from {args.recording}: {samples.t.size} joint states over '
-          f'{report["samples"]["duration_s"]:.1f} s, filtered at {args.cutoff:g} Hz; '
+          f'{report["samples"]["duration_s"]:.1f} s'
+          + (f' ({len(stretches) - 1} gaps of {lost:.3g} s in all, between which the '
+             f'{len(stretches)} stretches are filtered apart)' if len(stretches) > 1 else '')
+          + f', filtered at {args.cutoff:g} Hz; '
           f'{base.count} base parameters, condition number {estimate.condition_number:.3g}',
           file=out)
     for name, value, std in zip(estimate.base.base_names, estimate.values, estimate.std):

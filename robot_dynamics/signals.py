@@ -21,7 +21,11 @@ the practice of Gautier's inverse-dynamics identification (Gautier and Poignet, 
 Kalman filtering and weighted least squares dynamic identification of robot", Control
 Engineering Practice 9(12), 2001, §3; Swevers et al. 1997, §4):
 
-1. resample onto a uniform grid at the median sampling interval (linear interpolation);
+1. cut the recording at every gap longer than ``MAX_GAP_INTERVALS`` median sampling intervals
+   (messages a recorder lost): each stretch between gaps goes through the steps below on its
+   own, since interpolating across a long gap would invent the motion and its torques there;
+   then resample each stretch onto a uniform grid at the median interval (linear
+   interpolation over the shorter gaps and the jitter);
 2. low-pass the positions and the torques with the same zero-phase Butterworth filter
    (``scipy.signal.butter`` of order ``FILTER_ORDER``, run forwards and backwards by
    ``filtfilt``: no lag, and the torques keep their timing relative to the motion); the default
@@ -42,7 +46,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.signal import butter, sosfiltfilt
 
-from .errors import InputError
+from .errors import InputError, ShapeError
 from .trajectory import increasing_times
 
 #: Default cut-off frequency [Hz] of the low-pass filter.
@@ -53,6 +57,8 @@ FILTER_ORDER = 4
 TRIM_PERIODS = 5.0
 #: The samples kept per second, in multiples of the cut-off frequency.
 OUTPUT_RATE_FACTOR = 10.0
+#: A gap between samples longer than this many median intervals splits the recording.
+MAX_GAP_INTERVALS = 5.0
 
 
 class Signals(NamedTuple):
@@ -66,8 +72,8 @@ class Signals(NamedTuple):
 
     @property
     def rate(self):
-        """Return the samples per second [Hz]."""
-        return (len(self.t) - 1) / (self.t[-1] - self.t[0]) if len(self.t) > 1 else 0.0
+        """Return the samples per second [Hz] (of the stretches between gaps)."""
+        return 1.0 / float(np.median(np.diff(self.t))) if len(self.t) > 1 else 0.0
 
     def split(self, fraction):
         """Return ``(first, last)``: the samples before and after ``1 - fraction`` of the time."""
@@ -110,6 +116,19 @@ def lowpass(x, rate, cutoff=DEFAULT_CUTOFF, order=FILTER_ORDER):
     return sosfiltfilt(sos, np.asarray(x, dtype=float), axis=0)
 
 
+def stretches(t, max_gap=MAX_GAP_INTERVALS):
+    """
+    Return the slices of the sample times ``t`` (K,) [s] between gaps of more than ``max_gap``.
+
+    ``max_gap`` is in median sampling intervals. Raises as :func:`uniform` for bad times.
+    """
+    t = increasing_times(t, 'times', least=2)
+    step = np.diff(t)
+    cuts = np.flatnonzero(step > max_gap * np.median(step)) + 1
+    edges = [0, *cuts.tolist(), len(t)]
+    return [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
+
+
 def prepare(t, q, tau, *, cutoff=DEFAULT_CUTOFF):
     """
     Return :class:`Signals` for identification from recorded positions and torques.
@@ -117,7 +136,7 @@ def prepare(t, q, tau, *, cutoff=DEFAULT_CUTOFF):
     Parameters
     ----------
     t : array_like, shape (K,)
-        Sample times [s], increasing (jitter allowed).
+        Sample times [s], increasing (jitter and gaps allowed).
     q : array_like, shape (K, n)
         Measured joint positions [rad or m].
     tau : array_like, shape (K, n)
@@ -129,16 +148,35 @@ def prepare(t, q, tau, *, cutoff=DEFAULT_CUTOFF):
     -------
     Signals
         Filtered positions and torques, velocities and accelerations from the filtered
-        positions, on a uniform grid, trimmed and decimated (see the module docstring).
+        positions, each stretch between gaps on a uniform grid, trimmed and decimated (see the
+        module docstring); stretches too short to filter are left out.
 
     """
+    parts = stretches(t)
+    t, q, tau = (np.asarray(x, dtype=float) for x in (t, q, tau))
+    if q.ndim != 2 or q.shape[0] != t.size or tau.shape != q.shape:
+        raise ShapeError(f'q and tau: expected shape ({t.size}, n) for {t.size} times, got '
+                         f'{q.shape} and {tau.shape}')
+    kept = [x for x in (_prepare_stretch(t[part], q[part], tau[part], cutoff) for part in parts)
+            if x is not None]
+    if not kept:
+        longest = max(t[part.stop - 1] - t[part.start] for part in parts)
+        gaps = f' between gaps ({len(parts) - 1})' if len(parts) > 1 else ''
+        raise InputError(f'{longest:.3g} s of samples{gaps}: too short to filter at '
+                         f'{cutoff:g} Hz (at least {2.0 * TRIM_PERIODS / cutoff:.3g} s)')
+    return Signals(*(np.concatenate(x) for x in zip(*kept)))
+
+
+def _prepare_stretch(t, q, tau, cutoff):
+    """:func:`prepare` for samples without a long gap; None if too short to filter."""
+    if t.size < 2:
+        return None
     grid, q, tau = uniform(t, q, tau)
     dt = grid[1] - grid[0]
     rate = 1.0 / dt
     trim = int(np.ceil(TRIM_PERIODS / cutoff * rate))
     if len(grid) <= 2 * trim + 2:
-        raise InputError(f'{grid[-1] - grid[0]:.3g} s of samples: too short to filter at '
-                         f'{cutoff:g} Hz (at least {2 * TRIM_PERIODS / cutoff:.3g} s)')
+        return None
     q, tau = lowpass(q, rate, cutoff), lowpass(tau, rate, cutoff)
     qd = np.gradient(q, dt, axis=0)
     qdd = np.gradient(qd, dt, axis=0)

@@ -23,7 +23,8 @@ the cut-off, and the output is decimated to ten samples per cut-off period.
 import numpy as np
 import pytest
 from robot_dynamics import InputError, ShapeError
-from robot_dynamics.signals import DEFAULT_CUTOFF, lowpass, prepare, TRIM_PERIODS, uniform
+from robot_dynamics.signals import (DEFAULT_CUTOFF, lowpass, prepare, stretches, TRIM_PERIODS,
+                                   uniform)
 
 RATE = 1000.0
 # per joint: amplitudes [rad], frequencies [Hz], phases [rad]: below the cut-off
@@ -62,6 +63,34 @@ def test_derivatives_without_lag_from_jittered_samples(rng):
     assert first.t[-1] < last.t[0]
 
 
+def test_gaps_a_recorder_left_are_not_interpolated_over(rng):
+    # messages lost in bursts (a starved recorder): 190 ms, 40 ms and 3 ms of a 1 kHz recording
+    t = np.arange(0.0, 20.0, 1.0 / RATE) + rng.uniform(-1e-4, 1e-4, 20000)
+    lost = np.zeros(t.size, bool)
+    lost[5000:5190] = lost[12000:12040] = lost[15000:15003] = True
+    t = t[~lost]
+    q, _, _ = signal(t)
+    parts = stretches(t)
+    assert [(p.start, p.stop) for p in parts] == [(0, 5000), (5000, 11810), (11810, t.size)]
+    out = prepare(t, q, 3.0 * q + 1.0)
+    exact_q, exact_qd, exact_qdd = signal(out.t)
+    # as without gaps (above): the 3 ms gap is interpolated over, the long ones cut the
+    # recording, and each stretch loses its filter's edges
+    np.testing.assert_allclose(out.q, exact_q, rtol=0, atol=1e-4)
+    np.testing.assert_allclose(out.qd, exact_qd, rtol=0, atol=3e-4 * np.abs(exact_qd).max())
+    np.testing.assert_allclose(out.qdd, exact_qdd, rtol=0, atol=5e-4 * np.abs(exact_qdd).max())
+    edge = TRIM_PERIODS / DEFAULT_CUTOFF
+    for gap in (5.0, 12.0):
+        assert not np.any((out.t > gap - edge + 2e-3) & (out.t < gap + 0.04 + edge - 2e-3))
+    assert out.rate == pytest.approx(10.0 * DEFAULT_CUTOFF, rel=1e-3)
+    # interpolated across, the 190 ms gap gives accelerations far off
+    grid, q_uniform = uniform(t, q)
+    inside = (grid > 5.02) & (grid < 5.17)
+    _, _, qdd_there = signal(grid[inside])
+    assert np.abs(np.gradient(np.gradient(q_uniform[inside], grid[1] - grid[0], axis=0),
+                              grid[1] - grid[0], axis=0) - qdd_there).max() > 0.5
+
+
 def test_lowpass_removes_what_lies_above_the_cut_off(rng):
     t = np.arange(0.0, 10.0, 1.0 / RATE)
     slow = np.sin(2.0 * np.pi * 1.0 * t)
@@ -91,3 +120,9 @@ def test_bad_signals_are_named():
         prepare(t, q, q, cutoff=600.0)
     with pytest.raises(InputError, match='too short to filter at 10 Hz'):
         prepare(t[:500], q[:500], q[:500])
+    # long enough, but not between its gaps
+    gapped = np.concatenate([t[:600], t[600:] + 0.5, t + 2.0])
+    with pytest.raises(InputError, match=r'0.999 s of samples between gaps \(2\): too short'):
+        prepare(gapped, np.zeros((gapped.size, 2)), np.zeros((gapped.size, 2)))
+    with pytest.raises(ShapeError, match=r'q and tau: expected shape \(1000, n\)'):
+        prepare(t, q[:999], q[:999])

@@ -25,6 +25,7 @@ of a test that fails. The test's own node lives in its own rclpy context on that
 in a background thread; tests wait on conditions with generous time-outs, never on sleeps.
 """
 
+from collections.abc import Sequence
 import gc
 import os
 import tempfile
@@ -39,6 +40,8 @@ from rclpy.context import Context
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.serialization import deserialize_message
+from robot_dynamics.ros.on_demand import OnDemand, take_next
 
 # Discovery stays on loopback for the test process too, however pytest was started.
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
@@ -48,6 +51,49 @@ os.environ.setdefault('ROS_LOG_DIR', tempfile.mkdtemp(prefix='robot_dynamics_ros
 #: start in a new install compiles the library's kernels.
 TIMEOUT = 120.0
 COLLECT_QOS = QoSProfile(depth=10000, reliability=ReliabilityPolicy.RELIABLE)
+
+
+class Collected(Sequence):
+    """
+    The messages of one topic in the order they came, as ``(message, monotonic time)``.
+
+    Up to date whenever it is read: the subscription is read outside the executor, as raw bytes
+    (a take, about 10 us), by the probe's thread and at every read, and decoded when read. A
+    callback per message from rclpy's executor costs the test process about 0.3 ms each: on a
+    busy host a simulator running faster than real time leaves such a list seconds behind, and
+    its newest entry is not where the arm is. The time is when the message was taken.
+    """
+
+    def __init__(self, node, msg_type, topic, qos):
+        self._msg_type = msg_type
+        self._subscription = node.create_subscription(msg_type, topic, lambda data: None, qos,
+                                                      raw=True, callback_group=OnDemand())
+        self._lock = threading.Lock()
+        self._taken = []
+        self._messages = []
+
+    def take(self):
+        """Take what arrived (cheap: no decoding)."""
+        with self._lock:
+            while (data := take_next(self._subscription)) is not None:
+                self._taken.append((data, time.monotonic()))
+
+    def _current(self):
+        self.take()
+        with self._lock:
+            self._messages += [(deserialize_message(data, self._msg_type), at)
+                               for data, at in self._taken]
+            self._taken.clear()
+            return self._messages
+
+    def __getitem__(self, index):
+        return self._current()[index]
+
+    def __len__(self):
+        return len(self._current())
+
+    def __iter__(self):
+        return iter(list(self._current()))
 
 
 class TestNode:
@@ -65,6 +111,7 @@ class TestNode:
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
         self._spinning = True
+        self._collected = []
         self.thread = threading.Thread(target=self._spin, daemon=True)
         self.thread.start()
 
@@ -77,6 +124,8 @@ class TestNode:
                 self.executor.spin_once(timeout_sec=0.05)
             except ExternalShutdownException:
                 return
+            for collected in self._collected:
+                collected.take()
 
     def __enter__(self):
         return self
@@ -108,16 +157,15 @@ class TestNode:
 
     def collect(self, msg_type, topic, qos=None):
         """
-        Subscribe to ``topic``; return the list that receives ``(message, monotonic time)``.
+        Subscribe to ``topic``; return its :class:`Collected` messages.
 
         The default QoS is reliable with a deep history, so that a burst (a simulator running
         faster than real time) is not thinned out before the test reads it.
         """
-        received = []
-        self.node.create_subscription(
-            msg_type, topic, lambda msg: received.append((msg, time.monotonic())),
-            qos if qos is not None else COLLECT_QOS)
-        return received
+        collected = Collected(self.node, msg_type, topic,
+                              qos if qos is not None else COLLECT_QOS)
+        self._collected = self._collected + [collected]      # read by the spinning thread
+        return collected
 
     def client(self, srv_type, name, timeout=TIMEOUT):
         """Return a client of ``name`` once the service is there."""
