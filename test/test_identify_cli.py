@@ -26,8 +26,8 @@ the base parameters of the plant, and torques the recorded model cannot predict.
 
 import io
 import json
-import re
 from pathlib import Path
+import re
 
 from mcap_ros2.writer import Writer
 import numpy as np

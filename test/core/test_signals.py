@@ -23,8 +23,8 @@ the cut-off, and the output is decimated to ten samples per cut-off period.
 import numpy as np
 import pytest
 from robot_dynamics import InputError, ShapeError
-from robot_dynamics.signals import (DEFAULT_CUTOFF, lowpass, prepare, stretches, TRIM_PERIODS,
-                                   uniform)
+from robot_dynamics.signals import (DEFAULT_CUTOFF, lowpass, prepare, stretches,
+                                    TRIM_PERIODS, uniform)
 
 RATE = 1000.0
 # per joint: amplitudes [rad], frequencies [Hz], phases [rad]: below the cut-off
