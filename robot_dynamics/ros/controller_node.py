@@ -73,7 +73,7 @@ from .conversions import (JointMap, JointNameError, time_msg, to_seconds, trajec
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
 from .on_demand import OnDemand, SubscriptionThread
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, LOCKSTEP_NEWEST,
-                         LOCKSTEP_WRITER, NEWEST_ONLY, Spec, STRING_ARRAY)
+                         LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED, Spec, STRING_ARRAY)
 from .runner import run_node, StartupError
 from .throttle import Throttle
 from ..control import DEFAULT_ADAPTATION_GAIN, Law
@@ -223,9 +223,10 @@ class ControllerNode(Node):
         # on simulated time, the lockstep simulator's QoS: no state and no answer is lost
         self.command_publisher = self.create_publisher(
             Float64MultiArray, command_topic(p), LOCKSTEP_WRITER if self.sim_time else 10)
-        self.state_publisher = self.create_publisher(ControllerState, '~/controller_state', 10)
+        self.state_publisher = self.create_publisher(ControllerState, '~/controller_state',
+                                                     RECORDED)
         self.estimate_publisher = (self.create_publisher(ParameterEstimate,
-                                                         '~/parameter_estimate', 10)
+                                                         '~/parameter_estimate', RECORDED)
                                    if self.law_name is Law.ADAPTIVE else None)
         joint_states = self.create_subscription(
             JointState, 'joint_states', lambda msg: None,

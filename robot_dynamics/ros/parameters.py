@@ -196,12 +196,20 @@ NEWEST_ONLY = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
                          reliability=ReliabilityPolicy.BEST_EFFORT)
 
 
+#: Depth of the writers' history of what is recorded: a reliable writer resends from it to a
+#: reader that fell behind (a recorder starved on a busy host) and drops the oldest when full,
+#: so this many samples is how far behind a reader may fall without a loss.
+RECORDED_DEPTH = 1000
+#: QoS of what the loop records besides its own topics (the controller's state, the
+#: parameter estimate): reliable, deep (RECORDED_DEPTH).
+RECORDED = QoSProfile(depth=RECORDED_DEPTH, reliability=ReliabilityPolicy.RELIABLE)
 #: QoS of the loop on simulated time (lockstep): reliable, and the newest samples kept for a node
 #: that matches late (transient local), so that neither the simulator's first state nor the
 #: controller's answer to it is lost to discovery, however the processes start. A
 #: transient-local writer reaches volatile readers too (recorders, tools); a transient-local
-#: reader only transient-local writers.
-LOCKSTEP_WRITER = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+#: reader only transient-local writers. Deep (RECORDED_DEPTH): a lockstep simulation waits for
+#: the controller only, and a recording of it is complete however busy the host.
+LOCKSTEP_WRITER = QoSProfile(depth=RECORDED_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
 #: The controller's joint states on simulated time: the newest only.
 LOCKSTEP_NEWEST = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
