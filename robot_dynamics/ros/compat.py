@@ -29,7 +29,9 @@ rest of the package uses rclpy's public API only, the same way on both.
 - :class:`ActionClient`: Jazzy's loses a goal, cancel or result response that arrives before
   the call that sent the request has recorded it, and that call's future never completes
   (ros2/rclpy#1123; Kilted locks around both). It happens when the executor spins in another
-  thread than the one that sends, as in the demo.
+  thread than the one that sends, as in the demo. Kilted's, created while an executor spins
+  its node in another thread, can fail that executor once (a lock created after the client
+  joined the node).
 - :func:`spin_until_complete`: Jazzy's ``spin_until_future_complete`` adds a done callback to
   the future at each turn of its loop, and each one becomes a task for the executor when the
   future completes (ros2/rclpy#1374; Kilted adds one). Those tasks wake the next call's loop,
@@ -142,6 +144,11 @@ class ActionClient(_ActionClient):
 
     def __init__(self, *args, **kwargs):
         self._sending = threading.Lock()
+        # Kilted's client adds itself to the node before it creates the lock its executor
+        # methods take: an executor spinning in another thread can ask it for its entities in
+        # between (AttributeError '_lock', which ends that executor's spin). Its own lock
+        # replaces this one before the client is used.
+        self._lock = threading.Lock()
         super().__init__(*args, **kwargs)
 
     def take_data(self):

@@ -109,6 +109,26 @@ class _CountingExecutor(SingleThreadedExecutor):
         super().wake()
 
 
+def test_action_client_answers_an_executor_as_soon_as_it_joins_its_node(context):
+    # an executor spinning the node in another thread may ask the new client for its entities
+    # the moment it is added (Kilted's rclpy created the client's lock only after that: the
+    # AttributeError ended a test probe's spinning thread)
+    node = Node('compat_test', context=context)
+    asked = []
+    add_waitable = node.add_waitable
+
+    def add_and_ask(waitable):
+        add_waitable(waitable)
+        asked.append(waitable.get_num_entities())
+    node.add_waitable = add_and_ask
+    try:
+        compat.ActionClient(node, FollowJointTrajectory, 'follow')
+        # the goal, cancel and result clients; the feedback and status subscriptions
+        assert [(n.num_clients, n.num_subscriptions) for n in asked] == [(3, 2)]
+    finally:
+        node.destroy_node()
+
+
 def test_spin_until_complete_wakes_the_executor_once_per_call(context):
     node = Node('compat_test', context=context)
     executor = _CountingExecutor(context=context)

@@ -22,7 +22,7 @@ import time
 from closed_loop import at_rest, quintic, STATE_RATE_HZ, SUCCEEDED
 import numpy as np
 import pytest
-from robot_dynamics.ros.parameters import LOCKSTEP_WRITER
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from robot_dynamics_interfaces.msg import SimulatorStatus
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -30,6 +30,9 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 pytestmark = pytest.mark.ros
 
 COMMANDS = '/effort_controller/commands'
+#: The flood's publisher: matches the lockstep simulator's transient-local reader.
+FLOOD_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+                       durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
 def test_killed_simulator_safe_mode_then_resume_without_a_torque_jump(loop, probe):
@@ -122,7 +125,9 @@ def test_floods_of_malformed_messages(loop, probe):
     arm = loop('planar_2r')
     model = arm.model
     statuses = probe.collect(SimulatorStatus, '/simulator/status')
-    commands = probe.node.create_publisher(Float64MultiArray, COMMANDS, LOCKSTEP_WRITER)
+    # not the controller's QoS: its history keeps 1,000 commands to resend, which would hand
+    # a starved simulator a backlog of the flood to reject
+    commands = probe.node.create_publisher(Float64MultiArray, COMMANDS, FLOOD_QOS)
     trajectories = probe.node.create_publisher(JointTrajectory, '/controller/joint_trajectory',
                                                100)
     probe.wait_for(lambda: trajectories.get_subscription_count() > 0, what='the controller')
