@@ -45,6 +45,7 @@ setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*', 'bench', 'bench.*']),
+    package_data={'robot_dynamics.ros': ['fastdds/*.xml']},
     data_files=data_files,
     install_requires=[
         'numpy',

@@ -37,9 +37,8 @@ import rclpy
 from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.signals import SignalHandlerOptions
 
-from . import graph
+from . import graph, middleware
 from .compat import RCLError
 from .recording import RecorderNode
 from .runner import PARENT_ENV, share_the_gil, spin_until, START_ERRORS
@@ -260,7 +259,7 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
     :class:`~robot_dynamics.ros.recording.RecorderNode` into, from this process.
     """
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
+    middleware.init()
     bringup = Bringup(specs, parameter_files, overrides, processes, out)
     clock = ['-p', 'use_sim_time:=true'] if graph.simulated_time(parameter_files,
                                                                  overrides or {}) else []

@@ -41,10 +41,12 @@ alone (:class:`~robot_dynamics.ros.on_demand.SubscriptionThread`), which also ru
 watchdog; goals and parameters run in the executor and share one lock with them. The watchdog
 runs on the wall clock and asks the controller what to send while no state comes: the safe
 command once the newest state is older than ``state_timeout`` on the states' clock (on
-simulated time, also after ``wall_state_timeout`` of wall time). A cycle that fails sends the
-safe command and the node goes on; when the node stops (SIGINT, SIGTERM, an error that ends
-it), its last command is the safe command. The loop's messages travel raw (serialized CDR read
-and written by :mod:`~robot_dynamics.ros.cdr`): no rclpy message object per cycle.
+simulated time, also after ``wall_state_timeout`` of wall time in which the node ran: a
+stall of the host stops the simulated clock and the node alike, and is no fault). A cycle that
+fails sends the safe command and the node goes on; when the node stops (SIGINT, SIGTERM, an
+error that ends it), its last command is the safe command. The loop's messages travel raw
+(serialized CDR read and written by :mod:`~robot_dynamics.ros.cdr`): no rclpy message object
+per cycle.
 """
 
 import enum
@@ -67,6 +69,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
+from .awake import AwakeTime
 from .cdr import JointStateReader, write_float64_array
 from .conversions import (JointMap, JointNameError, time_msg, to_seconds, trajectory_arrays,
                           trajectory_point)
@@ -122,7 +125,8 @@ PARAMETERS = (
     Spec('wall_state_timeout', DEFAULT_WALL_STATE_TIMEOUT,
          'On simulated time (use_sim_time), safe mode also when no joint state arrives for this '
          'long on the wall clock [s]: a simulator that died stops the simulated clock with its '
-         'states.', bounds=(0.01, 3600.0)),
+         'states. Time in which this process did not run (a stalled host) does not count.',
+         bounds=(0.01, 3600.0)),
     Spec('safe_mode', 'zero_effort',
          'What the effort interface sends when it cannot control (stale states, a failed cycle, '
          'stopping): zero_effort, or gravity_compensation at the last measured position. '
@@ -252,10 +256,12 @@ class ControllerNode(Node):
         # simulator does)
         timeout = min(p.state_timeout, p.wall_state_timeout) if self.sim_time \
             else p.state_timeout
+        # simulated time: the wall time since the newest state in which this process ran
+        self._awake = AwakeTime(WATCHDOG_FRACTION * timeout)
         self.state_thread = SubscriptionThread(self, joint_states, self.joint_state_callback,
                                                self._lock, 'controller_states',
                                                periodic=self.watch,
-                                               period=WATCHDOG_FRACTION * timeout)
+                                               period=self._awake.period)
 
     # ---- configuration --------------------------------------------------------------------------
 
@@ -356,6 +362,7 @@ class ControllerNode(Node):
             self._report(self.controller.observe(t, q, qd))
         if self.controller.time == t:
             self._received = time.monotonic()
+            self._awake.restart()
 
     def timer_callback(self):
         """``timer`` trigger mode: a cycle on the newest state at the timer's time."""
@@ -368,8 +375,8 @@ class ControllerNode(Node):
         """Ask the controller what to send while no state comes; pass on cancel requests."""
         if self.controller.time is None:
             return
-        wall = time.monotonic() - self._received
-        self._run(self.controller.no_state, self._elapsed(), wall if self.sim_time else None)
+        wall = self._awake.look() if self.sim_time else None
+        self._run(self.controller.no_state, self._elapsed(), wall)
         for handle in self.controller.goals:
             if handle is not None and handle.is_cancel_requested:
                 self._report(self.controller.cancel(handle))

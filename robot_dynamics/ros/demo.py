@@ -34,7 +34,6 @@ import time
 
 from action_msgs.msg import GoalStatus
 import numpy as np
-import rclpy
 from rclpy.node import Node
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
@@ -42,7 +41,7 @@ from robot_dynamics_interfaces.srv import SolveIK
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
-from . import bringup, graph
+from . import bringup, graph, middleware
 from .compat import ActionClient
 from .conversions import (joint_state, matrix_to_pose, time_msg, to_nanoseconds, to_seconds,
                           trajectory_point)
@@ -285,7 +284,7 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
     overrides = graph.clock_overrides(
         'sim', files, graph.overrides('sim', {'lockstep': 'true' if lockstep else ''}))
     clock = ['-p', 'use_sim_time:=true'] if graph.simulated_time(files, overrides) else []
-    rclpy.init(signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+    middleware.init()
     nodes = bringup.Bringup(graph.nodes('sim'), files, overrides, processes=True, out=out)
     client = DemoClient(cli_args=['--ros-args', *clock])
     try:

@@ -215,8 +215,10 @@ LOCKSTEP_WRITER = QoSProfile(depth=RECORDED_DEPTH, reliability=ReliabilityPolicy
 LOCKSTEP_NEWEST = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
 #: The lockstep simulator's commands: every one, in order, so that a bad command published by
-#: someone else does not take the place of the controller's answer.
-LOCKSTEP_ALL = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+#: someone else does not take the place of the controller's answer. Deep (RECORDED_DEPTH): the
+#: commands that come while the simulator does not run stay in its history until it takes them,
+#: and a burst of someone else's does not push the answer out.
+LOCKSTEP_ALL = QoSProfile(depth=RECORDED_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
                           durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 

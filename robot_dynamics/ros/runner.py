@@ -36,8 +36,8 @@ import threading
 import rclpy
 from rclpy.exceptions import InvalidParameterValueException, ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
-from rclpy.signals import SignalHandlerOptions
 
+from . import middleware
 from ..errors import RobotDynamicsError
 
 
@@ -110,7 +110,7 @@ def run_node(node_class, name, args=None):
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     _end_with_parent()
     share_the_gil()
-    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    middleware.init(args=args)
     node = None
     try:
         executor = SingleThreadedExecutor()

@@ -31,6 +31,7 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from trajectory_msgs.msg import JointTrajectory
 
+from . import middleware
 from .compat import ActionClient
 from .conversions import trajectory_point
 from .runner import spin_until
@@ -75,7 +76,7 @@ def run(points, action, *, server_timeout=30.0, out=sys.stdout):
     interrupted (the goal is canceled first).
     """
     context = rclpy.Context()
-    rclpy.init(context=context, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+    middleware.init(context=context)
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}

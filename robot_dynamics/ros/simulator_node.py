@@ -49,11 +49,12 @@ local (:data:`~robot_dynamics.ros.parameters.LOCKSTEP_WRITER`), so that a contro
 starts later still gets the first state and its answer is not lost to discovery; a command
 published before this simulator's first state (kept for late subscribers by a controller that
 ran before) is not an answer and is ignored, and a rejected command does not stand in for one.
-A command that does not come within ``lockstep_timeout`` (wall time) is counted
-(``unanswered_states``) and the step runs with the last command; the simulator then steps
-without waiting until commands come again (a controller that died). With ``realtime`` as well,
-steps are paced to the wall clock and wait when the controller is late: the real-time factor
-falls below 1, and nothing counts as late.
+A command that does not come within ``lockstep_timeout`` of wall time (time in which the
+simulator ran: a stall of the host where it did not run is no wait, see
+:mod:`~robot_dynamics.ros.awake`) is counted (``unanswered_states``) and the step runs with
+the last command; the simulator then steps without waiting until commands come again (a
+controller that died). With ``realtime`` as well, steps are paced to the wall clock and wait
+when the controller is late: the real-time factor falls below 1, and nothing counts as late.
 
 Whenever simulated time may leave wall time (no ``realtime``, or ``lockstep``), stamps are
 simulated time from 0 and ``/clock`` is published at ``clock_rate_hz`` (the other nodes run
@@ -73,6 +74,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
+from .awake import AwakeTime
 from .cdr import JointStateWriter, read_float64_array
 from .compat import RCLError
 from .conversions import joint_values, JointMap, time_msg
@@ -114,7 +116,8 @@ PARAMETERS = (
     Spec('lockstep', False, 'Wait for the command that answers each published state before '
                             'stepping (deterministic; simulated time, with /clock).'),
     Spec('lockstep_timeout', 1.0, 'Lockstep: wall time to wait for a command before stepping '
-                                  'with the last one (counted as an unanswered state) [s].',
+                                  'with the last one (counted as an unanswered state; time in '
+                                  'which this process did not run does not count) [s].',
          bounds=(0.001, 3600.0)),
     Spec('friction', True, "Apply the URDF's joint damping and friction."),
     Spec('plant_urdf_file', '', 'URDF of the simulated arm when it is not the robot description '
@@ -190,6 +193,7 @@ class SimulatorNode(Node):
             Float64MultiArray, command_topic(p), lambda msg: None,
             LOCKSTEP_ALL if p.lockstep else NEWEST_ONLY, callback_group=OnDemand(), raw=True)
         self._waiter = Waiter(self, self.commands) if p.lockstep else None
+        self._waited = AwakeTime(WAIT_SLICE)     # lockstep: how long this state waited
         self._answering = False       # lockstep: a controller answers the states
         self._first_state_ns = None   # lockstep: system time of the first state published
         self.create_service(Trigger, '~/reset', self.reset_callback)
@@ -374,10 +378,13 @@ class SimulatorNode(Node):
         if not (published and (first or self._answering)):
             self._take_answer(0.0)
             return
-        deadline = math.inf if first else time.monotonic() + self.params.lockstep_timeout
+        timeout = math.inf if first else self.params.lockstep_timeout
+        self._waited.restart()
         while not self._stop.is_set():
-            left = deadline - time.monotonic()
-            if left <= 0.0:
+            # what came while this process did not run is taken before the time-out counts
+            if self._take_answer(min(timeout - self._waited.elapsed, WAIT_SLICE)):
+                return
+            if self._waited.look() >= timeout:
                 self.unanswered_states += 1
                 self._answering = False
                 if self.throttle('unanswered', STALL_LOG_PERIOD):
@@ -387,8 +394,6 @@ class SimulatorNode(Node):
                         f'{self.params.lockstep_timeout:g} s ({self.unanswered_states} so far): '
                         'stepping with the last command, and without waiting until commands '
                         'come again')
-                return
-            if self._take_answer(min(left, WAIT_SLICE)):
                 return
 
     def _take_answer(self, timeout):

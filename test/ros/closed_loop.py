@@ -15,7 +15,9 @@
 
 """Test helpers: a closed loop of model, simulator and controller processes, and goals."""
 
+import os
 import signal
+import time
 
 import numpy as np
 from robot_dynamics import RobotModel
@@ -94,6 +96,21 @@ class Loop:
         """SIGKILL ``proc`` (a crash): it is gone without a word."""
         self.processes.stop(proc, signal.SIGKILL)
         self.procs.remove(proc)
+
+    def stall(self, seconds):
+        """Stop the simulator and the controller for ``seconds`` of wall time, as a host stalls."""
+        # one after the other, so that between the two the controller is the one that runs: it
+        # waits for states (and only after wall_state_timeout of that is it a fault), where a
+        # simulator running alone would wait for its answer (lockstep_timeout)
+        stopped = []
+        try:
+            for proc in (self.simulator, self.controller):
+                os.kill(proc.pid, signal.SIGSTOP)
+                stopped.append(proc)
+            time.sleep(seconds)
+        finally:
+            for proc in reversed(stopped):
+                os.kill(proc.pid, signal.SIGCONT)
 
     def mode(self):
         return self.controller_states[-1][0].mode if self.controller_states else None

@@ -179,9 +179,11 @@ def test_topic_trajectory_and_gains_at_run_time(loop, probe):
 
 
 def test_lockstep_runs_are_equal_bit_for_bit(loop, probe, processes):
-    # the same goal, at the same time of the simulated clock, twice: the same joint states
+    # the same goal, at the same time of the simulated clock, twice: the same joint states; in
+    # the second run the host stalls mid-motion for longer than lockstep_timeout and
+    # wall_state_timeout, which is no fault on simulated time
     runs = []
-    for _ in range(2):
+    for stall in (0.0, 3.0):
         arm = loop('scara')
         model = arm.model
         q0 = arm.position()
@@ -189,7 +191,11 @@ def test_lockstep_runs_are_equal_bit_for_bit(loop, probe, processes):
         # far enough ahead that the goal is there before its time, however busy the host
         msg.header.stamp.sec = 6
         count = len(arm.controller_states)
-        result = arm.result(arm.send(msg, goal_time=1.0))
+        handle = arm.send(msg, goal_time=1.0)
+        if stall:
+            probe.wait_for(lambda: arm.now() > 6.2, what='the motion under way')
+            arm.stall(stall)
+        result = arm.result(handle)
         assert result.status == SUCCEEDED, result.result.error_string
         assert 'accepted: 21 points over 1.500 s, starting in' in \
             processes.output(arm.controller)

@@ -180,31 +180,37 @@ CLIENT = textwrap.dedent("""
     client = node.create_client(SolveIK, '/compute_ik')
     client.wait_for_service(timeout_sec=120.0)
     lo, hi = model.lower * 0.9, model.upper * 0.9
-    latency, wrong, failed, lost = [], 0, 0, 0
+    latency, wrong, failed, asked_again, owed = [], 0, 0, 0, []
     for _ in range(calls):
         target = model.fk(rng.uniform(lo, hi))
         request = SolveIK.Request()
         request.pose_stamped.pose = matrix_to_pose(target)
         start = time.perf_counter()
+        futures = []
         for attempt in range(5):
-            # a reply lost under several clients (ros2/rmw#372): ask again, IK is idempotent
-            future = client.call_async(request)
+            # a reply lost under several clients (ros2/rmw#372), or late on a busy host: ask
+            # again (IK is idempotent) and take whichever reply comes first
+            futures.append(client.call_async(request))
             # not rclpy.spin_until_future_complete: on Jazzy, it costs more CPU at each call
-            spin_until_complete(executor, future, 2.0)
-            if future.done():
+            spin_until_complete(executor, futures[-1], 2.0)
+            if any(f.done() for f in futures):
                 break
-            client.remove_pending_request(future)
-            lost += 1
+            asked_again += 1
         latency.append(time.perf_counter() - start)
-        response = future.result()
+        owed += [f for f in futures if not f.done()]
+        response = next((f.result() for f in futures if f.done()), None)
         if response is None or not response.success:
             failed += 1
             continue
         reached = model.fk(np.array(response.solution.position))
         if np.abs(reached[:3, 3] - target[:3, 3]).max() > 1e-6:
             wrong += 1             # a reply to someone else's request
+    # a reply that is late is not lost: wait for those still owed
+    for future in owed:
+        spin_until_complete(executor, future, 30.0)
+    lost = sum(not f.done() for f in owed)
     print(json.dumps({'calls': calls, 'failed': failed, 'wrong': wrong, 'lost': lost,
-                      'latency_ms': [x * 1e3 for x in latency]}))
+                      'asked_again': asked_again, 'latency_ms': [x * 1e3 for x in latency]}))
 """)
 
 
@@ -225,8 +231,9 @@ def test_four_ik_clients_in_parallel_each_get_their_own_replies(processes, tmp_p
     assert sum(r['calls'] for r in results) == 4000 and latency.size == 4000
     assert sum(r['failed'] for r in results) == 0
     assert sum(r['wrong'] for r in results) == 0
-    # replies the middleware lost (asked again after 2 s) stay rare
+    # replies the middleware lost (never came, asked again after 2 s) stay rare
     lost = sum(r['lost'] for r in results)
     assert lost <= 10
     print(f'4 x 1000 /compute_ik calls in parallel: latency median {np.median(latency):.2f} ms, '
-          f'p99 {np.percentile(latency, 99):.2f} ms; {lost} replies lost and asked again')
+          f'p99 {np.percentile(latency, 99):.2f} ms; asked again after 2 s '
+          f'{sum(r["asked_again"] for r in results)} times, {lost} replies lost')
