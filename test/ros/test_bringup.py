@@ -285,6 +285,8 @@ def test_faster_than_real_time_tracks_on_simulated_time(processes, probe, extra)
     probe.wait_for(action.server_is_ready, what='the action server')
     probe.wait_for(lambda: controller and controller[-1][0].mode == 'hold', what='holding')
     assert 'in lockstep with the controller, publishing /clock' in processes.output(proc)
+    # the controller may hear the arm before this probe's own subscription has matched it
+    probe.wait_for(lambda: states, what='joint states')
     q0 = np.array(states[-1][0].position)
     msg, path = quintic(model, q0, q0 + [0.4, -0.5, 0.1], 2.0)
     sent = action.send_goal_async(FollowJointTrajectory.Goal(trajectory=msg))
