@@ -39,10 +39,10 @@ class AwakeTime:
         self.elapsed = 0.0
         self._last = time.monotonic()
 
-    def restart(self):
-        """Count from now."""
+    def restart(self, now=None):
+        """Count from ``now`` (``time.monotonic()``'s, by default the present)."""
         self.elapsed = 0.0
-        self._last = time.monotonic()
+        self._last = time.monotonic() if now is None else now
 
     def look(self):
         """Return the seconds awake since :meth:`restart` (a gap counts 2 periods at most)."""

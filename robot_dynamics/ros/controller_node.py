@@ -362,7 +362,7 @@ class ControllerNode(Node):
             self._report(self.controller.observe(t, q, qd))
         if self.controller.time == t:
             self._received = time.monotonic()
-            self._awake.restart()
+            self._awake.restart(self._received)
 
     def timer_callback(self):
         """``timer`` trigger mode: a cycle on the newest state at the timer's time."""

@@ -23,9 +23,9 @@ Fast DDS's shared-memory transport loses a sample now and then, and nothing else
 sooner where no more samples follow: in lockstep the simulator publishes one state and waits
 for its answer, and that wait ended at ``lockstep_timeout`` (1 s) instead. The package's
 profile (``fastdds/writers_v2.xml`` or ``_v3.xml``: the element's name differs between Fast DDS
-2, up to Jazzy, and 3, from Kilted) makes every writer's heartbeat period
-:data:`HEARTBEAT_PERIOD`. It applies unless the environment names a profile of its own, or
-another middleware (``RMW_IMPLEMENTATION``).
+2, up to Jazzy, and 3, from Kilted) makes every writer's heartbeat period 50 ms. It applies
+unless the environment names a profile of its own, or another middleware
+(``RMW_IMPLEMENTATION``).
 """
 
 import importlib.metadata
@@ -35,8 +35,6 @@ from pathlib import Path
 import rclpy
 from rclpy.signals import SignalHandlerOptions
 
-#: Heartbeat period of every reliable writer in the package's profile [s].
-HEARTBEAT_PERIOD = 0.05
 #: The variables by which Fast DDS 2 and 3 find a profile (Kilted's rmw_fastrtps reads both).
 PROFILE_VARIABLES = {2: 'FASTRTPS_DEFAULT_PROFILES_FILE', 3: 'FASTDDS_DEFAULT_PROFILES_FILE'}
 PROFILES = Path(__file__).with_name('fastdds')
