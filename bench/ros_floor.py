@@ -76,6 +76,7 @@ from robot_dynamics.ros.cdr import JointStateReader, write_float64_array
 from robot_dynamics.ros.on_demand import OnDemand, SubscriptionThread
 from robot_dynamics.ros.parameters import NEWEST_ONLY
 from robot_dynamics.ros.runner import freeze_heap, share_the_gil
+from robot_dynamics.trajectory import NS_PER_S
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
@@ -95,7 +96,6 @@ ALL_ANSWERS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100,
 ANSWER_PREFIX = bytes((0, 1, 0, 0)) + struct.pack('<III4x', 0, 0, 3)
 #: Longest wait for the echo to be matched, and for the pinger's run beyond its length [s].
 MATCH_TIMEOUT = 60.0
-_NS = 1_000_000_000
 
 
 def cpu_seconds(pid):
@@ -149,7 +149,7 @@ class Echo(Node):
         if self.hold is None:
             self.hold = q.copy()
         self.prepared.inverse_dynamics(q, qd, KP * (self.hold - q) - KD * qd, self.torques)
-        self.answer[:3] = divmod(stamp, _NS) + (time.time(),)
+        self.answer[:3] = divmod(stamp, NS_PER_S) + (time.time(),)
         self.publisher.publish(write_float64_array(self.answer))
 
 
@@ -221,7 +221,7 @@ class Pinger(Node):
             if now < due:
                 time.sleep(due - now)
             msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(start_ns + k * 1_000_000,
-                                                                    _NS)
+                                                                    NS_PER_S)
             # refilled every step, as the simulator refills its message
             msg.position = (self.values + 1e-6 * k).tolist()
             msg.velocity = self.values.tolist()
@@ -295,7 +295,7 @@ def floor_row(session, variant, seconds, warm):
 def figures(published, answers, start_ns, window, cpu, wall):
     """Answered and on-time shares, latencies and CPU per period from a pinger's file."""
     states = len(published) - int(window)
-    stamp_ns = answers[:, 0].astype(np.int64) * _NS + answers[:, 1].astype(np.int64)
+    stamp_ns = answers[:, 0].astype(np.int64) * NS_PER_S + answers[:, 1].astype(np.int64)
     k = (stamp_ns - int(start_ns)) // 1_000_000
     keep = k >= int(window)
     k, answer_time, receipt = k[keep], answers[keep, 2], answers[keep, 3]

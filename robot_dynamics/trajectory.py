@@ -866,7 +866,8 @@ def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
 
 # ---- trajectory messages as YAML ----------------------------------------------------------------
 
-_NS = 1_000_000_000
+#: Nanoseconds per second: the one factor between ``sec``/``nanosec`` stamps and seconds.
+NS_PER_S = 1_000_000_000
 
 
 class TrajectoryPoints(NamedTuple):
@@ -899,15 +900,15 @@ class TrajectoryPoints(NamedTuple):
                        self.accelerations)      # the same checks as for a goal
         points = []
         for k, t in enumerate(self.time_from_start):
-            ns = int(round(float(t) * _NS))
+            ns = int(round(float(t) * NS_PER_S))
             point = {'positions': self.positions[k]}
             for name in ('velocities', 'accelerations'):
                 if getattr(self, name) is not None:
                     point[name] = getattr(self, name)[k]
             text = ', '.join(f'{key}: [{", ".join(repr(float(v)) for v in values)}]'
                              for key, values in point.items())
-            points.append(f'- {{{text}, time_from_start: {{sec: {ns // _NS}, nanosec: '
-                          f'{ns % _NS}}}}}')
+            points.append(f'- {{{text}, time_from_start: {{sec: {ns // NS_PER_S}, nanosec: '
+                          f'{ns % NS_PER_S}}}}}')
         names = ', '.join(_yaml_string(name) for name in self.joint_names)
         return f'joint_names: [{names}]\npoints:\n' + '\n'.join(points) + '\n'
 
@@ -982,7 +983,7 @@ def _seconds(value, k):
     """Return a ``time_from_start`` (``{sec, nanosec}`` or a number) in seconds."""
     if isinstance(value, dict):
         try:
-            return int(value.get('sec', 0)) + int(value.get('nanosec', 0)) / _NS
+            return int(value.get('sec', 0)) + int(value.get('nanosec', 0)) / NS_PER_S
         except (TypeError, ValueError):
             pass
     elif isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -49,12 +49,12 @@ import numpy as np
 from .conversions import JointOrder, non_finite_error
 from .._jit import kernel_array, njit
 from ..errors import InputError, ShapeError
+from ..trajectory import NS_PER_S
 
 #: The encapsulation header of plain CDR, little-endian (RTPS 2.5, §10.2, CDR_LE).
 ENCAPSULATION = b'\x00\x01\x00\x00'
 #: Where alignment is counted from: the end of the encapsulation header [bytes].
 _ORIGIN = 4
-_NS = 1_000_000_000
 _UINT32 = struct.Struct('<I')
 
 # Kernel statuses (0: read).
@@ -130,7 +130,7 @@ def _joint_state_layout(buf, layout):
     sec = _uint32(buf, 4)
     if sec >= 1 << 31:          # int32
         sec -= 1 << 32
-    layout[_STAMP] = sec * _NS + _uint32(buf, 8)
+    layout[_STAMP] = sec * NS_PER_S + _uint32(buf, 8)
     start, length, offset = _string(buf, 12)
     if start < 0:
         return _MALFORMED
@@ -480,7 +480,7 @@ class JointStateWriter:
         ``position`` (n,) and, if given, ``velocity`` and ``effort`` (n,); an omitted field is
         an empty sequence. Raises ``ShapeError`` for a field with another number of values.
         """
-        sec, nanosec = divmod(int(stamp_ns), _NS)
+        sec, nanosec = divmod(int(stamp_ns), NS_PER_S)
         if not -1 << 31 <= sec < 1 << 31:
             raise InputError(f'stamp {stamp_ns} ns: outside the int32 seconds of a ROS Time')
         arrays = [self._empty if x is None else kernel_array(np.asarray(x, dtype=float))

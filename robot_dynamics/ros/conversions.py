@@ -30,10 +30,10 @@ from trajectory_msgs.msg import JointTrajectoryPoint
 
 from ..errors import InputError
 from ..spatial import matrix_to_quaternion, quaternion_to_matrix
+from ..trajectory import NS_PER_S
 
 #: Largest accepted deviation of a pose quaternion's norm from 1.
 QUATERNION_NORM_TOLERANCE = 1e-6
-_NS = 1_000_000_000
 
 
 def to_seconds(stamp):
@@ -43,18 +43,18 @@ def to_seconds(stamp):
 
 def to_nanoseconds(stamp):
     """Return a ``builtin_interfaces`` Time or Duration as integer nanoseconds."""
-    return stamp.sec * _NS + stamp.nanosec
+    return stamp.sec * NS_PER_S + stamp.nanosec
 
 
 def duration_msg(seconds):
     """Return ``builtin_interfaces/Duration`` for ``seconds`` (>= 0)."""
-    ns = int(round(seconds * _NS))
-    return Duration(sec=ns // _NS, nanosec=ns % _NS)
+    ns = int(round(seconds * NS_PER_S))
+    return Duration(sec=ns // NS_PER_S, nanosec=ns % NS_PER_S)
 
 
 def time_msg(nanoseconds):
     """Return ``builtin_interfaces/Time`` for integer ``nanoseconds``."""
-    return Time(sec=nanoseconds // _NS, nanosec=nanoseconds % _NS)
+    return Time(sec=nanoseconds // NS_PER_S, nanosec=nanoseconds % NS_PER_S)
 
 
 def pose_to_matrix(pose):

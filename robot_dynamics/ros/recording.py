@@ -56,6 +56,7 @@ from .parameters import declare, Spec
 from .runner import run_node
 from ..errors import InputError
 from ..recordings import DEFAULT_TOPICS
+from ..trajectory import NS_PER_S
 
 PARAMETERS = (
     Spec('path', '', 'MCAP file to write (must not exist yet; its folder must).'),
@@ -73,7 +74,6 @@ QUEUE_DEPTH = 1000
 CHUNK_SIZE = 1024 * 1024
 #: How often the recorder's thread takes what arrived [s]: 50 wake-ups a second for every topic.
 DRAIN_PERIOD = 0.02
-_NS = 1_000_000_000
 
 
 def message_class(type_name):
@@ -92,7 +92,7 @@ def message_class(type_name):
 
 def _duration(duration):
     ns = duration.nanoseconds
-    return {'sec': ns // _NS, 'nsec': ns % _NS}
+    return {'sec': ns // NS_PER_S, 'nsec': ns % NS_PER_S}
 
 
 def offered_qos_yaml(profiles):

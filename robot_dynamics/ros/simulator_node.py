@@ -88,6 +88,7 @@ from ..errors import InputError, RobotDynamicsError
 from ..model import RobotModel
 from ..plant import Plant
 from ..simulation import with_payload
+from ..trajectory import NS_PER_S as _NS
 
 PARAMETERS = (
     Spec('joints', STRING_ARRAY,
@@ -141,7 +142,6 @@ STALL_LOG_PERIOD = 5.0
 JITTER_WINDOW = 4096
 #: Lockstep: longest single wait [s] for a command, between looks at the stop flag.
 WAIT_SLICE = 0.1
-_NS = 1_000_000_000
 
 
 class SimulatorNode(Node):
