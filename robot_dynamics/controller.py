@@ -69,8 +69,7 @@ import numpy as np
 
 from .control import Law
 from .errors import choice, InputError
-from .follower import (DEFAULT_STOP_TIME, Event as GoalEvent, Goal, Outcome,
-                       TrajectoryFollower)
+from .follower import DEFAULT_STOP_TIME, Event, Goal, Kind, Outcome, TrajectoryFollower
 from .limits import middle
 from .plant import Interface
 from .trajectory import TrajectoryPoint
@@ -100,31 +99,6 @@ class SafeMode(enum.Enum):
 
     ZERO_EFFORT = 'zero_effort'
     GRAVITY_COMPENSATION = 'gravity_compensation'
-
-
-class Kind(enum.Enum):
-    """What an :class:`Event` reports."""
-
-    GOAL_ACCEPTED = 'goal accepted'
-    GOAL_ENDED = 'goal ended'
-    HOLDING = 'holding'
-    SAFE_MODE = 'safe mode'
-    FAULT = 'fault'
-    STATE_REJECTED = 'state rejected'
-
-
-class Event(NamedTuple):
-    """
-    Something to report: a goal's news, a change of mode, a failed cycle, an unusable state.
-
-    ``tag`` and ``outcome`` are set for goal events (``outcome`` for ``GOAL_ENDED`` only: the
-    :class:`~robot_dynamics.follower.Outcome`); ``message`` says it in words, with the reason.
-    """
-
-    kind: Kind
-    message: str
-    tag: object = None
-    outcome: Optional[Outcome] = None
 
 
 class Cycle(NamedTuple):
@@ -247,7 +221,7 @@ class Controller:
         events = []
         try:
             reference, ended = self.follower.update(t, q, qd)
-            events += _goal_events(ended)
+            events += ended
             if self.interface is Interface.EFFORT:
                 command = self._compute(t, q, qd, reference)
                 values, requested, saturated = command.tau, command.tau_requested, \
@@ -293,7 +267,7 @@ class Controller:
             self._resume = 'joint states are back'
             events.append(Event(Kind.SAFE_MODE, f'{reason}: safe mode '
                                                 f'({self._safe_words()}) until they return'))
-            events += _goal_events(self._end_goals(t, 'joint states stopped: safe mode'))
+            events += self._end_goals(t, 'joint states stopped: safe mode')
         return self._safe(t, events)
 
     def fault(self, reason):
@@ -308,7 +282,7 @@ class Controller:
         events = [Event(Kind.FAULT, f'{reason}; sent the safe command ({self._safe_words()})')]
         if self.mode is Mode.WAITING:
             return self._safe(t, events)
-        events += _goal_events(self._end_goals(t, reason))
+        events += self._end_goals(t, reason)
         # the next state starts from a reference known to be sane: where the arm is then
         self.mode = Mode.SAFE
         self._resume = 'after the failed cycle'
@@ -317,7 +291,7 @@ class Controller:
     def final_command(self, reason='the controller stops'):
         """Return the :class:`Cycle` of the last command to send when stopping; goals end."""
         t = self.time
-        events = [] if self.mode is Mode.WAITING else _goal_events(self._end_goals(t, reason))
+        events = [] if self.mode is Mode.WAITING else self._end_goals(t, reason)
         return self._safe(t, events)
 
     def safe_command(self):
@@ -349,17 +323,17 @@ class Controller:
             goal = goal._replace(start_time=self.time)
         events = self.follower.submit(goal, self.time)
         if any(e.tag is goal.tag for e in events):
-            return _goal_events(events)
+            return events
         times = np.asarray(goal.time_from_start, dtype=float)
         delay = goal.start_time - self.time
         when = 'now' if delay <= 0.0 else f'in {delay:.3f} s'
         return [Event(Kind.GOAL_ACCEPTED, f'accepted: {len(times)} points over '
                                           f'{times[-1]:.3f} s, starting {when}', goal.tag)] \
-            + _goal_events(events)
+            + (events)
 
     def cancel(self, tag):
         """End the goal ``tag`` at the newest state's time (a running one stops smoothly)."""
-        return _goal_events(self.follower.cancel(tag, self.time))
+        return self.follower.cancel(tag, self.time)
 
     @property
     def goals(self):
@@ -403,7 +377,7 @@ class Controller:
             if t == self.time:
                 return False, []          # a repeat: answered already
             # a simulation started again: a new arm on a new clock
-            events += _goal_events(self._end_goals(self.time, "the states' clock went back"))
+            events += self._end_goals(self.time, "the states' clock went back")
             self.mode = Mode.WAITING
             self._resume = f"the states' clock went back {self.time - t:.6g} s"
             self._last_cycle = None
@@ -424,7 +398,7 @@ class Controller:
         try:
             return self.follower.stop(t, reason)
         except Exception:  # noqa: B902 - a follower that failed: end its goals without it
-            ended = [GoalEvent(g.tag, Outcome.STOPPED, reason)
+            ended = [Event.goal_ended(g.tag, Outcome.STOPPED, reason)
                      for g in (self.follower.pending, self.follower.active) if g is not None]
             self.follower.hold(self.q, t)
             return ended
@@ -445,11 +419,6 @@ class Controller:
 
     def _nothing(self, t, events):
         return Cycle(t, self.mode, None, None, None, None, None, None, events)
-
-
-def _goal_events(events):
-    """Return the follower's goal events as :class:`Event` s."""
-    return [Event(Kind.GOAL_ENDED, e.message, e.tag, e.outcome) for e in events]
 
 
 __all__ = ['Controller', 'Cycle', 'Event', 'Goal', 'Kind', 'Mode', 'SafeMode']

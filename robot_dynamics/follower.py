@@ -110,19 +110,34 @@ class Goal(NamedTuple):
     tolerances: Tolerances
 
 
+class Kind(enum.Enum):
+    """What an :class:`Event` reports (the follower's: ``GOAL_ENDED``; the rest: the controller's)."""
+
+    GOAL_ACCEPTED = 'goal accepted'
+    GOAL_ENDED = 'goal ended'
+    HOLDING = 'holding'
+    SAFE_MODE = 'safe mode'
+    FAULT = 'fault'
+    STATE_REJECTED = 'state rejected'
+
+
 class Event(NamedTuple):
-    """A goal ended: its ``tag``, the :class:`Outcome` and a message in words."""
+    """
+    Something to report: a goal's news, a change of mode, a failed cycle, an unusable state.
 
-    tag: object
-    outcome: Outcome
+    ``tag`` and ``outcome`` are set for goal events (``outcome`` for ``GOAL_ENDED`` only: the
+    :class:`Outcome`); ``message`` says it in words, with the reason.
+    """
+
+    kind: Kind
     message: str
+    tag: object = None
+    outcome: Optional[Outcome] = None
 
-
-class Mode(enum.Enum):
-    """What the reference does."""
-
-    HOLD = 'hold'
-    TRAJECTORY = 'trajectory'
+    @classmethod
+    def goal_ended(cls, tag, outcome, message):
+        """Return the event of the goal ``tag`` that ended with ``outcome``."""
+        return cls(Kind.GOAL_ENDED, message, tag, outcome)
 
 
 class TrajectoryFollower:
@@ -146,11 +161,6 @@ class TrajectoryFollower:
         self.trajectory = None
         self.active = None          # the running Goal, until it ends
         self.pending = None         # a Goal waiting for its start time
-
-    @property
-    def mode(self):
-        """Return HOLD when no goal runs (also while stopping, after the end), else TRAJECTORY."""
-        return Mode.TRAJECTORY if self.active is not None else Mode.HOLD
 
     def hold(self, q, t):
         """Hold the positions ``q`` from time ``t`` on; a running or waiting goal is dropped."""
@@ -177,7 +187,7 @@ class TrajectoryFollower:
             return [_rejected(goal, exc)]
         events = []
         if self.pending is not None:
-            events.append(Event(self.pending.tag, Outcome.PREEMPTED,
+            events.append(Event.goal_ended(self.pending.tag, Outcome.PREEMPTED,
                                 'preempted by a newer goal before it started'))
         self.pending = goal
         return events
@@ -186,7 +196,7 @@ class TrajectoryFollower:
         """End the goal ``tag`` (running: brought to rest smoothly); return its events."""
         if self.pending is not None and self.pending.tag is tag:
             self.pending = None
-            return [Event(tag, Outcome.CANCELED, 'canceled before it started')]
+            return [Event.goal_ended(tag, Outcome.CANCELED, 'canceled before it started')]
         if self.active is not None and self.active.tag is tag:
             return self._end_active(t, Outcome.CANCELED, 'canceled; stopping')
         return []
@@ -195,7 +205,7 @@ class TrajectoryFollower:
         """Bring any motion to rest smoothly and end every goal (``STOPPED``); return events."""
         events = []
         if self.pending is not None:
-            events.append(Event(self.pending.tag, Outcome.STOPPED, message))
+            events.append(Event.goal_ended(self.pending.tag, Outcome.STOPPED, message))
             self.pending = None
         if self.trajectory is not None:
             events += self._end_active(t, Outcome.STOPPED, message)
@@ -227,10 +237,10 @@ class TrajectoryFollower:
                           self.model.joint_names)
         if not bad:
             self.active = None
-            events.append(Event(goal.tag, Outcome.SUCCEEDED, 'goal reached'))
+            events.append(Event.goal_ended(goal.tag, Outcome.SUCCEEDED, 'goal reached'))
         elif tol.goal_time > 0.0 and t > self.trajectory.end_time + tol.goal_time:
             self.active = None
-            events.append(Event(goal.tag, Outcome.GOAL_TOLERANCE_VIOLATED,
+            events.append(Event.goal_ended(goal.tag, Outcome.GOAL_TOLERANCE_VIOLATED,
                                 f'goal tolerance violated {tol.goal_time:g} s after the last '
                                 f'point: {bad}'))
         return point, events
@@ -274,13 +284,15 @@ class TrajectoryFollower:
             return [_rejected(goal, exc)]
         events = []
         if self.active is not None:
-            events.append(Event(self.active.tag, Outcome.PREEMPTED, 'preempted by a newer goal'))
+            events.append(Event.goal_ended(self.active.tag, Outcome.PREEMPTED,
+                                           'preempted by a newer goal'))
         self.trajectory, self.active = trajectory, goal
         return events
 
     def _end_active(self, t, outcome, message):
         """End the running goal with ``outcome`` and bring the reference to rest."""
-        events = [] if self.active is None else [Event(self.active.tag, outcome, message)]
+        events = ([] if self.active is None
+                  else [Event.goal_ended(self.active.tag, outcome, message)])
         self.active = None
         point = self.trajectory.sample(t)
         if np.any(point.qd != 0.0):
@@ -298,7 +310,7 @@ class TrajectoryFollower:
 def _rejected(goal, exc):
     """Return the event of a goal that cannot run."""
     outcome = Outcome.OLD_START_TIME if isinstance(exc, StartTimePassed) else Outcome.INVALID
-    return Event(goal.tag, outcome, str(exc))
+    return Event.goal_ended(goal.tag, outcome, str(exc))
 
 
 def _violations(point, q, qd, position, velocity, names):

@@ -18,7 +18,7 @@
 import numpy as np
 import pytest
 from robot_dynamics import RobotModel
-from robot_dynamics.follower import Goal, Mode, Outcome, Tolerances, TrajectoryFollower
+from robot_dynamics.follower import Event, Goal, Outcome, Tolerances, TrajectoryFollower
 from robot_dynamics.trajectory import point_to_point
 
 
@@ -52,16 +52,16 @@ def test_a_goal_waits_for_its_start_and_follows_its_path(arm):
     goal, path = _goal('a', 1.0, q0, [0.9, -0.4])
     assert f.submit(goal, 0.5) == []
     ref, events = f.update(0.9, q0, np.zeros(2))
-    assert f.mode is Mode.HOLD and np.array_equal(ref.q, q0) and not events
+    assert f.active is None and np.array_equal(ref.q, q0) and not events
     f.update(1.0, q0, np.zeros(2))
-    assert f.mode is Mode.TRAJECTORY
+    assert f.active is not None
     times = np.arange(1.0, 3.0, 0.01)
     events, refs = _run(f, times)
     # a quintic sampled with its derivatives is reproduced by the quintic Hermite segments
     np.testing.assert_allclose([r.q for r in refs], path.sample(times - 1.0).q, atol=1e-12)
     ref, events = f.update(3.0, path.end, np.zeros(2))
-    assert events == [(goal.tag, Outcome.SUCCEEDED, 'goal reached')]
-    assert f.mode is Mode.HOLD
+    assert events == [Event.goal_ended(goal.tag, Outcome.SUCCEEDED, 'goal reached')]
+    assert f.active is None
     np.testing.assert_allclose(f.update(5.0, path.end, np.zeros(2))[0].q, path.end)
 
 
@@ -77,7 +77,7 @@ def test_a_goal_starts_from_the_reference_with_its_velocity(arm):
                   None, Tolerances.unchecked(2))
     events = f.submit(second, 1.0)
     ref, events = f.update(1.0, before.q, before.qd)
-    assert events == [('a', Outcome.PREEMPTED, 'preempted by a newer goal')]
+    assert events == [Event.goal_ended('a', Outcome.PREEMPTED, 'preempted by a newer goal')]
     np.testing.assert_allclose(ref.q, before.q, atol=1e-12)
     np.testing.assert_allclose(ref.qd, before.qd, atol=1e-12)
     np.testing.assert_allclose(f.update(1.5, before.q, before.qd)[0].q, [0.2, 0.2], atol=1e-12)
@@ -137,7 +137,7 @@ def test_cancel_brings_the_reference_to_rest_and_holds(arm):
     np.testing.assert_allclose(qdd[:300], np.broadcast_to(-moving.qd / 0.4, (300, 2)),
                                atol=1e-9)
     np.testing.assert_allclose(refs[-1].q, moving.q + 0.2 * moving.qd, atol=1e-12)
-    assert np.abs(refs[-1].qd).max() == 0.0 and f.mode is Mode.HOLD
+    assert np.abs(refs[-1].qd).max() == 0.0 and f.active is None
     assert f.cancel('a', 2.0) == []
 
 
@@ -179,7 +179,7 @@ def test_goals_outside_the_limits_or_in_the_past_are_refused(arm):
     old, _ = _goal('c', -5.0, [3.0, 0.0], [2.0, 0.0])
     events = f.submit(old, 0.0)
     assert events[0].outcome is Outcome.OLD_START_TIME
-    assert f.mode is Mode.HOLD and f.pending is None
+    assert f.active is None and f.pending is None
 
 
 def test_a_goal_started_late_joins_its_path_without_a_velocity_spike(arm):
@@ -190,7 +190,7 @@ def test_a_goal_started_late_joins_its_path_without_a_velocity_spike(arm):
     assert f.submit(goal, 0.5) == []
     # the first state after the start comes 99.9 ms late, 0.1 ms before the goal's next point
     ref, events = f.update(1.0999, q0 + 1e-3, np.zeros(2))
-    assert events == [] and f.mode is Mode.TRAJECTORY
+    assert events == [] and f.active is not None
     np.testing.assert_allclose(ref.q, q0 + 1e-3, atol=1e-12)
     # it joins the point after (1.2 s): a segment of 0.1 s, not of 0.1 ms
     times = np.concatenate((np.linspace(1.0999, 1.1, 11), np.arange(1.1, 1.3, 1e-3)))
