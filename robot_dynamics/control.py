@@ -56,7 +56,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import kinematics
-from .dynamics import COULOMB_VELOCITY_SCALE, friction_torques, slotine_li_regressor
+from .dynamics import friction_regressor, friction_torques, slotine_li_regressor
 from .errors import as_array, as_joint_array, choice, InputError, ShapeError
 from .linalg import damped_least_squares
 from .spatial import matrix_to_rotvec
@@ -595,7 +595,6 @@ class ComputedTorque(_JointLaw):
         prepared = model.prepare()         # one compiled RNEA call, into a buffer
         measured = self.friction is Friction.MEASURED
         reference = self.friction is Friction.REFERENCE
-        damping, coulomb = model.damping, model.friction
         tau = np.empty(model.dof)
 
         def compute(t, q, qd, ref):
@@ -604,9 +603,7 @@ class ComputedTorque(_JointLaw):
             v = qdd_d + kd * (qd_d - qd) + kp * e
             _check_finite(v, 'acceleration')
             prepared.inverse_dynamics(q, qd, v, tau, friction=measured)
-            # the same terms, in the same order, as compute and friction_torques
-            out = tau + (damping * qd_d + coulomb * np.tanh(qd_d / COULOMB_VELOCITY_SCALE)) \
-                if reference else tau.copy()
+            out = tau + friction_torques(model, qd_d) if reference else tau.copy()
             return self._command(out, e)
         return compute
 
@@ -948,14 +945,10 @@ class Adaptive(_JointLaw):
         reference).
         """
         Y = slotine_li_regressor(self.model, q, qd, qd_r, qdd_r)
-        n = self.model.dof
         v = {Friction.REFERENCE: qd_d, Friction.MEASURED: qd,
              Friction.NONE: np.zeros_like(qd)}[self.friction]
         v = np.broadcast_to(v, q.shape)
-        eye = np.eye(n)
-        sign = np.tanh(v / COULOMB_VELOCITY_SCALE)
-        columns = (Y, v[..., None, :] * eye, sign[..., None, :] * eye)
-        return self.base.regressor(np.concatenate(columns, axis=-1))
+        return self.base.regressor(np.concatenate((Y, friction_regressor(v)), axis=-1))
 
     def compute(self, t, q, qd, reference):
         """

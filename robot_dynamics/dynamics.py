@@ -45,8 +45,8 @@ import numpy as np
 from ._jit import kernel_array, njit
 from .errors import (as_array, as_joint_array, choice, InputError, ShapeError,
                      SingularMassMatrixError)
-from .kinematics import (chain, cross3, local_transform, matvec6, motion_cross6, motion_subspace,
-                         rotate3, states)
+from .kinematics import (chain, cross3, force_cross6, local_transform, matvec6, motion_cross6,
+                         motion_subspace, rotate3, states)
 from .linalg import singular_pivot, spd_solve
 
 #: Velocity scale [rad/s or m/s] of the smooth Coulomb friction ``friction * tanh(qd / scale)``.
@@ -140,17 +140,6 @@ def inertia_matrix(Y, out):
 
 
 @njit
-def _force_cross(v, f, out):
-    """``out = v x* f`` for a twist ``v`` and a wrench ``f``: ``[w x f0; w x n + v0 x f0]``."""
-    out[0] = v[4] * f[2] - v[5] * f[1]
-    out[1] = v[5] * f[0] - v[3] * f[2]
-    out[2] = v[3] * f[1] - v[4] * f[0]
-    out[3] = v[4] * f[5] - v[5] * f[4] + (v[1] * f[2] - v[2] * f[1])
-    out[4] = v[5] * f[3] - v[3] * f[5] + (v[2] * f[0] - v[0] * f[2])
-    out[5] = v[3] * f[4] - v[4] * f[3] + (v[0] * f[1] - v[1] * f[0])
-
-
-@njit
 def _dot6(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
 
@@ -212,26 +201,58 @@ def _gravity(model, gravity):
     return as_array(gravity, (3,), 'gravity').reshape(3)
 
 
-def friction_torques(model, qd, smoothing=COULOMB_VELOCITY_SCALE):
+@njit
+def friction_torque(damping, coulomb, qd, smoothing):
     """
-    Joint friction ``damping * qd + friction * tanh(qd / smoothing)`` (..., n).
+    One joint's friction ``damping * qd + coulomb * tanh(qd / smoothing)`` [N m or N], compiled.
 
     Viscous damping [N m s/rad] and Coulomb friction [N m] from the URDF ``<dynamics>``; the
     smooth sign keeps the model differentiable at rest and never adds energy. ``smoothing``
-    [rad/s or m/s] = 0 gives its limit, the exact Coulomb term ``friction * sign(qd)``, which does
-    not change when every speed is scaled (:func:`robot_dynamics.time_scaling.time_scale`).
+    [rad/s or m/s] = 0 gives its limit, the exact Coulomb term ``coulomb * sign(qd)``, which does
+    not change when every speed is scaled (:func:`robot_dynamics.time_scaling.time_scale`). The
+    one home of the friction formula: the compiled loops call it per joint, the array functions
+    (:func:`friction_torques`, :func:`friction_regressor`) for every joint.
     """
-    if not smoothing >= 0.0:
-        raise InputError(f'smoothing: expected a velocity >= 0, got {smoothing!r}')
-    qd = as_joint_array(qd, model.dof, 'qd')
-    sign = np.sign(qd) if smoothing == 0.0 else np.tanh(qd / smoothing)
-    return model.damping * qd + model.friction * sign
+    sign = math.tanh(qd / smoothing) if smoothing > 0.0 else np.sign(qd)
+    return damping * qd + coulomb * sign
 
 
 @njit
-def friction_torque(damping, coulomb, qd):
-    """One joint's :func:`friction_torques` at ``qd`` with the default smoothing, compiled."""
-    return damping * qd + coulomb * math.tanh(qd / COULOMB_VELOCITY_SCALE)
+def _friction_kernel(damping, coulomb, QD, smoothing, out):
+    for i in range(QD.shape[0]):
+        for j in range(QD.shape[1]):
+            out[i, j] = friction_torque(damping[j], coulomb[j], QD[i, j], smoothing)
+
+
+def _friction(damping, coulomb, qd, smoothing):
+    """:func:`friction_torque` of every joint of ``qd`` (..., n), coefficients (n,)."""
+    if not smoothing >= 0.0:
+        raise InputError(f'smoothing: expected a velocity >= 0, got {smoothing!r}')
+    n = damping.shape[0]
+    QD = kernel_array(qd.reshape(-1, n))
+    out = np.empty(QD.shape)
+    _friction_kernel(kernel_array(damping), kernel_array(coulomb), QD, float(smoothing), out)
+    return out.reshape(qd.shape)
+
+
+def friction_torques(model, qd, smoothing=COULOMB_VELOCITY_SCALE):
+    """Joint friction ``damping * qd + friction * tanh(qd / smoothing)`` (..., n); see below."""
+    qd = as_joint_array(qd, model.dof, 'qd')
+    return _friction(model.damping, model.friction, qd, smoothing)
+
+
+def friction_regressor(qd, smoothing=COULOMB_VELOCITY_SCALE):
+    """
+    Regressor (..., n, 2 n) of the joint friction on ``[damping; friction]`` of the joints.
+
+    The viscous columns ``diag(qd)``, then the Coulomb columns ``diag(tanh(qd / smoothing))``:
+    ``friction_regressor(qd) @ [damping; friction] = friction_torques(model, qd)``.
+    """
+    qd = np.asarray(qd, dtype=float)
+    n = qd.shape[-1]
+    sign = _friction(np.zeros(n), np.ones(n), qd, smoothing)
+    eye = np.eye(n)
+    return np.concatenate((qd[..., None, :] * eye, sign[..., None, :] * eye), axis=-1)
 
 
 # ---- inverse dynamics ---------------------------------------------------------------------------
@@ -516,7 +537,7 @@ def _coriolis_kernel(basis, axis, prismatic, mass, com, inertia, Q, QD, christof
             # add body m: column k of (V x*) I is V x* (I e_k), and its momentum I V
             inertia_matrix(Ic[m], I6)
             for k in range(6):
-                _force_cross(V[m], I6[k], F)
+                force_cross6(V[m], I6[k], F)
                 for r in range(6):
                     P[r, k] += F[r]
             inertia_times(Ic[m], V[m], F)
@@ -526,7 +547,7 @@ def _coriolis_kernel(basis, axis, prismatic, mass, com, inertia, Q, QD, christof
                 for k in range(10):
                     Ic[m, k] += Ic[m + 1, k]
             # BS = Bc_m S_m and BtS = Bc_m^T S_m
-            _force_cross(S[m], h, F)                  # (h xbar*) S_m
+            force_cross6(S[m], h, F)                  # (h xbar*) S_m
             for r in range(6):
                 PS, PtS = 0.0, 0.0
                 for k in range(6):
@@ -646,7 +667,7 @@ def aba_state(basis, axis, prismatic, mass, com, inertia, tip, q, qd, tau, a0, f
             V[i, k] = Sqd[k] + (V[i - 1, k] if i > 0 else 0.0)
         motion_cross6(V[i], Sqd, c[i])            # dS_i/dt qd_i
         inertia_times(Ib[i], V[i], t)
-        _force_cross(V[i], t, pA[i])              # V x* I V
+        force_cross6(V[i], t, pA[i])              # V x* I V
         inertia_matrix(Ib[i], IA[i])
     _pivot_scales(S, IA, w66, scale)
     # the tip wrench on the environment, as a force at the base origin

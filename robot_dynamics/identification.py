@@ -61,8 +61,8 @@ import numpy as np
 from scipy.linalg import qr, solve_triangular
 from scipy.optimize import least_squares
 
-from .dynamics import COULOMB_VELOCITY_SCALE, INERTIAL_PARAMETER_NAMES, regressor as \
-    inertial_regressor
+from .dynamics import (COULOMB_VELOCITY_SCALE, friction_regressor, INERTIAL_PARAMETER_NAMES,
+                       regressor as inertial_regressor)
 from .errors import as_joint_array, InputError, ShapeError
 from .kinematics import states
 from .urdf import body_links
@@ -121,15 +121,12 @@ def regressor(model, q, qd, qdd, *, gravity=None, smoothing=COULOMB_VELOCITY_SCA
     """
     Regressor (..., n, 12 n) of the joint torques with friction, ``Y @ parameters(model)``.
 
-    The inertial regressor of :func:`robot_dynamics.dynamics.regressor`, then the viscous
-    columns ``diag(qd)`` and the Coulomb columns ``diag(tanh(qd / smoothing))`` (the smooth
-    sign of :func:`robot_dynamics.dynamics.friction_torques`).
+    The inertial regressor of :func:`robot_dynamics.dynamics.regressor`, then the friction
+    columns of :func:`robot_dynamics.dynamics.friction_regressor`.
     """
     Y = inertial_regressor(model, q, qd, qdd, gravity=gravity)
     qd = as_joint_array(qd, model.dof, 'qd')
-    eye = np.eye(model.dof)
-    sign = np.sign(qd) if smoothing == 0.0 else np.tanh(qd / smoothing)
-    return np.concatenate((Y, qd[..., None, :] * eye, sign[..., None, :] * eye), axis=-1)
+    return np.concatenate((Y, friction_regressor(qd, smoothing)), axis=-1)
 
 
 def random_states(model, count, seed=0):

@@ -41,7 +41,8 @@ import enum
 import numpy as np
 
 from ._jit import njit
-from .dynamics import aba_state, aba_work, friction_torque, singular_joint_error
+from .dynamics import (aba_state, aba_work, COULOMB_VELOCITY_SCALE, friction_torque,
+                       singular_joint_error)
 from .errors import (as_joint_array, choice, InputError, RobotDynamicsError, ShapeError,
                      SingularMassMatrixError)
 
@@ -107,7 +108,8 @@ def _rk4_kernel(basis, axis, prismatic, mass, com, inertia, tip, q, qd, tau, dt,
                 kq[s, j] = qd[j] + h * kv[s - 1, j]
             tau_stage[j] = tau[j]
             if friction:
-                tau_stage[j] -= friction_torque(damping[j], coulomb[j], kq[s, j])
+                tau_stage[j] -= friction_torque(damping[j], coulomb[j], kq[s, j],
+                                                COULOMB_VELOCITY_SCALE)
         if not (np.isfinite(q_stage).all() and np.isfinite(kq[s]).all()):
             return q_next, qd_next, _DIVERGED
         bad = aba_state(basis, axis, prismatic, mass, com, inertia, tip, q_stage, kq[s],

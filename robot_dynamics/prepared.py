@@ -35,7 +35,8 @@ Batches ``(N, n)``, tip wrenches, other links or gravity per call are the checke
 import numpy as np
 
 from ._jit import njit
-from .dynamics import (aba_state, aba_work, crba_state, crba_work, friction_torque,
+from .dynamics import (aba_state, aba_work, COULOMB_VELOCITY_SCALE, crba_state, crba_work,
+                       friction_torque,
                        rnea_state, rnea_work, singular_joint_error)
 from .errors import as_array, ShapeError
 from .kinematics import chain, compose, pose_jacobian_state
@@ -113,7 +114,7 @@ def _inverse_dynamics(consts, q, qd, qdd, friction, out):
     if friction:
         damping, coulomb = _friction(consts)
         for j in range(n):
-            out[j] += friction_torque(damping[j], coulomb[j], qd[j])
+            out[j] += friction_torque(damping[j], coulomb[j], qd[j], COULOMB_VELOCITY_SCALE)
     return True
 
 
@@ -140,7 +141,8 @@ def _forward_dynamics(consts, q, qd, tau, friction, out):
         damping, coulomb = _friction(consts)
         applied = np.empty(n)
         for j in range(n):
-            applied[j] = tau[j] - friction_torque(damping[j], coulomb[j], qd[j])
+            applied[j] = tau[j] - friction_torque(damping[j], coulomb[j], qd[j],
+                                                  COULOMB_VELOCITY_SCALE)
     else:
         applied = tau
     return aba_state(basis, axis, prismatic, mass, com, inertia, tip, q, qd, applied, a0, fext,
