@@ -178,6 +178,21 @@ def motion_cross6(v, m, out):
 
 
 @njit
+def force_cross6(v, f, out):
+    """
+    ``out = v x* f`` for a twist ``v`` and a wrench ``f``: ``[w x f0; w x n + v0 x f0]``.
+
+    The dual of :func:`motion_cross6`: ``(v x* f) . m = -f . (v x m)`` (Featherstone 2008, §2.9).
+    """
+    out[0] = v[4] * f[2] - v[5] * f[1]
+    out[1] = v[5] * f[0] - v[3] * f[2]
+    out[2] = v[3] * f[1] - v[4] * f[0]
+    out[3] = v[4] * f[5] - v[5] * f[4] + (v[1] * f[2] - v[2] * f[1])
+    out[4] = v[5] * f[3] - v[3] * f[5] + (v[2] * f[0] - v[0] * f[2])
+    out[5] = v[3] * f[4] - v[4] * f[3] + (v[0] * f[1] - v[1] * f[0])
+
+
+@njit
 def motion_subspace(T, axis, prismatic, S):
     """
     Write a joint's motion subspace ``S`` (6,) in the base frame, at the base origin.

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Rotations, rigid transforms and spatial-vector helpers (vectorised).
+Rotations and rigid transforms (vectorised); the conventions of spatial vectors.
 
 Conventions used everywhere in robot_dynamics:
 
@@ -25,7 +25,9 @@ Conventions used everywhere in robot_dynamics:
   §2.9.1 eq 2.6, 2.7).
 - Quaternions are ``(x, y, z, w)``, scalar last, as geometry_msgs/Quaternion; returned with w >= 0.
 - Spatial vectors are ``[linear; angular]``: twists ``[vx, vy, vz, wx, wy, wz]``, wrenches
-  ``[fx, fy, fz, nx, ny, nz]`` (as Pinocchio, Robotics Toolbox ``jacob0`` and ROS Twist/Wrench).
+  ``[fx, fy, fz, nx, ny, nz]`` (as Pinocchio, Robotics Toolbox ``jacob0`` and ROS Twist/Wrench);
+  their cross products are the compiled kernels' (:func:`robot_dynamics.kinematics.motion_cross6`,
+  :func:`robot_dynamics.kinematics.force_cross6`).
 
 Every function accepts leading batch dimensions: a rotation is ``(..., 3, 3)``.
 """
@@ -48,21 +50,9 @@ def _skew_basis():
     return E.reshape(3, 9)
 
 
-def _crm_basis():
-    # crm(V) = [[S(w), S(v)], [0, S(w)]] for V = [v; w], a linear map of V
-    E = np.zeros((6, 6, 6))
-    S = _skew_basis().reshape(3, 3, 3)
-    for k in range(3):
-        E[k, :3, 3:] = S[k]
-        E[3 + k, :3, :3] = S[k]
-        E[3 + k, 3:, 3:] = S[k]
-    return E.reshape(6, 36)
-
-
-# skew() and crm() are linear in their argument: one matmul with these constant bases is much
-# cheaper in numpy than assembling the matrices element by element.
+# skew() is linear in its argument: one matmul with this constant basis is much cheaper in
+# numpy than assembling the matrices element by element.
 _SKEW_BASIS = _skew_basis()
-_CRM_BASIS = _crm_basis()
 
 
 def skew(v):
@@ -105,18 +95,6 @@ def axis_angle_to_matrix(axis, angle):
     angle = np.asarray(angle, dtype=float)[..., None, None]
     K = skew(k)
     return _I3 + np.sin(angle) * K + (1.0 - np.cos(angle)) * (K @ K)
-
-
-def rotvec_to_matrix(rotvec):
-    """Exponential map: rotation vector ``theta * k`` (..., 3) to a rotation (..., 3, 3)."""
-    rotvec = np.asarray(rotvec, dtype=float)
-    theta = np.linalg.norm(rotvec, axis=-1)[..., None, None]
-    K = skew(rotvec)
-    small = theta < 1e-8
-    t = np.where(small, 1.0, theta)
-    a = np.where(small, 1.0 - theta ** 2 / 6.0, np.sin(t) / t)
-    b = np.where(small, 0.5 - theta ** 2 / 24.0, (1.0 - np.cos(t)) / t ** 2)
-    return _I3 + a * K + b * (K @ K)
 
 
 def matrix_to_quaternion(R):
@@ -216,19 +194,6 @@ def matrix_to_rotvec(R):
     return _rotation_logs(kernel_array(R.reshape(-1, 3, 3))).reshape(R.shape[:-2] + (3,))
 
 
-def matrix_to_axis_angle(R):
-    """
-    Return ``(axis, angle)`` of rotations, angle in [0, pi] [rad].
-
-    For the identity (angle 0) the axis is undefined and returned as ``(0, 0, 1)``.
-    """
-    rv = matrix_to_rotvec(R)
-    angle = np.linalg.norm(rv, axis=-1)
-    safe = np.where(angle < 1e-12, 1.0, angle)[..., None]
-    axis = np.where(angle[..., None] < 1e-12, np.array([0.0, 0.0, 1.0]), rv / safe)
-    return axis, angle
-
-
 def euler_zyx_to_matrix(angles):
     """ZYX Euler angles ``(a, b, c)`` (..., 3) [rad] to ``Rz(a) @ Ry(b) @ Rx(c)``."""
     angles = np.asarray(angles, dtype=float)
@@ -279,13 +244,6 @@ def transform(R=None, p=None):
 def xyz_rpy_to_transform(xyz, rpy):
     """Build ``T`` from a translation ``xyz`` [m] and roll-pitch-yaw ``rpy`` [rad] (URDF)."""
     return transform(rpy_to_matrix(rpy), xyz)
-
-
-def transform_inverse(T):
-    """Invert rigid transforms (..., 4, 4) in closed form: ``[R^T, -R^T p; 0, 1]``."""
-    T = np.asarray(T, dtype=float)
-    Rt = np.swapaxes(T[..., :3, :3], -1, -2)
-    return transform(Rt, -(Rt @ T[..., :3, 3:4])[..., 0])
 
 
 def check_transform(T, name='target', tol=1e-6):
@@ -339,31 +297,3 @@ def pose_error(T_current, T_target):
     dp = T_target[..., :3, 3] - T_current[..., :3, 3]
     dR = T_target[..., :3, :3] @ np.swapaxes(T_current[..., :3, :3], -1, -2)
     return np.concatenate((dp, matrix_to_rotvec(dR)), axis=-1)
-
-
-def motion_cross_matrix(v):
-    """
-    Return ``crm(v)`` (..., 6, 6), the matrix of ``m -> v x m`` for motion vectors.
-
-    With ``v = [v0; w]`` (linear first): ``crm(v) = [[S(w), S(v0)], [0, S(w)]]``, and
-    ``v x m = [w x m0 + v0 x mw; w x mw]``; ``v x m`` is the rate of change of a motion vector
-    ``m`` fixed in a body moving with twist ``v`` (Featherstone 2008, §2.9), e.g.
-    ``dS/dt = V x S`` for a joint axis. The force cross product is ``v x* f = -crm(v)^T f``.
-    """
-    v = np.asarray(v, dtype=float)
-    return (v @ _CRM_BASIS).reshape(v.shape[:-1] + (6, 6))
-
-
-def motion_cross(v, m):
-    """Spatial cross product of motion vectors ``v x m`` over the last axis (..., 6)."""
-    return (motion_cross_matrix(v) @ np.asarray(m, dtype=float)[..., None])[..., 0]
-
-
-def force_cross(v, f):
-    """
-    Spatial cross product of a motion and a force vector ``v x* f`` (..., 6).
-
-    With ``v = [v0; w]`` and ``f = [f0; n]``: ``[w x f0; w x n + v0 x f0]``.
-    """
-    crm_t = np.swapaxes(motion_cross_matrix(v), -1, -2)
-    return -(crm_t @ np.asarray(f, dtype=float)[..., None])[..., 0]
