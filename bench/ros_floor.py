@@ -74,7 +74,7 @@ from rclpy.serialization import serialize_message
 from robot_dynamics import RobotModel
 from robot_dynamics.ros.cdr import JointStateReader, write_float64_array
 from robot_dynamics.ros.on_demand import OnDemand, SubscriptionThread
-from robot_dynamics.ros.parameters import NEWEST_ONLY
+from robot_dynamics.ros.qos import NEWEST_ONLY
 from robot_dynamics.ros.runner import freeze_heap, share_the_gil
 from robot_dynamics.trajectory import NS_PER_S
 from sensor_msgs.msg import JointState

@@ -29,7 +29,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 from rclpy.qos import DurabilityPolicy
 from robot_dynamics import recordings, RobotModel
-from robot_dynamics.ros.description import DESCRIPTION_QOS
+from robot_dynamics.ros.qos import DESCRIPTION_QOS
 from robot_dynamics_interfaces.msg import ControllerState
 from trajectory_msgs.msg import JointTrajectoryPoint
 import yaml

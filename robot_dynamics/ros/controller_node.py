@@ -75,8 +75,8 @@ from .conversions import (JointMap, JointNameError, time_msg, to_seconds, trajec
                           trajectory_point)
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
 from .on_demand import OnDemand, SubscriptionThread
-from .parameters import (COMMAND_PARAMETERS, command_topic, declare, LOCKSTEP_NEWEST,
-                         LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED, Spec, STRING_ARRAY)
+from .parameters import COMMAND_PARAMETERS, command_topic, declare, Spec, STRING_ARRAY
+from .qos import LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
 from .runner import run_node, StartupError
 from .throttle import Throttle
 from ..control import DEFAULT_ADAPTATION_GAIN, Law

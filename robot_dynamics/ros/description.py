@@ -22,17 +22,13 @@ build their :class:`~robot_dynamics.RobotModel` from that topic with the same ch
 once (the ``/**`` section), so that all of them work on the same chain of the same robot.
 """
 
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
 from .parameters import DOUBLE_ARRAY, Spec, STRING_ARRAY
+from .qos import DESCRIPTION_QOS
 from .runner import freeze_heap
 from ..errors import InputError, RobotDynamicsError
 from ..model import RobotModel
-
-#: QoS of ``/robot_description``: late subscribers receive the last description.
-DESCRIPTION_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 #: The parameters that select the chain, shared by every node.
 CHAIN_PARAMETERS = (

@@ -35,7 +35,6 @@ from typing import Any, NamedTuple, Optional, Tuple
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.exceptions import InvalidParameterTypeException
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 import yaml
 
 from ..errors import InputError
@@ -186,40 +185,6 @@ COMMAND_PARAMETERS = (
          "/<command_interface>_controller/commands, the name of ros2_control's "
          'forward_command_controller for that interface.'),
 )
-
-
-#: QoS of what the loop reads every cycle (joint states at the controller, commands at the
-#: simulator): the newest sample only. A deeper queue would hand a node that fell behind a backlog
-#: of old samples, each a period late, instead of letting it skip to the newest (the skipped
-#: cycles are counted as missed). Best effort matches reliable publishers too.
-NEWEST_ONLY = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
-                         reliability=ReliabilityPolicy.BEST_EFFORT)
-
-
-#: Depth of the writers' history of what is recorded: a reliable writer resends from it to a
-#: reader that fell behind (a recorder starved on a busy host) and drops the oldest when full,
-#: so this many samples is how far behind a reader may fall without a loss.
-RECORDED_DEPTH = 1000
-#: QoS of what the loop records besides its own topics (the controller's state, the
-#: parameter estimate): reliable, deep (RECORDED_DEPTH).
-RECORDED = QoSProfile(depth=RECORDED_DEPTH, reliability=ReliabilityPolicy.RELIABLE)
-#: QoS of the loop on simulated time (lockstep): reliable, and the newest samples kept for a node
-#: that matches late (transient local), so that neither the simulator's first state nor the
-#: controller's answer to it is lost to discovery, however the processes start. A
-#: transient-local writer reaches volatile readers too (recorders, tools); a transient-local
-#: reader only transient-local writers. Deep (RECORDED_DEPTH): a lockstep simulation waits for
-#: the controller only, and a recording of it is complete however busy the host.
-LOCKSTEP_WRITER = QoSProfile(depth=RECORDED_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
-#: The controller's joint states on simulated time: the newest only.
-LOCKSTEP_NEWEST = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
-#: The lockstep simulator's commands: every one, in order, so that a bad command published by
-#: someone else does not take the place of the controller's answer. Deep (RECORDED_DEPTH): the
-#: commands that come while the simulator does not run stay in its history until it takes them,
-#: and a burst of someone else's does not push the answer out.
-LOCKSTEP_ALL = QoSProfile(depth=RECORDED_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
-                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
 def command_topic(values):

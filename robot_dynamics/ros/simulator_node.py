@@ -45,7 +45,7 @@ it (the controller answers every state with exactly one command) before it steps
 goals give the same joint states, bit for bit, however busy the host is. Before the first
 command the arm is braked (``brake_until_command``) and simulated time does not start until a
 controller answers the first state. States and commands then travel reliable and transient
-local (:data:`~robot_dynamics.ros.parameters.LOCKSTEP_WRITER`), so that a controller that
+local (:data:`~robot_dynamics.ros.qos.LOCKSTEP_WRITER`), so that a controller that
 starts later still gets the first state and its answer is not lost to discovery; a command
 published before this simulator's first state (kept for late subscribers by a controller that
 ran before) is not an answer and is ignored, and a rejected command does not stand in for one.
@@ -80,8 +80,9 @@ from .compat import RCLError
 from .conversions import joint_values, JointMap, time_msg
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
 from .on_demand import OnDemand, take_next, Waiter
-from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY,
-                         LOCKSTEP_ALL, LOCKSTEP_WRITER, NEWEST_ONLY, Spec, STRING_ARRAY)
+from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, Spec,
+                         STRING_ARRAY)
+from .qos import LOCKSTEP_ALL, LOCKSTEP_WRITER, NEWEST_ONLY
 from .runner import run_node
 from .throttle import Throttle
 from ..errors import InputError, RobotDynamicsError

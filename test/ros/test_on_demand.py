@@ -30,7 +30,8 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from robot_dynamics import RobotModel
 from robot_dynamics.ros import compat
-from robot_dynamics.ros.description import DESCRIPTION_QOS, ModelSubscription
+from robot_dynamics.ros.description import ModelSubscription
+from robot_dynamics.ros.qos import DESCRIPTION_QOS
 from robot_dynamics.ros.on_demand import OnDemand, SubscriptionThread, take_next
 from std_msgs.msg import Int64, String
 

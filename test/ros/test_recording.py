@@ -45,7 +45,7 @@ from robot_dynamics.ros.compat import ActionClient
 from robot_dynamics.ros.conversions import to_nanoseconds, to_seconds
 from robot_dynamics.ros.definitions import (DefinitionNotFoundError, DELIMITER, interface_file,
                                             message_definition)
-from robot_dynamics.ros.description import DESCRIPTION_QOS
+from robot_dynamics.ros.qos import DESCRIPTION_QOS
 from robot_dynamics.ros.recording import McapRecorder, RecorderNode
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState, SimulatorStatus

@@ -1,0 +1,62 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""
+The QoS profiles of the graph's topics: one place for how each kind of topic is delivered.
+
+Who uses which: ``/robot_description`` (:data:`DESCRIPTION_QOS`); what the loop reads every
+cycle (:data:`NEWEST_ONLY`); what is recorded beside the loop (:data:`RECORDED`); the loop on
+simulated time, lockstep (:data:`LOCKSTEP_WRITER`, :data:`LOCKSTEP_NEWEST`,
+:data:`LOCKSTEP_ALL`).
+"""
+
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+#: QoS of ``/robot_description``: late subscribers receive the last description.
+DESCRIPTION_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+#: QoS of what the loop reads every cycle (joint states at the controller, commands at the
+#: simulator): the newest sample only. A deeper queue would hand a node that fell behind a backlog
+#: of old samples, each a period late, instead of letting it skip to the newest (the skipped
+#: cycles are counted as missed). Best effort matches reliable publishers too.
+NEWEST_ONLY = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
+                         reliability=ReliabilityPolicy.BEST_EFFORT)
+
+
+#: Depth of the writers' history of what is recorded: a reliable writer resends from it to a
+#: reader that fell behind (a recorder starved on a busy host) and drops the oldest when full,
+#: so this many samples is how far behind a reader may fall without a loss.
+RECORDED_DEPTH = 1000
+#: QoS of what the loop records besides its own topics (the controller's state, the
+#: parameter estimate): reliable, deep (RECORDED_DEPTH).
+RECORDED = QoSProfile(depth=RECORDED_DEPTH, reliability=ReliabilityPolicy.RELIABLE)
+#: QoS of the loop on simulated time (lockstep): reliable, and the newest samples kept for a node
+#: that matches late (transient local), so that neither the simulator's first state nor the
+#: controller's answer to it is lost to discovery, however the processes start. A
+#: transient-local writer reaches volatile readers too (recorders, tools); a transient-local
+#: reader only transient-local writers. Deep (RECORDED_DEPTH): a lockstep simulation waits for
+#: the controller only, and a recording of it is complete however busy the host.
+LOCKSTEP_WRITER = QoSProfile(depth=RECORDED_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+#: The controller's joint states on simulated time: the newest only.
+LOCKSTEP_NEWEST = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+#: The lockstep simulator's commands: every one, in order, so that a bad command published by
+#: someone else does not take the place of the controller's answer. Deep (RECORDED_DEPTH): the
+#: commands that come while the simulator does not run stay in its history until it takes them,
+#: and a burst of someone else's does not push the answer out.
+LOCKSTEP_ALL = QoSProfile(depth=RECORDED_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
+                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
