@@ -47,6 +47,9 @@ laws are the standard ones, e.g. Siciliano et al., Robotics: Modelling, Planning
 - :class:`Adaptive`: the adaptive law of Slotine and Li, ``tau = Y(q, qd, qd_r, qdd_r) beta +
   Kd s`` with the parameter estimate ``beta`` updated by ``Gamma Y^T s`` (Spong, Hutchinson and
   Vidyasagar, Robot Modeling and Control, 2nd ed., 2020, §6.5 give the properties it rests on).
+
+The catalogue: :func:`default_controller` builds any of :data:`CONTROLLERS` with gains for one
+natural frequency and damping ratio, for ``robot-dynamics simulate`` and the controller node.
 """
 
 import enum
@@ -1014,3 +1017,46 @@ def make_controller(law, model, **parameters):
 
     """
     return _CLASSES[choice(law, Law, 'law')](model, **parameters)
+
+
+# ---- the catalogue: laws with gains from a natural frequency ------------------------------------
+
+#: Default natural frequency [rad/s] and damping ratio of the closed-loop error dynamics.
+DEFAULT_NATURAL_FREQUENCY = 20.0
+DEFAULT_DAMPING_RATIO = 1.0
+#: The joint laws whose gains follow from a natural frequency (:func:`default_controller`): what
+#: ``robot-dynamics simulate --controller`` and the controller node's ``control_law`` offer.
+CONTROLLERS = tuple(law.value for law in (Law.PD, Law.PD_GRAVITY, Law.PID, Law.COMPUTED_TORQUE,
+                                          Law.ADAPTIVE))
+#: Integral time of the default PID in units of ``1 / wn``: ``ki = kp wn / PID_INTEGRAL_TIME``.
+PID_INTEGRAL_TIME = 10.0
+
+
+def default_controller(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_FREQUENCY,
+                       damping_ratio=DEFAULT_DAMPING_RATIO, friction=True,
+                       adaptation_gain=DEFAULT_ADAPTATION_GAIN):
+    """
+    Build a joint control law with gains for the error dynamics ``e'' + 2 zeta wn e' + wn^2 e``.
+
+    Computed torque takes ``(wn^2, 2 zeta wn)`` directly, with the model's friction fed forward
+    at the reference velocity if ``friction``. PD, PD + gravity, PID and the adaptive law take
+    them scaled by the diagonal of the controller's mass matrix at ``q_home`` (N m/rad,
+    N m s/rad), the same nominal bandwidth for a decoupled arm, so the laws compare fairly; the
+    PID adds gravity compensation and ``ki = kp wn / PID_INTEGRAL_TIME``; the adaptive law
+    (Slotine and Li) learns at ``adaptation_gain`` and estimates friction if ``friction``.
+    """
+    law = choice(law, Law, 'controller', allowed=CONTROLLERS)
+    kp, kd = critically_damped(natural_frequency, damping_ratio)
+    if law is Law.COMPUTED_TORQUE:
+        return make_controller(law, model, kp=kp, kd=kd,
+                               friction='reference' if friction else 'none')
+    inertia = np.diag(model.mass_matrix(q_home))
+    if law is Law.ADAPTIVE:
+        return make_controller(law, model, kp=kp * inertia, kd=kd * inertia,
+                               gamma=adaptation_gain, friction='reference' if friction else 'none')
+    if law is Law.PID:
+        # gravity compensated, the integral only removes what the model gets wrong
+        return make_controller(law, model, kp=kp * inertia, kd=kd * inertia,
+                               ki=kp * inertia * natural_frequency / PID_INTEGRAL_TIME,
+                               gravity_compensation=True)
+    return make_controller(law, model, kp=kp * inertia, kd=kd * inertia)

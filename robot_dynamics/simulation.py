@@ -33,6 +33,8 @@ from typing import NamedTuple
 import numpy as np
 
 from . import control, integrators, time_scaling, trajectory
+from .control import (CONTROLLERS, DEFAULT_DAMPING_RATIO, DEFAULT_NATURAL_FREQUENCY,
+                      default_controller)
 from .dh import inertia_tensor
 from .errors import as_array, choice, InputError
 from .limits import middle
@@ -42,8 +44,6 @@ from .urdf import combine_inertia
 DEFAULT_DURATION = 4.0            # s
 DEFAULT_PLANT_RATE = 1000.0       # Hz, RK4
 DEFAULT_CONTROL_RATE = 1000.0     # Hz, zero-order hold
-DEFAULT_NATURAL_FREQUENCY = 20.0  # rad/s of the closed-loop error dynamics
-DEFAULT_DAMPING_RATIO = 1.0
 DEFAULT_SEED = 0
 #: Fraction of the duration spent holding the last waypoint (shows the steady state).
 HOLD_FRACTION = 0.25
@@ -60,15 +60,6 @@ REFERENCE_EFFORT_FRACTION = 0.5
 REFERENCE_VELOCITY_FRACTION = 0.8
 #: Ratio between rates accepted as an integer (zero-order hold needs whole plant steps).
 RATE_RATIO_TOLERANCE = 1e-9
-
-
-#: The laws of :class:`~robot_dynamics.control.Law` that ``robot-dynamics simulate
-#: --controller`` offers (the joint laws whose gains follow from a natural frequency).
-CONTROLLERS = tuple(law.value for law in (control.Law.PD, control.Law.PD_GRAVITY,
-                                          control.Law.PID, control.Law.COMPUTED_TORQUE,
-                                          control.Law.ADAPTIVE))
-#: Integral time of the default PID in units of ``1 / wn``: ``ki = kp wn / PID_INTEGRAL_TIME``.
-PID_INTEGRAL_TIME = 10.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -252,37 +243,6 @@ def with_payload(model, mass, com=(0.0, 0.0, 0.0), inertia=None):
     return model.replace(mass=np.append(model.mass[:-1], m),
                          com=np.vstack((model.com[:-1], c)),
                          inertia=np.concatenate((model.inertia[:-1], inertia[None])))
-
-
-def default_controller(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_FREQUENCY,
-                       damping_ratio=DEFAULT_DAMPING_RATIO, friction=True,
-                       adaptation_gain=control.DEFAULT_ADAPTATION_GAIN):
-    """
-    Build a joint control law with gains for the error dynamics ``e'' + 2 zeta wn e' + wn^2 e``.
-
-    Computed torque takes ``(wn^2, 2 zeta wn)`` directly, with the model's friction fed forward
-    at the reference velocity if ``friction``. PD, PD + gravity, PID and the adaptive law take
-    them scaled by the diagonal of the controller's mass matrix at ``q_home`` (N m/rad,
-    N m s/rad), the same nominal bandwidth for a decoupled arm, so the laws compare fairly; the
-    PID adds gravity compensation and ``ki = kp wn / PID_INTEGRAL_TIME``; the adaptive law
-    (Slotine and Li) learns at ``adaptation_gain`` and estimates friction if ``friction``.
-    """
-    law = choice(law, control.Law, 'controller', allowed=CONTROLLERS)
-    kp, kd = control.critically_damped(natural_frequency, damping_ratio)
-    if law is control.Law.COMPUTED_TORQUE:
-        return control.make_controller(law, model, kp=kp, kd=kd,
-                                       friction='reference' if friction else 'none')
-    inertia = np.diag(model.mass_matrix(q_home))
-    if law is control.Law.ADAPTIVE:
-        return control.make_controller(law, model, kp=kp * inertia, kd=kd * inertia,
-                                       gamma=adaptation_gain,
-                                       friction='reference' if friction else 'none')
-    if law is control.Law.PID:
-        # gravity compensated, the integral only removes what the model gets wrong
-        return control.make_controller(law, model, kp=kp * inertia, kd=kd * inertia,
-                                       ki=kp * inertia * natural_frequency / PID_INTEGRAL_TIME,
-                                       gravity_compensation=True)
-    return control.make_controller(law, model, kp=kp * inertia, kd=kd * inertia)
 
 
 # ---- the loop -----------------------------------------------------------------------------------

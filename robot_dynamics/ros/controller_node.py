@@ -79,13 +79,12 @@ from .parameters import COMMAND_PARAMETERS, command_topic, declare, Spec, STRING
 from .qos import LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
 from .runner import run_node, StartupError
 from .throttle import Throttle
-from ..control import DEFAULT_ADAPTATION_GAIN, Law
+from ..control import CONTROLLERS, DEFAULT_ADAPTATION_GAIN, default_controller, Law
 from ..controller import Controller, DEFAULT_WALL_STATE_TIMEOUT, Kind, SafeMode
 from ..errors import choice, InputError
 from ..follower import Goal, Outcome, Tolerances
 from ..limits import middle
 from ..plant import Interface
-from ..simulation import CONTROLLERS, default_controller
 
 
 class Trigger(enum.Enum):
@@ -132,7 +131,7 @@ PARAMETERS = (
          'stopping): zero_effort, or gravity_compensation at the last measured position. '
          'Velocity commands are then zero, position commands the last measured position.'),
     Spec('natural_frequency', 20.0, 'Closed-loop natural frequency [rad/s] that sets the default '
-                                    'gains (see simulation.default_controller).',
+                                    'gains (see control.default_controller).',
          bounds=(0.01, 1e4)),
     Spec('damping_ratio', 1.0, 'Closed-loop damping ratio of the default gains.',
          bounds=(0.0, 100.0)),

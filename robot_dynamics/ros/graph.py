@@ -40,7 +40,7 @@ import yaml
 from .parameters import check, parse, ROS_PARAMETERS
 from ..errors import InputError
 from ..robots import share_directory
-from ..simulation import CONTROLLERS
+from ..control import CONTROLLERS
 
 PACKAGE = 'robot_dynamics'
 
