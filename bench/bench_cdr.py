@@ -19,9 +19,8 @@ What a node does with one message, in this process (no transport), in microsecon
 time (``time.process_time``, as ``bench_prepared``): for a
 ``sensor_msgs/JointState`` of all the model's joints (names, positions, velocities, efforts),
 
-- ``read JointState``: rclpy ``deserialize_message`` and
-  :meth:`~robot_dynamics.ros.conversions.JointOrder.state` (the controller's path today:
-  positions and velocities in model order, checked) against
+- ``read JointState``: rclpy ``deserialize_message`` and the positions and velocities in model
+  order, checked (``RobotModel.indices_in``, ``conversions.joint_values``), against
   :meth:`~robot_dynamics.ros.cdr.JointStateReader.state` on the same bytes;
 - ``write JointState``: refilling a JointState from arrays (``tolist``, as the simulator does)
   and ``serialize_message`` against :meth:`~robot_dynamics.ros.cdr.JointStateWriter.write`;
@@ -47,7 +46,7 @@ from rclpy.serialization import deserialize_message, serialize_message
 from robot_dynamics import RobotModel
 from robot_dynamics.ros.cdr import (JointStateReader, JointStateWriter, read_float64_array,
                                     write_float64_array)
-from robot_dynamics.ros.conversions import joint_values, JointOrder
+from robot_dynamics.ros.conversions import joint_values
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
@@ -71,13 +70,17 @@ def bench_model(label, model, quick):
     msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(STAMP_NS, 1_000_000_000)
     state = serialize_message(msg)
     command = serialize_message(Float64MultiArray(data=tau.tolist()))
-    order, reader, writer = JointOrder(model, 'joint_states'), JointStateReader(model), \
-        JointStateWriter(names)
+    reader, writer = JointStateReader(model), JointStateWriter(names)
     out = JointState(name=names)
+
+    def by_name(msg):
+        idx = model.indices_in(msg.name)
+        return (joint_values(msg.position, msg.name, 'positions')[idx],
+                joint_values(msg.velocity, msg.name, 'velocities')[idx])
 
     def rclpy_read():
         received = deserialize_message(state, JointState)
-        return received.header.stamp, order.state(received)
+        return received.header.stamp, by_name(received)
 
     def rclpy_write():
         out.header.stamp.sec, out.header.stamp.nanosec = divmod(STAMP_NS, 1_000_000_000)
@@ -93,7 +96,7 @@ def bench_model(label, model, quick):
     check_close('read JointState', np.concatenate(rclpy_read()[1]),
                 np.concatenate(reader.state(state)[1:]), tol=0.0)
     check_close('write JointState', np.concatenate(
-        order.state(deserialize_message(writer.write(STAMP_NS, q, qd, tau), JointState))),
+        by_name(deserialize_message(writer.write(STAMP_NS, q, qd, tau), JointState))),
         np.concatenate((q, qd)), tol=0.0)
     check_close('read Float64MultiArray', rclpy_command(), our_command(), tol=0.0)
     check_close('write Float64MultiArray', deserialize_message(

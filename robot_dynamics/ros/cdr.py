@@ -34,11 +34,12 @@ writes them). Messages::
     std_msgs/Float64MultiArray: MultiArrayLayout layout (MultiArrayDimension[] dim {string
         label, uint32 size, uint32 stride}, uint32 data_offset), float64[] data
 
-The JointState reader is compiled (numba: one call per message, no Python object per joint);
-it reads the joints of a model by name from messages naming their joints in any order, extra
-joints ignored, with the error messages of :class:`~robot_dynamics.ros.conversions.JointOrder`.
-A message that is cut short or whose lengths run past its end is an ``InputError`` too, never a
-read outside the buffer. The Float64MultiArray is short enough for numpy and ``struct``.
+The JointState reader (:class:`JointStateReader`) is the one home of the rules for reading a
+model's joints out of a JointState, for raw subscriptions and, serialized, for message objects
+(a service request's state): compiled (numba: one call per message, no Python object per
+joint), it reads the joints by name from messages naming their joints in any order, extra
+joints ignored. A message that is cut short or whose lengths run past its end is an
+``InputError`` too, never a read outside the buffer. The Float64MultiArray is short enough for numpy and ``struct``.
 """
 
 import collections
@@ -46,7 +47,7 @@ import struct
 
 import numpy as np
 
-from .conversions import JointOrder, non_finite_error
+from .conversions import non_finite_error
 from .._jit import kernel_array, njit
 from ..errors import InputError, ShapeError
 from ..trajectory import NS_PER_S
@@ -326,17 +327,17 @@ class JointStateReader:
     """
     Reads a model's joints out of serialized ``sensor_msgs/JointState`` in one compiled call.
 
-    The raw counterpart of :class:`~robot_dynamics.ros.conversions.JointOrder`, with the same
-    rules and errors: names may come in any order, names that are not joints of the model are
-    ignored (their values too, not checked), a missing or repeated model joint, a value count
-    that differs from the names' and a non-finite position or velocity of a model joint raise
-    an ``InputError`` naming the problem and ``what``. The index map of the last name order is
-    kept (a stream of messages with the same names compares their bytes, once). Not thread-safe:
-    one reader per thread.
+    The rules: names may come in any order, names that are not joints of the model are ignored
+    (their values too, not checked), a missing or repeated model joint, a value count that
+    differs from the names' and a non-finite position or velocity of a model joint raise an
+    ``InputError`` naming the problem and ``what``. The index map of the last name order is
+    kept (a stream of messages with the same names compares their bytes, once). A message
+    object is read through its serialization (``rclpy.serialization.serialize_message``). Not
+    thread-safe: one reader per thread.
     """
 
     def __init__(self, model, what='joint_states'):
-        self.order = JointOrder(model, what)
+        self.model = model
         self.what = what
         encoded = [name.encode('utf-8') for name in model.joint_names]
         self._names = np.frombuffer(b''.join(encoded), dtype=np.uint8).copy()
@@ -388,9 +389,9 @@ class JointStateReader:
         names = read_joint_state(data, what).name
         if status == _NAMES:
             try:
-                self.order.indices(names)      # raises JointOrder's error
+                self.model.indices_in(names)      # the error that names the joints
             except InputError as exc:
-                return exc
+                return InputError(f'{what}: {exc}')
             return InputError(f'{what}: joint names {names} do not match the model joints')
         field = int(layout[_DETAIL_FIELD])
         where = f'{what} {_FIELD_WORDS[field]}'

@@ -13,11 +13,12 @@
 # limitations under the License.
 
 """
-Message <-> numpy conversions: the one place where ROS message fields meet library arrays.
+Message <-> numpy conversions: where ROS message fields meet library arrays.
 
 Poses are 4x4 homogeneous transforms ``T_base_link``; quaternions in messages are (x, y, z, w)
 as in the library. Joint values travel by name: messages carry their own joint order, the
-library works in model order (``RobotModel.joint_names``). Every check raises
+library works in model order (``RobotModel.joint_names``); a JointState's joints are read by
+:class:`~robot_dynamics.ros.cdr.JointStateReader` (raw messages and message objects alike). Every check raises
 ``robot_dynamics.InputError`` with a message naming the problem, which the nodes pass on to the
 caller (service response, action result, log line).
 """
@@ -146,48 +147,6 @@ class JointMap:
         out = np.empty_like(values)
         out[..., self._model_index] = values
         return out
-
-
-class JointOrder:
-    """
-    Reads the model's joints out of messages that name their joints in any order.
-
-    Names that are not joints of the model are ignored (a ``JointState`` of a whole robot); a
-    missing model joint is an ``InputError`` naming it. The index map of the last name order is
-    kept, so that a stream of messages with the same names (1 kHz joint states) costs one tuple
-    comparison and two fancy-index reads per message.
-    """
-
-    def __init__(self, model, what):
-        self.model = model
-        self.what = what
-        self._names = None
-        self._idx = None
-
-    def indices(self, names):
-        """Return where each model joint stands in ``names`` (see ``RobotModel.indices_in``)."""
-        names = tuple(names)
-        if names != self._names:
-            try:
-                idx = self.model.indices_in(names)
-            except InputError as exc:
-                raise InputError(f'{self.what}: {exc}') from None
-            self._names, self._idx = names, idx
-        return self._idx
-
-    def positions(self, msg):
-        """Return the model's joint positions, shape (n,), from a ``sensor_msgs/JointState``."""
-        idx = self.indices(msg.name)
-        return joint_values(msg.position, msg.name, f'{self.what} positions')[idx]
-
-    def state(self, msg):
-        """Return positions and velocities (n,) from a ``sensor_msgs/JointState`` (both needed)."""
-        idx = self.indices(msg.name)
-        q = joint_values(msg.position, msg.name, f'{self.what} positions')[idx]
-        if len(msg.velocity) == 0:
-            raise InputError(f'{self.what}: no velocities (the message has positions only)')
-        qd = joint_values(msg.velocity, msg.name, f'{self.what} velocities')[idx]
-        return q, qd
 
 
 def joint_state(names, stamp, q, qd=None, tau=None):

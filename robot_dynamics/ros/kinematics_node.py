@@ -31,12 +31,14 @@ import sys
 from geometry_msgs.msg import Point, PoseStamped
 import numpy as np
 from rclpy.node import Node
+from rclpy.serialization import serialize_message
 from robot_dynamics_interfaces.srv import SolveFK, SolveIK
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray
 
-from .conversions import (check_frame, joint_state, joint_values, JointOrder, matrix_to_pose,
-                          pose_stamped, pose_to_matrix, to_seconds)
+from .cdr import JointStateReader
+from .conversions import (check_frame, joint_state, joint_values, matrix_to_pose, pose_stamped,
+                          pose_to_matrix, to_seconds)
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
 from .on_demand import OnDemand, take_next
 from .parameters import declare, Spec
@@ -79,13 +81,13 @@ class KinematicsNode(Node):
     def on_model(self, model):
         """Create the services, subscriptions and publishers once the model is known."""
         self.model = model
-        self.order = JointOrder(model, 'joint_states')
-        self.seed_order = JointOrder(model, 'robot_state')
+        self.reader = JointStateReader(model, 'joint_states')
+        self.seed_reader = JointStateReader(model, 'robot_state')
         self.has_closed_form = closed_form(model) is not None
         model.warm_up()
         self.joint_states = self.create_subscription(JointState, 'joint_states',
                                                      lambda msg: None, 1,
-                                                     callback_group=OnDemand())
+                                                     callback_group=OnDemand(), raw=True)
         self.create_service(SolveIK, '~/solve_ik', self.solve_ik_callback)
         self.create_service(SolveFK, '~/solve_fk', self.solve_fk_callback)
         if self.params.publish_rate_hz > 0.0:
@@ -103,7 +105,7 @@ class KinematicsNode(Node):
         msg = take_next(self.joint_states)
         if msg is not None:
             try:
-                self.joint_state = self.order.positions(msg)
+                self.joint_state = self.reader.positions(msg)[1]
             except InputError as exc:
                 if self.throttle('joint state', 5.0):
                     self.get_logger().warning(f'ignoring a joint state: {exc}')
@@ -119,7 +121,7 @@ class KinematicsNode(Node):
             latest = self.latest_positions()
             return default_seed(self.model) if latest is None else latest
         try:
-            return self.seed_order.positions(state)
+            return self.seed_reader.positions(serialize_message(state))[1]
         except InputError as exc:
             raise RequestError(SolveIK.Response.INVALID_ROBOT_STATE, str(exc)) from None
 
