@@ -37,9 +37,10 @@ flattened into columns (the CSV layout of ``robot-dynamics plot``):
   column leaves its cell empty.
 
 :func:`export` writes the CSV files and the PNG plots of :mod:`robot_dynamics.plots`: joint
-tracking (from ``/controller/controller_state`` when present, else ``/joint_states`` alone),
-effort against the limits of ``/robot_description``, and the tip path (forward kinematics of
-the joint states with the recorded description, else ``/kinematics/tip_pose``).
+tracking (from the controller's state when present, else the joint states alone), effort
+against the limits of the recorded robot description, and the tip path (forward kinematics of
+the joint states with the recorded description, else the kinematics node's tip pose). The
+topics are the graph's, passed in as :class:`Topics`.
 """
 
 import csv
@@ -57,31 +58,21 @@ import numpy as np
 from . import plots
 from .errors import InputError, RobotDynamicsError
 
-JOINT_STATES = '/joint_states'
-CONTROLLER_STATE = '/controller/controller_state'
-JOINT_TRAJECTORY = '/controller/joint_trajectory'
-ROBOT_DESCRIPTION = '/robot_description'
-TIP_POSE = '/kinematics/tip_pose'
-MARKERS = '/kinematics/markers'
+class Topics(NamedTuple):
+    """
+    The graph's topic names a recording is read by (absolute names).
 
-#: What the robot_dynamics recorder records unless told otherwise: state, the commands of the
-#: effort, position and velocity forward command controllers, goals, the controller's state and
-#: its action's feedback and status, the robot description, the tip pose and the arm's markers
-#: (foxglove/robot_dynamics.json shows them), the simulator's status.
-DEFAULT_TOPICS = (
-    JOINT_STATES,
-    '/effort_controller/commands',
-    '/position_controller/commands',
-    '/velocity_controller/commands',
-    JOINT_TRAJECTORY,
-    CONTROLLER_STATE,
-    '/controller/follow_joint_trajectory/_action/feedback',
-    '/controller/follow_joint_trajectory/_action/status',
-    ROBOT_DESCRIPTION,
-    TIP_POSE,
-    MARKERS,
-    '/simulator/status',
-)
+    The graph declares them (:data:`robot_dynamics.ros.definitions.TOPICS`); the functions here
+    take them as an argument, so that a recording of another graph (a namespace, a real arm's
+    names) reads as well.
+    """
+
+    joint_states: str
+    controller_state: str
+    joint_trajectory: str
+    robot_description: str
+    tip_pose: str
+
 
 #: Fields that name the joints of a message's arrays.
 NAME_FIELDS = ('name', 'joint_names')
@@ -327,13 +318,13 @@ def read(path, topics=None):
 
 # ---- what the plots show ------------------------------------------------------------------------
 
-def robot_description(recording):
-    """Return the last recorded ``/robot_description`` (URDF text), or None."""
-    table = recording.tables.get(ROBOT_DESCRIPTION)
+def robot_description(recording, topics):
+    """Return the last recorded robot description (URDF text, ``topics.robot_description``)."""
+    table = recording.tables.get(topics.robot_description)
     return table.messages[-1].data if table is not None and len(table) else None
 
 
-def robot_model(recording, base_link=None, tip_link=None):
+def robot_model(recording, topics, base_link=None, tip_link=None):
     """
     Return ``(model, note)``: the RobotModel of the last recorded description, or None and why.
 
@@ -341,9 +332,9 @@ def robot_model(recording, base_link=None, tip_link=None):
     rule): a recording does not hold the nodes' chain parameters.
     """
     from .model import RobotModel
-    description = robot_description(recording)
+    description = robot_description(recording, topics)
     if description is None:
-        return None, f'no {ROBOT_DESCRIPTION} in the recording'
+        return None, f'no {topics.robot_description} in the recording'
     try:
         return RobotModel.from_urdf(description, base_link=base_link, tip_link=tip_link), ''
     except RobotDynamicsError as exc:
@@ -365,9 +356,9 @@ class JointSamples(NamedTuple):
     effort: np.ndarray
 
 
-def joint_samples(recording, names):
+def joint_samples(recording, topics, names):
     """
-    Return the recorded ``/joint_states`` of the joints ``names`` as :class:`JointSamples`.
+    Return the recorded joint states (``topics.joint_states``) of ``names``: :class:`JointSamples`.
 
     Joints are matched by name, so other joints in the messages (a gripper) and other orders do
     not matter; messages without every named joint are left out. Times are the header stamps
@@ -375,9 +366,10 @@ def joint_samples(recording, names):
     is left out. Raises ``InputError`` naming what is missing: the topic, the joints, the
     effort (the measured joint torque) or finite values.
     """
-    table = recording.tables.get(JOINT_STATES)
+    topic = topics.joint_states
+    table = recording.tables.get(topic)
     if table is None or not len(table):
-        raise InputError(f'no {JOINT_STATES} in the recording {recording.path}')
+        raise InputError(f'no {topic} in the recording {recording.path}')
     names = tuple(names)
     rows, seen = [], set()
     for log_time, msg in zip(table.log_times, table.messages):
@@ -393,11 +385,11 @@ def joint_samples(recording, names):
                      [msg.effort[i] for i in pick] if len(msg.effort) == len(msg.name)
                      else None))
     if not rows:
-        raise InputError(f'{JOINT_STATES} never holds all the joints {list(names)}: missing '
+        raise InputError(f'{topic} never holds all the joints {list(names)}: missing '
                          f'{sorted(set(names) - seen)} (recorded joints: {sorted(seen)})')
     with_effort = [r for r in rows if r[3] is not None]
     if not with_effort:
-        raise InputError(f'{JOINT_STATES} has no effort (the measured joint torque) for the '
+        raise InputError(f'{topic} has no effort (the measured joint torque) for the '
                          f'joints {list(names)}: record a driver or simulator that publishes it')
     rows = with_effort
     t = np.array([r[0] for r in rows])
@@ -411,7 +403,7 @@ def joint_samples(recording, names):
     for what, values in (('position', position), ('effort', effort), ('velocity', velocity)):
         if values is not None and not np.all(np.isfinite(values)):
             k, j = np.argwhere(~np.isfinite(values))[0]
-            raise InputError(f'{JOINT_STATES}: {what} of joint {names[j]!r} is {values[k, j]} '
+            raise InputError(f'{topic}: {what} of joint {names[j]!r} is {values[k, j]} '
                              f'at t = {t[k] - t[0]:.3f} s (message {k}): values must be finite')
     return JointSamples(names, t, position, velocity, effort)
 
@@ -472,7 +464,7 @@ def _skipped(count, total, topic, what='missing or non-finite joint values'):
     return f'skipped {count} of {total} {topic} messages ({what})' if count else ''
 
 
-def _goal_points(recording, names):
+def _goal_points(recording, topics, names):
     """
     Return ``((t (M,), q (M, len(names))) or None, note)``: the recorded goals' points.
 
@@ -480,7 +472,7 @@ def _goal_points(recording, names):
     point of another length than their joint names, or with non-finite values (what a
     controller rejects) are skipped and counted in the note.
     """
-    table = recording.tables.get(JOINT_TRAJECTORY)
+    table = recording.tables.get(topics.joint_trajectory)
     times, positions, bad = [], [], 0
     for log_time, msg in zip(table.log_times, table.messages) if table else ():
         index = {n: i for i, n in enumerate(msg.joint_names)}
@@ -494,7 +486,7 @@ def _goal_points(recording, names):
             continue
         times += [point[0] for point in points]
         positions += [point[1:] for point in points]
-    note = _skipped(bad, len(table) if table else 0, JOINT_TRAJECTORY,
+    note = _skipped(bad, len(table) if table else 0, topics.joint_trajectory,
                     'points of another length than the joint names, or non-finite values')
     if not times:
         return None, note
@@ -505,14 +497,14 @@ def _notes(*notes):
     return '; '.join(n for n in notes if n)
 
 
-def tracking(recording, model=None):
+def tracking(recording, topics, model=None):
     """
     Return ``(Tracking or None, note)`` of a recording; see :func:`export`.
 
     Messages with missing or non-finite values are left out and counted in the note (which
     says why not, when nothing is left to draw).
     """
-    state = recording.tables.get(CONTROLLER_STATE)
+    state = recording.tables.get(topics.controller_state)
     if state is not None and state.joints('feedback.positions'):
         names = state.joints('feedback.positions')
         t = state.time()
@@ -521,14 +513,15 @@ def tracking(recording, model=None):
             if set(names) <= set(state.joints('reference.positions')) else None
         error = state.joint_array('error.positions', names) \
             if q_ref is not None and set(names) <= set(state.joints('error.positions')) else None
-        table, source = state, f'{CONTROLLER_STATE}: reference and feedback'
-    elif recording.tables.get(JOINT_STATES) is not None:
-        table = recording.tables[JOINT_STATES]
+        table, source = state, f'{topics.controller_state}: reference and feedback'
+    elif recording.tables.get(topics.joint_states) is not None:
+        table = recording.tables[topics.joint_states]
         names = table.joints('position')
         t, q, q_ref, error = table.time(), table.joint_array('position', names), None, None
-        source = f'{JOINT_STATES} (no {CONTROLLER_STATE} recorded: no reference)'
+        source = f'{topics.joint_states} (no {topics.controller_state} recorded: no reference)'
     else:
-        return None, f'neither {CONTROLLER_STATE} nor {JOINT_STATES} in the recording'
+        return None, (f'neither {topics.controller_state} nor {topics.joint_states} in the '
+                      'recording')
     if not names:
         return None, f'no joint positions in {table.topic}'
     rows = _finite_rows(t, q, q_ref, error)
@@ -538,23 +531,23 @@ def tracking(recording, model=None):
     t, q = t[rows], q[rows]
     q_ref, error = (None if a is None else a[rows] for a in (q_ref, error))
     t0 = t[0]
-    waypoints, goals = _goal_points(recording, names)
+    waypoints, goals = _goal_points(recording, topics, names)
     if waypoints is not None:
         waypoints = (waypoints[0] - t0, waypoints[1])
     return Tracking(t - t0, names, q, q_ref, error, _units(names, model, 'rad', 'm'), waypoints,
                     f'joint tracking\nfrom {source}'), _notes(skipped, goals)
 
 
-def effort(recording, model=None):
+def effort(recording, topics, model=None):
     """Return ``(Effort or None, note)`` of a recording; see :func:`tracking`, :func:`export`."""
-    state = recording.tables.get(CONTROLLER_STATE)
-    joints = recording.tables.get(JOINT_STATES)
+    state = recording.tables.get(topics.controller_state)
+    joints = recording.tables.get(topics.joint_states)
     if state is not None and state.joints('effort'):
-        table, source = state, f'commanded effort, {CONTROLLER_STATE}'
+        table, source = state, f'commanded effort, {topics.controller_state}'
     elif joints is not None and joints.joints('effort'):
-        table, source = joints, f'effort, {JOINT_STATES}'
+        table, source = joints, f'effort, {topics.joint_states}'
     else:
-        return None, f'no effort in {CONTROLLER_STATE} or {JOINT_STATES}'
+        return None, f'no effort in {topics.controller_state} or {topics.joint_states}'
     names = table.joints('effort')
     t, values = table.time(), table.joint_array('effort', names)
     rows = _finite_rows(t, values)
@@ -573,10 +566,10 @@ def effort(recording, model=None):
                   f'{source}\n{note}'), skipped
 
 
-def tip_path(recording, model=None):
+def tip_path(recording, topics, model=None):
     """Return ``(TipPath or None, note)`` of a recording; see :func:`tracking`, :func:`export`."""
-    state = recording.tables.get(CONTROLLER_STATE)
-    joints = recording.tables.get(JOINT_STATES)
+    state = recording.tables.get(topics.controller_state)
+    joints = recording.tables.get(topics.joint_states)
     if model is not None:
         wanted, names = set(model.joint_names), list(model.joint_names)
         for table, field in ((joints, 'position'), (state, 'feedback.positions')):
@@ -593,20 +586,21 @@ def tip_path(recording, model=None):
                 reference = state.joint_array('reference.positions', names)
                 reference = reference[_finite_rows(reference)]
                 planned = model.fk(reference)[:, :3, 3] if len(reference) else None
-            goals, goal_note = _goal_points(recording, names)
+            goals, goal_note = _goal_points(recording, topics, names)
             waypoints = None if goals is None else model.fk(goals[1])[:, :3, 3]
             return TipPath(p, planned, waypoints,
                            f'tip path: {model.tip_link} in the {model.base_link} frame\n'
                            f'forward kinematics of {table.topic}'), _notes(skipped, goal_note)
-    pose = recording.tables.get(TIP_POSE)
+    pose = recording.tables.get(topics.tip_pose)
     if pose is not None and len(pose):
         p = np.stack([pose.column(f'pose.position.{axis}') for axis in 'xyz'], axis=-1)
         rows = _finite_rows(p)
         if rows.any():
-            return (TipPath(p[rows], None, None, f'tip path, base frame\nfrom {TIP_POSE}'),
-                    _skipped(int((~rows).sum()), len(rows), TIP_POSE, 'non-finite positions'))
-    return None, (f'neither {TIP_POSE} nor joint positions with a robot description in the '
-                  'recording')
+            return (TipPath(p[rows], None, None, f'tip path, base frame\nfrom {topics.tip_pose}'),
+                    _skipped(int((~rows).sum()), len(rows), topics.tip_pose,
+                             'non-finite positions'))
+    return None, (f'neither {topics.tip_pose} nor joint positions with a robot description in '
+                  'the recording')
 
 
 # ---- export -------------------------------------------------------------------------------------
@@ -616,9 +610,11 @@ def csv_name(topic):
     return topic.strip('/').replace('/', '.') + '.csv'
 
 
-def export(path, out_dir, plot=True):
+def export(path, out_dir, topics, plot=True):
     """
     Write a CSV per topic and (if ``plot``) the PNG plots of a recording into ``out_dir``.
+
+    ``topics``: the :class:`Topics` the plots are drawn from.
 
     Returns ``(written, notes)``: the files written, and one line per topic skipped, plot left
     out or messages a plot left out (a rejected goal with NaN positions, arrays of another
@@ -640,13 +636,13 @@ def export(path, out_dir, plot=True):
         written.append(out_dir / csv_name(topic))
     if not plot:
         return written, notes
-    model, note = robot_model(recording)
+    model, note = robot_model(recording, topics)
     if note:
         notes.append(note)
     for name, (data, note), draw in (
-            ('tracking', tracking(recording, model), plots.plot_tracking),
-            ('effort', effort(recording, model), plots.plot_effort),
-            ('tip_path', tip_path(recording, model), plots.plot_tip_path)):
+            ('tracking', tracking(recording, topics, model), plots.plot_tracking),
+            ('effort', effort(recording, topics, model), plots.plot_effort),
+            ('tip_path', tip_path(recording, topics, model), plots.plot_tip_path)):
         if data is None:
             notes.append(f'{PLOT_FILES[name]}: not drawn: {note}')
             continue

@@ -28,7 +28,8 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 from rclpy.qos import DurabilityPolicy
-from robot_dynamics import recordings, RobotModel
+from robot_dynamics import RobotModel
+from robot_dynamics.ros.definitions import MARKERS, RECORDED_TOPICS, TOPICS
 from robot_dynamics.ros.qos import DESCRIPTION_QOS
 from robot_dynamics_interfaces.msg import ControllerState
 from trajectory_msgs.msg import JointTrajectoryPoint
@@ -37,7 +38,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 HARDWARE = REPO / 'config' / 'hardware'
 #: What the kinematics node publishes for viewers, in the base link's frame.
-VIEWER_TOPICS = {recordings.MARKERS, recordings.TIP_POSE}
+VIEWER_TOPICS = {MARKERS, TOPICS.tip_pose}
 
 
 def test_bundled_robots_share_the_fixed_frame():
@@ -51,13 +52,13 @@ def test_rviz_view_shows_the_model_the_markers_and_the_tip_pose():
     displays = {d['Class'].split('/')[-1]: d for d in manager['Displays']}
     model = displays['RobotModel']
     assert model['Description Source'] == 'Topic'
-    assert model['Description Topic']['Value'] == recordings.ROBOT_DESCRIPTION
+    assert model['Description Topic']['Value'] == TOPICS.robot_description
     # a late RViz gets the description only with the publisher's durability
     assert DESCRIPTION_QOS.durability == DurabilityPolicy.TRANSIENT_LOCAL
     assert model['Description Topic']['Durability Policy'] == 'Transient Local'
-    assert displays['MarkerArray']['Topic']['Value'] == recordings.MARKERS
+    assert displays['MarkerArray']['Topic']['Value'] == MARKERS
     assert set(displays['MarkerArray']['Namespaces']) == {'links', 'joints', 'tip_frame'}
-    assert displays['Pose']['Topic']['Value'] == recordings.TIP_POSE
+    assert displays['Pose']['Topic']['Value'] == TOPICS.tip_pose
     assert all(d['Class'].startswith('rviz_default_plugins/') for d in manager['Displays'])
 
 
@@ -85,20 +86,20 @@ def test_foxglove_layout_shows_recorded_topics_and_real_fields():
     topics = set(configs['3D!arm']['topics'])
     topics.add(configs['3D!arm']['layers']['robot']['topic'])
     assert configs['3D!arm']['followTf'] == 'base_link'
-    assert topics == VIEWER_TOPICS | {recordings.ROBOT_DESCRIPTION}
+    assert topics == VIEWER_TOPICS | {TOPICS.robot_description}
     for path in paths:
-        topic = next(t for t in recordings.DEFAULT_TOPICS if path == t or
+        topic = next(t for t in RECORDED_TOPICS if path == t or
                      path.startswith(t + '.'))
         topics.add(topic)
-        if topic == recordings.CONTROLLER_STATE:
+        if topic == TOPICS.controller_state:
             six = [float(k) for k in range(6)]
             point = JointTrajectoryPoint(positions=six)
             state = ControllerState(joint_names=list('abcdef'), mode='hold', effort=six,
                                     reference=point, feedback=point, error=point)
             assert isinstance(_field(state, path[len(topic):]), (float, str)), path
     # everything the layout shows is in a recording with the default topics
-    assert topics <= set(recordings.DEFAULT_TOPICS)
-    assert {'/simulator/status', recordings.CONTROLLER_STATE} <= topics
+    assert topics <= set(RECORDED_TOPICS)
+    assert {'/simulator/status', TOPICS.controller_state} <= topics
     assert len(paths) >= 20
 
 

@@ -28,7 +28,9 @@ Actions: their parts ``pkg/action/X_Goal``, ``X_Result``, ``X_Feedback`` are the
 generates for it (``goal_id`` as ``unique_identifier_msgs/UUID``, then the feedback). The action's
 status topic carries the ordinary ``action_msgs/msg/GoalStatusArray``.
 
-This module reads files only: it imports neither rclpy nor message packages.
+It also declares the graph's topic names that recordings are read by (:data:`TOPICS`) and
+that the recorder records by default (:data:`RECORDED_TOPICS`). This module reads files only:
+it imports neither rclpy nor message packages.
 """
 
 import functools
@@ -38,6 +40,32 @@ import re
 import sys
 
 from ..errors import InputError
+from ..recordings import Topics
+
+#: The graph's topics that recordings are read by (plots, the demo's report, identification).
+TOPICS = Topics(joint_states='/joint_states', controller_state='/controller/controller_state',
+                joint_trajectory='/controller/joint_trajectory',
+                robot_description='/robot_description', tip_pose='/kinematics/tip_pose')
+#: The kinematics node's markers of the arm.
+MARKERS = '/kinematics/markers'
+#: What the robot_dynamics recorder records unless told otherwise: state, the commands of the
+#: effort, position and velocity forward command controllers, goals, the controller's state and
+#: its action's feedback and status, the robot description, the tip pose and the arm's markers
+#: (foxglove/robot_dynamics.json shows them), the simulator's status.
+RECORDED_TOPICS = (
+    TOPICS.joint_states,
+    '/effort_controller/commands',
+    '/position_controller/commands',
+    '/velocity_controller/commands',
+    TOPICS.joint_trajectory,
+    TOPICS.controller_state,
+    '/controller/follow_joint_trajectory/_action/feedback',
+    '/controller/follow_joint_trajectory/_action/status',
+    TOPICS.robot_description,
+    TOPICS.tip_pose,
+    MARKERS,
+    '/simulator/status',
+)
 
 #: Field types of the ``.msg`` format that are not messages.
 PRIMITIVE_TYPES = frozenset((

@@ -45,6 +45,7 @@ from . import bringup, graph, middleware
 from .compat import ActionClient
 from .conversions import (joint_state, matrix_to_pose, time_msg, to_nanoseconds, to_seconds,
                           trajectory_point)
+from .definitions import TOPICS
 from .on_demand import OnDemand, take_next
 from .recording import RecorderNode
 from .. import pick_and_place, plots, recordings
@@ -198,9 +199,9 @@ def plot(model, motion, recording, out_dir):
     planned = model.fk(motion.trajectory().sample(t).q)[:, :3, 3]
     goal_points = model.fk(motion.q)[:, :3, 3]
     for name, (data, why), draw, changes in (
-            ('tracking', recordings.tracking(recording, model), plots.plot_tracking, {}),
-            ('effort', recordings.effort(recording, model), plots.plot_effort, {}),
-            ('tip_path', recordings.tip_path(recording, model), plots.plot_tip_path,
+            ('tracking', recordings.tracking(recording, TOPICS, model), plots.plot_tracking, {}),
+            ('effort', recordings.effort(recording, TOPICS, model), plots.plot_effort, {}),
+            ('tip_path', recordings.tip_path(recording, TOPICS, model), plots.plot_tip_path,
              {'planned': planned, 'waypoints': goal_points,
               'title': f'{model.name}: tip path, base frame\nplanned: a joint move to above '
                        'pick, then straight lines; points: the /compute_ik solutions'})):
@@ -319,7 +320,7 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
     finally:
         nodes.stop()          # shuts the context down, joins the threads, finishes the file
     recording = recordings.read(recording_path)
-    states = recording.tables.get(recordings.CONTROLLER_STATE)
+    states = recording.tables.get(TOPICS.controller_state)
     report = summarise(model, client, motion, result, states.messages if states else [],
                        started, ended)
     report['lockstep'] = lockstep

@@ -50,19 +50,18 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 import yaml
 
-from .definitions import DefinitionNotFoundError, message_definition
+from .definitions import DefinitionNotFoundError, message_definition, RECORDED_TOPICS
 from .on_demand import OnDemand, take_next
 from .parameters import declare, Spec
 from .runner import run_node
 from ..errors import InputError
-from ..recordings import DEFAULT_TOPICS
 from ..trajectory import NS_PER_S
 
 PARAMETERS = (
     Spec('path', '', 'MCAP file to write (must not exist yet; its folder must).'),
-    Spec('topics', list(DEFAULT_TOPICS),
+    Spec('topics', list(RECORDED_TOPICS),
          'Topics to record, absolute names; each is subscribed once it has a publisher '
-         '(default: robot_dynamics.recordings.DEFAULT_TOPICS).'),
+         '(default: robot_dynamics.ros.definitions.RECORDED_TOPICS).'),
     Spec('graph_period', 1.0, 'How often the graph is searched for the topics [s].',
          bounds=(0.05, 60.0)),
 )

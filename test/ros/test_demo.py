@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from robot_dynamics import pick_and_place, recordings, RobotModel
 from robot_dynamics.ros import graph
+from robot_dynamics.ros.definitions import TOPICS
 from robot_dynamics.simulation import REFERENCE_EFFORT_FRACTION, REFERENCE_VELOCITY_FRACTION
 
 pytestmark = pytest.mark.ros
@@ -73,7 +74,7 @@ def test_demo_report_and_plots(processes, tmp_path, robot):
     assert report['motion_duration_s'] >= plan['nominal_duration_s'] * (1.0 - 1e-9)
     # the report's figures are those of the recording it names
     recording = recordings.read(report['recording'])
-    states = recording.tables[recordings.CONTROLLER_STATE]
+    states = recording.tables[TOPICS.controller_state]
     moving = [m for m in states.messages if m.mode == 'trajectory']
     error = np.array([m.error.positions for m in moving])
     assert report['rms_tracking_error'] == pytest.approx(np.sqrt(np.mean(error ** 2)),
@@ -82,7 +83,7 @@ def test_demo_report_and_plots(processes, tmp_path, robot):
     assert not any(any(m.saturated) for m in moving)
     # the arm ended where the plan did: above the place pose
     model = RobotModel.load(robot)
-    joints = recording.tables[recordings.JOINT_STATES]
+    joints = recording.tables[TOPICS.joint_states]
     names = list(model.joint_names)
     q_end = joints.joint_array('position', names)[-1]
     final = moving[-1].reference.positions
