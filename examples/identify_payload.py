@@ -26,7 +26,7 @@ Run: ``.venv/bin/python examples/identify_payload.py`` (about half a minute).
 
 import numpy as np
 
-from robot_dynamics import excitation, identification, RobotModel, signals, simulation
+from robot_dynamics import excitation, identify, RobotModel, simulation
 
 model = RobotModel.load('puma560')
 plant = simulation.with_payload(model, 2.0, com=[0.0, 0.0, 0.05])
@@ -47,22 +47,19 @@ q = record.q + 1e-5 * rng.standard_normal(record.q.shape)
 noise = 0.01 * np.abs(record.tau_applied).max(axis=0)
 tau = record.tau_applied + noise * rng.standard_normal(record.q.shape)
 
-# identify
-prepared = signals.prepare(record.t, q, tau)
-train, test = prepared.split(0.2)
-result = identification.identify(model, train.q, train.qd, train.qdd, train.tau)
-identified = result.model
-print(f'identified {result.estimate.base.count} base parameters from {len(train.t)} samples, '
-      f'condition number {result.estimate.condition_number:.3g}')
+# identify: the pipeline of robot-dynamics identify, on these samples
+found = identify.from_samples(model, record.t, q, tau, held_out=0.2)
+identified = found.identified
+print(f'identified {found.base.count} base parameters from {len(found.train.t)} samples, '
+      f'condition number {found.result.estimate.condition_number:.3g}')
 # the payload's mass shows in what the data see, e.g. the torques that hold the arm still
 for label, candidate in (('nominal', model), ('with the payload', plant),
                          ('identified', identified)):
     print(f'gravity torque at the start, {label} model [N m]: '
           f'{np.array2string(candidate.gravity_torques(start), precision=3)}')
-for label, candidate in (('nominal', model), ('identified', identified)):
-    error = candidate.inverse_dynamics(test.q, test.qd, test.qdd, friction=True) - test.tau
+for label, key in (('nominal', identify.NOMINAL), ('identified', identify.IDENTIFIED)):
     print(f'held-out rms torque error, {label} model [N m]: '
-          f'{np.array2string(np.sqrt(np.mean(error ** 2, axis=0)), precision=4)}')
+          f'{np.array2string(found.rms[key], precision=4)}')
 
 # control: computed torque on each model, the default reference of robot-dynamics simulate
 motion, _ = simulation.reference_trajectory(plant, 4.0)

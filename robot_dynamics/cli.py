@@ -49,8 +49,6 @@ import sys
 from .errors import InputError, RobotDynamicsError
 
 PROG = 'robot-dynamics'
-#: Default fraction of the samples that ``identify`` holds out for the prediction error.
-HELD_OUT = 0.2
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -91,15 +89,9 @@ _non_negative_float = _number(lambda v: v >= 0.0, 'a number >= 0')
 _fraction = _number(lambda v: v > -1.0, 'a fraction > -1 (e.g. 0.2 or -0.2)')
 
 
-def build_parser():
-    """Return the argument parser of ``robot-dynamics`` with its subcommands."""
-    from . import pick_and_place, simulation as sim
-    robots = _robots()
-    parser = argparse.ArgumentParser(
-        prog=PROG, description='Kinematics, dynamics and control of serial robot arms.')
-    sub = parser.add_subparsers(dest='command', metavar='COMMAND')
-    sub.required = True
-
+def _simulate_parser(sub, robots):
+    """Add the ``simulate`` command to the subparsers ``sub``."""
+    from . import simulation as sim
     p = sub.add_parser(
         'simulate', help='closed-loop simulation in the library (no ROS)',
         description='Track a smooth reference (a quintic through a few waypoints, then a hold) '
@@ -140,6 +132,10 @@ def build_parser():
                         'write one figure comparing them (matplotlib)')
     p.set_defaults(handler=simulate_command)
 
+
+def _demo_parser(sub, robots):
+    """Add the ``demo`` command to the subparsers ``sub``."""
+    from . import pick_and_place
     p = sub.add_parser(
         'demo', help='the main job: a pick-and-place on the simulated arm through ROS 2',
         description='Bring up the ROS 2 graph (model, kinematics, simulator, controller) for a '
@@ -161,6 +157,9 @@ def build_parser():
                         'every run')
     p.set_defaults(handler=demo_command)
 
+
+def _info_parser(sub, robots):
+    """Add the ``info`` command to the subparsers ``sub``."""
     p = sub.add_parser(
         'info', help='joints, limits, tip pose and Jacobian of the bundled robots',
         description='Print each bundled robot (or --robot NAME): joints with types and limits, '
@@ -170,6 +169,10 @@ def build_parser():
     p.add_argument('--report', metavar='FILE', help='write the JSON report to FILE')
     p.set_defaults(handler=info_command)
 
+
+def _bringup_parser(sub, robots):
+    """Add the ``bringup`` command to the subparsers ``sub``."""
+    from . import simulation as sim
     p = sub.add_parser(
         'bringup', help='start the ROS 2 nodes (model, kinematics, simulator, controller)',
         description='Start the ROS 2 node set of launch/sim.launch.py with the same parameter '
@@ -204,6 +207,9 @@ def build_parser():
                         'allow (add -p simulator.realtime:=true to pace it to the wall clock)')
     p.set_defaults(handler=bringup_command)
 
+
+def _plot_parser(sub, robots):
+    """Add the ``plot`` command to the subparsers ``sub``."""
     p = sub.add_parser(
         'plot', help='CSV tables and PNG plots of a ROS 2 recording (MCAP)',
         description='Read a recording made by the recorder node (recorder_node) or by ros2 '
@@ -220,7 +226,10 @@ def build_parser():
                    help='write the CSV files only (no matplotlib needed)')
     p.set_defaults(handler=plot_command)
 
-    from . import excitation, signals
+
+def _excite_parser(sub, robots):
+    """Add the ``excite`` command to the subparsers ``sub``."""
+    from . import excitation
     p = sub.add_parser(
         'excite', help='an excitation trajectory for identification, as JointTrajectory YAML',
         description='Optimise a periodic joint motion (finite Fourier series, Swevers et al. '
@@ -255,6 +264,9 @@ def build_parser():
     p.add_argument('--out', required=True, metavar='FILE.yaml', help='the trajectory file')
     p.set_defaults(handler=excite_command)
 
+
+def _send_parser(sub, robots):
+    """Add the ``send`` command to the subparsers ``sub``."""
     p = sub.add_parser(
         'send', help="send a trajectory file to the controller's action and wait",
         description='Send a JointTrajectory YAML file (robot-dynamics excite writes one; a '
@@ -269,6 +281,10 @@ def build_parser():
                    help='how long to wait for the action server (default %(default)g)')
     p.set_defaults(handler=send_command)
 
+
+def _identify_parser(sub, robots):
+    """Add the ``identify`` command to the subparsers ``sub``."""
+    from . import identify, signals
     p = sub.add_parser(
         'identify', help="identify the arm's dynamics from a recording (MCAP)",
         description='Read /joint_states (position and effort, the measured joint torque; '
@@ -293,10 +309,22 @@ def build_parser():
                    metavar='HZ', help='low-pass cut-off of positions and torques '
                                       '(default %(default)g)')
     p.add_argument('--held-out', type=_number(lambda v: 0.0 < v < 1.0, 'a fraction in (0, 1)'),
-                   default=HELD_OUT, metavar='FRACTION',
+                   default=identify.DEFAULT_HELD_OUT, metavar='FRACTION',
                    help='last fraction of the samples kept for the prediction error '
                         '(default %(default)g)')
     p.set_defaults(handler=identify_command)
+
+
+def build_parser():
+    """Return the argument parser of ``robot-dynamics`` with its subcommands."""
+    robots = _robots()
+    parser = argparse.ArgumentParser(
+        prog=PROG, description='Kinematics, dynamics and control of serial robot arms.')
+    sub = parser.add_subparsers(dest='command', metavar='COMMAND')
+    sub.required = True
+    for add in (_simulate_parser, _demo_parser, _info_parser, _bringup_parser, _plot_parser,
+                _excite_parser, _send_parser, _identify_parser):
+        add(sub, robots)
     return parser
 
 
@@ -512,7 +540,8 @@ def bringup_command(args, out=sys.stdout):
 def plot_command(args, out=sys.stdout):
     """Run ``robot-dynamics plot``; return the exit status."""
     from .recordings import export
-    written, notes = export(args.recording, args.out, plot=not args.csv_only)
+    from .ros.definitions import TOPICS
+    written, notes = export(args.recording, args.out, TOPICS, plot=not args.csv_only)
     for path in written:
         print(f'wrote {path}', file=out)
     for note in notes:
@@ -573,90 +602,45 @@ def send_command(args, out=sys.stdout):
 
 
 def identify_command(args, out=sys.stdout):
-    """Run ``robot-dynamics identify``; return the exit status."""
-    import numpy as np
-    from . import identification, recordings, signals
+    """Run ``robot-dynamics identify`` (:func:`robot_dynamics.identify.from_recording`)."""
+    from . import identify
     from .plots import plot_torques, require_matplotlib
-    from .urdf import set_dynamic_parameters
+    from .ros.definitions import TOPICS
     if args.plots:
         require_matplotlib()
-    recording = recordings.read(args.recording, topics=[recordings.JOINT_STATES,
-                                                        recordings.ROBOT_DESCRIPTION])
-    model, note = recordings.robot_model(recording, args.base_link, args.tip_link)
-    if model is None:
-        raise InputError(f'{args.recording}: {note}')
-    samples = recordings.joint_samples(recording, model.joint_names)
-    identification.check_motion(model, samples.t, samples.position)
-    prepared = signals.prepare(samples.t, samples.position, samples.effort, cutoff=args.cutoff)
-    stretches = signals.stretches(samples.t)
-    lost = sum(samples.t[part.start] - samples.t[part.start - 1] for part in stretches[1:])
-    train, test = prepared.split(args.held_out)
-    base = identification.base_parameters(model)
-    result = identification.identify(model, train.q, train.qd, train.qdd, train.tau, base=base)
-    identified = result.model
-    predictions = {'recorded model': model.inverse_dynamics(test.q, test.qd, test.qdd,
-                                                            friction=True),
-                   'identified model': identified.inverse_dynamics(test.q, test.qd, test.qdd,
-                                                                   friction=True)}
-    rms = {label: np.sqrt(np.mean((x - test.tau) ** 2, axis=0))
-           for label, x in predictions.items()}
-    estimate = result.estimate
-    report = {
-        'recording': str(args.recording),
-        'robot': model.name, 'joint_names': list(model.joint_names),
-        'base_link': model.base_link, 'tip_link': model.tip_link,
-        'samples': {'joint_states': int(samples.t.size),
-                    'duration_s': float(samples.t[-1] - samples.t[0]),
-                    'cutoff_hz': args.cutoff, 'rate_hz': float(prepared.rate),
-                    'stretches': len(stretches), 'gaps_s': float(lost),
-                    'identification': int(train.t.size), 'held_out': int(test.t.size),
-                    'held_out_fraction': args.held_out},
-        'base_parameters': estimate.as_dict(),
-        'condition_number': estimate.condition_number,
-        'consistent_model': {
-            'base_parameters': result.consistency.base_values.tolist(),
-            'max_deviation_std': float(np.nanmax(result.consistency.deviation)),
-            'mass': identified.mass.tolist(), 'com': identified.com.tolist(),
-            'inertia': identified.inertia.tolist(), 'damping': identified.damping.tolist(),
-            'friction': identified.friction.tolist()},
-        'recorded_model': {'mass': model.mass.tolist(), 'damping': model.damping.tolist(),
-                           'friction': model.friction.tolist()},
-        'held_out_rms_torque_error': {
-            'recorded_model': rms['recorded model'].tolist(),
-            'identified_model': rms['identified model'].tolist(),
-            'recorded_model_overall': float(np.sqrt(np.mean(rms['recorded model'] ** 2))),
-            'identified_model_overall': float(np.sqrt(np.mean(rms['identified model'] ** 2)))},
-        'out': str(args.out),
-    }
-    text = set_dynamic_parameters(recordings.robot_description(recording), identified,
-                                  note=f'inertial and dynamics identified by {PROG} identify '
-                                       f'from {args.recording}')
+    found, text = identify.from_recording(
+        args.recording, TOPICS, base_link=args.base_link, tip_link=args.tip_link,
+        cutoff=args.cutoff, held_out=args.held_out,
+        note=f'inertial and dynamics identified by {PROG} identify from {args.recording}')
+    model, estimate = found.model, found.result.estimate
+    report = {'recording': str(args.recording), **found.report(), 'out': str(args.out)}
     written = []
     if args.plots:
         from pathlib import Path
         folder = Path(args.plots)
         folder.mkdir(parents=True, exist_ok=True)
         units = ['N' if p else 'N m' for p in model.is_prismatic]
-        plot_torques(folder / 'torque_held_out.png', test.t - prepared.t[0], model.joint_names,
-                     test.tau, predictions, units,
+        plot_torques(folder / 'torque_held_out.png', found.test.t - found.signals.t[0],
+                     model.joint_names, found.test.tau, found.predictions, units,
                      f'{model.name}: measured and predicted torque on the held-out '
                      f'{100 * args.held_out:g} % of {args.recording}')
         written.append(str(folder / 'torque_held_out.png'))
         report['plots'] = written
     with open(args.out, 'w', encoding='utf-8') as f:
         f.write(text)
-    print(f'identify {model.name} from {args.recording}: {samples.t.size} joint states over '
-          f'{report["samples"]["duration_s"]:.1f} s'
-          + (f' ({len(stretches) - 1} gaps of {lost:.3g} s in all, between which the '
-             f'{len(stretches)} stretches are filtered apart)' if len(stretches) > 1 else '')
+    gaps = found.stretches - 1
+    print(f'identify {model.name} from {args.recording}: {found.samples} joint states over '
+          f'{found.duration:.1f} s'
+          + (f' ({gaps} gaps of {found.gaps:.3g} s in all, between which the '
+             f'{found.stretches} stretches are filtered apart)' if gaps else '')
           + f', filtered at {args.cutoff:g} Hz; '
-          f'{base.count} base parameters, condition number {estimate.condition_number:.3g}',
-          file=out)
+          f'{found.base.count} base parameters, condition number '
+          f'{estimate.condition_number:.3g}', file=out)
     for name, value, std in zip(estimate.base.base_names, estimate.values, estimate.std):
         print(f'  {value:+.6g} +- {std:.2g}  {name}', file=out)
     print(f'  held-out rms torque error per joint: recorded model '
-          f'{_fmt(rms["recorded model"])}, identified {_fmt(rms["identified model"])}',
-          file=out)
+          f'{_fmt(found.rms[identify.NOMINAL])}, identified '
+          f'{_fmt(found.rms[identify.IDENTIFIED])}', file=out)
     print(f'  consistent model: within {report["consistent_model"]["max_deviation_std"]:.2g} '
           'standard deviations of the estimate', file=out)
     print(f'  identified URDF written to {args.out}', file=out)

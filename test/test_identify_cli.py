@@ -33,9 +33,10 @@ from mcap_ros2.writer import Writer
 import numpy as np
 import pytest
 
-from robot_dynamics import cli, identification, RobotModel, simulation
+from robot_dynamics import cli, identification, identify, RobotModel, simulation
+from robot_dynamics.errors import InputError
 from robot_dynamics.robots import from_source
-from robot_dynamics.ros.definitions import message_definition
+from robot_dynamics.ros.definitions import message_definition, TOPICS
 from robot_dynamics.trajectory import TrajectoryPoints
 
 NS = 1_000_000_000
@@ -165,6 +166,29 @@ def test_identify_recovers_the_payload(run):
     text = out.read_text()
     assert text.count('<link') == run['description'].count('<link')
     assert 'identified by robot-dynamics identify' in text
+
+
+def test_the_pipeline_reads_the_same_from_samples_and_from_the_recording(run):
+    """identify.from_samples on the arrays, from_recording on the MCAP: one pipeline."""
+    record, model = run['record'], run['model']
+    direct = identify.from_samples(model, record.t, run['q'], run['effort'])
+    recorded, text = identify.from_recording(run['path'], TOPICS)
+    # the recording's stamps carry nanoseconds: the same samples to ~1e-9 s, the same fit
+    np.testing.assert_allclose(recorded.result.estimate.values, direct.result.estimate.values,
+                               rtol=1e-4, atol=1e-6)
+    assert recorded.samples == direct.samples == record.t.size
+    assert (recorded.stretches, recorded.train.t.size, recorded.test.t.size) == \
+        (direct.stretches, direct.train.t.size, direct.test.t.size)
+    # the held-out error is what the identified model predicts, against the measured torques
+    tau = direct.identified.inverse_dynamics(direct.test.q, direct.test.qd, direct.test.qdd,
+                                             friction=True)
+    np.testing.assert_allclose(direct.rms[identify.IDENTIFIED],
+                               np.sqrt(np.mean((tau - direct.test.tau) ** 2, axis=0)),
+                               rtol=1e-12)
+    assert max(direct.rms[identify.IDENTIFIED]) < 2.0 * TORQUE_NOISE
+    assert RobotModel.from_urdf(text).mass[1] == pytest.approx(recorded.identified.mass[1])
+    with pytest.raises(InputError, match='held_out'):
+        identify.from_samples(model, record.t, run['q'], run['effort'], held_out=1.0)
 
 
 def test_identify_a_recording_that_lost_bursts_of_messages(run):
