@@ -366,7 +366,8 @@ class RobotModel:
 
         Its ``inverse_dynamics``, ``forward_dynamics``, ``gravity_torques``, ``mass_matrix``,
         ``fk`` and ``jacobian`` (of ``link``, default the tip) take one state, check nothing but
-        sizes and write into ``out``: several times faster per call than these methods.
+        sizes and write into ``out``: no checks, batch handling or allocation per call, which
+        these methods spend more time on than the computation for one state.
         """
         return prepared.PreparedModel(self, link=link, gravity=gravity)
 
@@ -374,8 +375,8 @@ class RobotModel:
         """
         Compile every kernel a control or simulation loop calls, for one state and a batch.
 
-        numba compiles a kernel on its first call in a new install (seconds; cached on disk
-        afterwards) and loads it on its first call in a new process (milliseconds): a 1 kHz loop
+        numba compiles a kernel on its first call in a new install (cached on disk afterwards) and
+        loads it on its first call in a new process, both far longer than a control period: a loop
         calls this before its first cycle so that no cycle pays for either. Returns the time it
         took [s].
         """

@@ -17,8 +17,9 @@ Serialized ``sensor_msgs/JointState`` and ``std_msgs/Float64MultiArray``: read a
 
 For the 1 kHz paths that take and publish messages raw (``create_subscription(...,
 raw=True)``, ``publisher.publish(bytes)``): rclpy turns every message into Python objects and
-back (tens of microseconds per JointState with the conversion to arrays), where these read the
-values a node needs straight into numpy arrays and write a message from them.
+back, a Python object per field and per joint before the conversion to arrays, where these
+read the values a node needs straight into numpy arrays and write a message from them
+(``bench/bench_cdr.py`` measures both).
 
 The encoding is what ROS 2's middlewares put on the wire, plain CDR (XCDR1) little-endian (OMG
 DDS-XTypes 1.3; the encapsulation identifiers of OMG DDS-RTPS 2.5, chapter 10): a 4-byte
@@ -35,11 +36,11 @@ writes them). Messages::
         label, uint32 size, uint32 stride}, uint32 data_offset), float64[] data
 
 The JointState reader (:class:`JointStateReader`) is the one home of the rules for reading a
-model's joints out of a JointState, for raw subscriptions and, serialized, for message objects
-(a service request's state): compiled (numba: one call per message, no Python object per
-joint), it reads the joints by name from messages naming their joints in any order, extra
-joints ignored. A message that is cut short or whose lengths run past its end is an
-``InputError`` too, never a read outside the buffer. The Float64MultiArray is short enough for numpy and ``struct``.
+model's joints out of a JointState, for raw subscriptions and, serialized, for message objects (a
+service request's state): compiled (numba: one call per message, no Python object per joint), it
+reads the joints by name from messages naming their joints in any order, extra joints ignored. A
+message that is cut short or whose lengths run past its end is an ``InputError`` too, never a read
+outside the buffer. The Float64MultiArray is short enough for numpy and ``struct``.
 """
 
 import collections

@@ -16,15 +16,16 @@
 """
 Subscriptions read outside rclpy's executor: on demand, or by a thread waiting on them alone.
 
-rclpy's executor spends ~0.25-0.5 ms of Python on every message it dispatches (it rebuilds its
-wait set from every entity of the node each time): a quarter to half a core for a 1 kHz stream.
-A subscription in the :class:`OnDemand` group is never dispatched by it. DDS keeps its newest
-message (depth 1) until :func:`take_next` reads it: when the node needs a sample (the
-kinematics node's seeds, the simulator's command at each step); with a :class:`Waiter`, which
-sleeps in a wait set holding that subscription alone until a message comes (the lockstep
-simulator waiting for the command that answers its state); or in a :class:`SubscriptionThread`
-that waits so and calls back for each message (the controller's cycle on each joint state).
-The take and the wait come from rclpy's C extension, through :mod:`~robot_dynamics.ros.compat`.
+rclpy's executor runs Python for every message it dispatches (it rebuilds its wait set from every
+entity of the node each time), which a 1 kHz stream turns into a large share of a core (the
+README's performance section has the figures). A subscription in the :class:`OnDemand` group is
+never dispatched by it. DDS keeps its newest message (depth 1) until :func:`take_next` reads it:
+when the node needs a sample (the kinematics node's seeds, the simulator's command at each step);
+with a :class:`Waiter`, which sleeps in a wait set holding that subscription alone until a message
+comes (the lockstep simulator waiting for the command that answers its state); or in a
+:class:`SubscriptionThread` that waits so and calls back for each message (the controller's cycle
+on each joint state). The take and the wait come from rclpy's C extension, through
+:mod:`~robot_dynamics.ros.compat`.
 """
 
 import threading

@@ -63,9 +63,9 @@ def _end_with_parent():
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-#: How long a thread holds the GIL while another waits for it [s]. Python's 5 ms default lets a
-#: busy executor thread (a flood of messages) hold back the simulator's 1 kHz stepping thread,
-#: or one node of an in-process bringup the others, for five periods at a time.
+#: How long a thread holds the GIL while another waits for it [s]. Python's default is several
+#: control periods: a busy executor thread (a flood of messages) would hold back the simulator's
+#: stepping thread, or one node of an in-process bringup the others, for as long.
 SWITCH_INTERVAL = 1e-4
 
 
@@ -78,8 +78,8 @@ def freeze_heap():
     """
     Exempt every object alive now from later garbage collections: call once a node is set up.
 
-    A full collection walks the whole heap: ~45 ms in a node process (numpy, scipy, numba and
-    rclpy make ~130,000 objects), that is 45 missed cycles at 1 kHz and a tripped 50 ms watchdog,
+    A full collection walks the whole heap, which numpy, scipy, numba and rclpy make large in a
+    node process: a pause of many control periods, missed cycles and a tripped state watchdog,
     each time one comes. What the node allocates afterwards is collected as usual. No collection
     first: it would be that pause once more, while the node's threads already run; the garbage
     frozen with the rest is what start-up left, once.
