@@ -130,7 +130,7 @@ def test_cancel_brings_the_reference_to_rest_and_holds(arm):
     _run(f, np.arange(0.0, 1.0, 0.01))
     moving = f.trajectory.sample(1.0)
     assert np.abs(moving.qd).max() > 0.5
-    assert f.cancel('a', 1.0) == [('a', Outcome.CANCELED, 'canceled; stopping')]
+    assert f.cancel('a', 1.0) == [Event.goal_ended('a', Outcome.CANCELED, 'canceled; stopping')]
     _, refs = _run(f, np.arange(1.0, 2.0, 0.001))
     qdd = np.array([r.qdd for r in refs])
     # constant deceleration qd / stop_time down to rest, then a hold half-way further
