@@ -111,7 +111,7 @@ class Goal(NamedTuple):
 
 
 class Kind(enum.Enum):
-    """What an :class:`Event` reports (the follower's: ``GOAL_ENDED``; the rest: the controller's)."""
+    """What an :class:`Event` reports (the follower reports GOAL_ENDED, the controller all)."""
 
     GOAL_ACCEPTED = 'goal accepted'
     GOAL_ENDED = 'goal ended'
@@ -188,7 +188,7 @@ class TrajectoryFollower:
         events = []
         if self.pending is not None:
             events.append(Event.goal_ended(self.pending.tag, Outcome.PREEMPTED,
-                                'preempted by a newer goal before it started'))
+                                           'preempted by a newer goal before it started'))
         self.pending = goal
         return events
 
@@ -241,8 +241,8 @@ class TrajectoryFollower:
         elif tol.goal_time > 0.0 and t > self.trajectory.end_time + tol.goal_time:
             self.active = None
             events.append(Event.goal_ended(goal.tag, Outcome.GOAL_TOLERANCE_VIOLATED,
-                                f'goal tolerance violated {tol.goal_time:g} s after the last '
-                                f'point: {bad}'))
+                                           f'goal tolerance violated {tol.goal_time:g} s after '
+                                           f'the last point: {bad}'))
         return point, events
 
     # ---- internals ------------------------------------------------------------------------------

@@ -58,6 +58,7 @@ import numpy as np
 from . import plots
 from .errors import InputError, RobotDynamicsError
 
+
 class Topics(NamedTuple):
     """
     The graph's topic names a recording is read by (absolute names).

@@ -33,8 +33,8 @@ from typing import NamedTuple
 import numpy as np
 
 from . import control, integrators, time_scaling, trajectory
-from .control import (CONTROLLERS, DEFAULT_DAMPING_RATIO, DEFAULT_NATURAL_FREQUENCY,
-                      default_controller)
+from .control import (CONTROLLERS, default_controller, DEFAULT_DAMPING_RATIO,
+                      DEFAULT_NATURAL_FREQUENCY)
 from .dh import inertia_tensor
 from .errors import as_array, choice, InputError
 from .limits import middle

@@ -18,9 +18,9 @@ Message <-> numpy conversions: where ROS message fields meet library arrays.
 Poses are 4x4 homogeneous transforms ``T_base_link``; quaternions in messages are (x, y, z, w)
 as in the library. Joint values travel by name: messages carry their own joint order, the
 library works in model order (``RobotModel.joint_names``); a JointState's joints are read by
-:class:`~robot_dynamics.ros.cdr.JointStateReader` (raw messages and message objects alike). Every check raises
-``robot_dynamics.InputError`` with a message naming the problem, which the nodes pass on to the
-caller (service response, action result, log line).
+:class:`~robot_dynamics.ros.cdr.JointStateReader` (raw messages and message objects alike).
+Every check raises ``robot_dynamics.InputError`` with a message naming the problem, which the
+nodes pass on to the caller (service response, action result, log line).
 """
 
 from builtin_interfaces.msg import Duration, Time

@@ -38,9 +38,9 @@ from typing import NamedTuple, Tuple
 import yaml
 
 from .parameters import check, parse, ROS_PARAMETERS
+from ..control import CONTROLLERS
 from ..errors import InputError
 from ..robots import share_directory
-from ..control import CONTROLLERS
 
 PACKAGE = 'robot_dynamics'
 

@@ -27,8 +27,8 @@ from rclpy.node import Node
 from std_msgs.msg import String
 
 from .description import chain_options, CHAIN_PARAMETERS
-from .qos import DESCRIPTION_QOS
 from .parameters import declare, Spec
+from .qos import DESCRIPTION_QOS
 from .runner import run_node
 from ..robots import from_source
 

@@ -224,8 +224,8 @@ def test_reader_errors_name_the_problem(model):
     bad['nan position'].position[nan_at] = float('nan')
     bad['inf velocity'].velocity[n - 1] = float('-inf')
     expected = {
-        'missing joint': f"missing [{names[0]!r}], repeated []",
-        'repeated joint': f"missing [], repeated [{names[0]!r}]",
+        'missing joint': f'missing [{names[0]!r}], repeated []',
+        'repeated joint': f'missing [], repeated [{names[0]!r}]',
         'no names': f'missing {names}, repeated []',
         'no velocities': 'joint_states: no velocities (the message has positions only)',
         'fewer positions': f'joint_states positions: expected {n} values (one per name), got '
