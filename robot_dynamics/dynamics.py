@@ -201,44 +201,34 @@ def _gravity(model, gravity):
     return as_array(gravity, (3,), 'gravity').reshape(3)
 
 
-@njit
-def friction_torque(damping, coulomb, qd, smoothing):
+def _friction(damping, coulomb, qd, smoothing):
     """
-    One joint's friction ``damping * qd + coulomb * tanh(qd / smoothing)`` [N m or N], compiled.
+    Joint friction ``damping * qd + coulomb * tanh(qd / smoothing)`` [N m or N].
 
     Viscous damping [N m s/rad] and Coulomb friction [N m] from the URDF ``<dynamics>``; the
     smooth sign keeps the model differentiable at rest and never adds energy. ``smoothing``
     [rad/s or m/s] = 0 gives its limit, the exact Coulomb term ``coulomb * sign(qd)``, which does
     not change when every speed is scaled (:func:`robot_dynamics.time_scaling.time_scale`). The
-    one home of the friction formula: the compiled loops call it per joint, the array functions
-    (:func:`friction_torques`, :func:`friction_regressor`) for every joint.
+    one home of the friction formula: numpy runs it on arrays (:func:`friction_torques`,
+    :func:`friction_regressor`), numba compiles it for one joint (:func:`friction_torque`).
     """
-    sign = math.tanh(qd / smoothing) if smoothing > 0.0 else np.sign(qd)
-    return damping * qd + coulomb * sign
+    return damping * qd + coulomb * (np.tanh(qd / smoothing) if smoothing > 0.0 else np.sign(qd))
 
 
-@njit
-def _friction_kernel(damping, coulomb, QD, smoothing, out):
-    for i in range(QD.shape[0]):
-        for j in range(QD.shape[1]):
-            out[i, j] = friction_torque(damping[j], coulomb[j], QD[i, j], smoothing)
+#: :func:`_friction` of one joint, compiled for the kernels' loops.
+friction_torque = njit(_friction)
 
 
-def _friction(damping, coulomb, qd, smoothing):
-    """:func:`friction_torque` of every joint of ``qd`` (..., n), coefficients (n,)."""
+def _smoothing(smoothing):
     if not smoothing >= 0.0:
         raise InputError(f'smoothing: expected a velocity >= 0, got {smoothing!r}')
-    n = damping.shape[0]
-    QD = kernel_array(qd.reshape(-1, n))
-    out = np.empty(QD.shape)
-    _friction_kernel(kernel_array(damping), kernel_array(coulomb), QD, float(smoothing), out)
-    return out.reshape(qd.shape)
+    return smoothing
 
 
 def friction_torques(model, qd, smoothing=COULOMB_VELOCITY_SCALE):
-    """Joint friction ``damping * qd + friction * tanh(qd / smoothing)`` (..., n); see below."""
+    """Joint friction (..., n) at the velocities ``qd`` (..., n): :func:`_friction` per joint."""
     qd = as_joint_array(qd, model.dof, 'qd')
-    return _friction(model.damping, model.friction, qd, smoothing)
+    return _friction(model.damping, model.friction, qd, _smoothing(smoothing))
 
 
 def friction_regressor(qd, smoothing=COULOMB_VELOCITY_SCALE):
@@ -249,9 +239,8 @@ def friction_regressor(qd, smoothing=COULOMB_VELOCITY_SCALE):
     ``friction_regressor(qd) @ [damping; friction] = friction_torques(model, qd)``.
     """
     qd = np.asarray(qd, dtype=float)
-    n = qd.shape[-1]
-    sign = _friction(np.zeros(n), np.ones(n), qd, smoothing)
-    eye = np.eye(n)
+    sign = _friction(0.0, 1.0, qd, _smoothing(smoothing))       # the Coulomb term alone
+    eye = np.eye(qd.shape[-1])
     return np.concatenate((qd[..., None, :] * eye, sign[..., None, :] * eye), axis=-1)
 
 
