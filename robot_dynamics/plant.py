@@ -136,7 +136,7 @@ class Plant:
 
     def set_wrench(self, wrench, frame=''):
         """
-        Apply the external ``wrench`` (6,) [N, N m] at the origin of link ``frame`` from the next step.
+        Apply the external ``wrench`` (6,) [N, N m] at link ``frame``'s origin from the next step.
 
         Base axes, the wrench on the arm (see the module docstring); ``frame`` empty: the tip. It
         holds until replaced; a zero wrench removes it. Raises ``InputError`` for a non-finite
@@ -146,12 +146,13 @@ class Plant:
         frame = frame or self.model.tip_link
         if frame not in self.model.frames:
             known = list(self.model.frames)
+            more = ', ...' if len(known) > 20 else ''
             raise InputError(f'wrench frame {str(frame)[:64]!r}: not a link of the model '
-                             f'(known: {", ".join(known[:20])}{", ..." if len(known) > 20 else ""})')
+                             f'(known: {", ".join(known[:20])}{more})')
         self.wrench, self.wrench_frame = wrench.copy(), frame
 
     def external_torque(self, q=None):
-        """Return ``tau_ext = J(q)^T w`` (n,) [N m or N] of the external wrench (default at ``q``)."""
+        """Return ``tau_ext = J(q)^T w`` (n,) [N m or N] of the external wrench (default: now)."""
         if not self.wrench.any():
             return np.zeros(self.model.dof)
         q = self.q if q is None else q

@@ -295,16 +295,17 @@ def default_controller(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_
 
 class Record(NamedTuple):
     """
-    Time series of a closed-loop run, one row per step ``t_k = k / rate`` from the start.
+    Time series of a closed-loop run, one row per step ``t_k = k / rate``, start and end included.
 
     ``q``, ``qd`` (K, n): the state at ``t_k``; ``effort`` (K, n): the effort the simulator
     reports with that state (applied over the step that ended at ``t_k``, as the graph's
     ``/joint_states``); ``tau`` (K, n): the command in force over the step from ``t_k`` (the
     controller's, clipped; None rows are zero); ``tau_applied`` (K, n): the effort applied over
     that step (with the noise, clipped to the limits); ``saturated`` (K, n): the controller's
-    saturation flags; ``control_time`` (U,): wall time [s] of each controller call; ``events``:
-    ``(t, event)`` of the controller's events. ``stable`` is False if the simulation failed
-    (the state stopped being finite); the arrays then end there.
+    saturation flags (the last row: as the one before); ``control_time`` (U,): wall time [s] of
+    each controller call; ``events``: ``(t, event)`` of the controller's events. ``stable`` is
+    False if the simulation failed (the state stopped being finite); the arrays then end with
+    the state the failed step started from.
     """
 
     t: np.ndarray
@@ -359,17 +360,21 @@ def closed_loop(simulator, controller, duration, *, goals=(), torque_noise=0.0, 
     rng = np.random.default_rng(seed)
     pending = sorted(goals, key=lambda item: item[0])
     steps = int(round(duration * simulator.rate_hz))
-    rows = {name: np.zeros((steps, n)) for name in ('q', 'qd', 'effort', 'tau', 'tau_applied')}
-    t_rows = np.zeros(steps)
-    saturated = np.zeros((steps, n), dtype=bool)
+    names = ('q', 'qd', 'effort', 'tau', 'tau_applied')
+    rows = {name: np.zeros((steps + 1, n)) for name in names}
+    t_rows = np.zeros(steps + 1)
+    saturated = np.zeros((steps + 1, n), dtype=bool)
     calls, events = [], []
     command, flags = np.zeros(n), np.zeros(n, dtype=bool)
-    stable, k = True, 0
-    for k in range(steps):
+    for k in range(steps + 1):
         tick = simulator.tick(0.0)
         t = tick.stamp_ns * 1e-9
         t_rows[k] = t
         rows['q'][k], rows['qd'][k], rows['effort'][k] = plant.q, plant.qd, plant.effort
+        if k == steps:
+            # the state at the end: what held before it holds on
+            rows['tau'][k], rows['tau_applied'][k], saturated[k] = command, plant.effort, flags
+            break
         if tick.publish:
             start = time.perf_counter()
             cycle = controller.update(t, plant.q, plant.qd)
@@ -383,13 +388,12 @@ def closed_loop(simulator, controller, duration, *, goals=(), torque_noise=0.0, 
                 simulator.command(command + noise, t)
         rows['tau'][k], saturated[k] = command, flags
         if simulator.step(t).failed:
-            stable = False
-            break
+            end = k + 1
+            return Record(t_rows[:end], *(rows[name][:end] for name in names), saturated[:end],
+                          np.array(calls), False, events)
         rows['tau_applied'][k] = plant.effort
-    end = steps if stable else k
-    return Record(t_rows[:end], *(rows[name][:end] for name in ('q', 'qd', 'effort', 'tau',
-                                                                 'tau_applied')),
-                  saturated[:end], np.array(calls), stable, events)
+    return Record(t_rows, *(rows[name] for name in names), saturated, np.array(calls), True,
+                  events)
 
 
 def track_reference(plant, law, reference, duration, *, plant_rate=DEFAULT_PLANT_RATE,

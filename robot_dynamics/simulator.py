@@ -106,9 +106,9 @@ class Tick(NamedTuple):
     The beginning of a step.
 
     ``publish``: publish the state now, stamped ``stamp_ns``; ``reset``: the initial state was
-    restored at this tick; ``lateness`` [s] of the step's start (0 off real time); ``answer_timeout``
-    [s]: lockstep's wait for the answer (``math.inf``: as long as it takes; None: no wait, take
-    what came).
+    restored at this tick; ``lateness`` [s] of the step's start (0 off real time);
+    ``answer_timeout`` [s]: lockstep's wait for the answer (``math.inf``: as long as it takes;
+    None: no wait, take what came).
     """
 
     stamp_ns: int
@@ -120,7 +120,7 @@ class Tick(NamedTuple):
 
 
 class Stepped(NamedTuple):
-    """The end of a step: ``status`` due now; ``failed`` (wait for :meth:`Simulator.tick` ``reset``)."""
+    """The end of a step: ``status`` due now; ``failed`` (then tick with ``reset``)."""
 
     status: bool
     failed: bool
@@ -240,7 +240,7 @@ class Simulator:
     # ---- the loop -------------------------------------------------------------------------------
 
     def wait(self, now):
-        """Return how long [s] from ``now`` until the next step is due (0: now; off real time: 0)."""
+        """Return the time [s] from ``now`` to the next step's due time (0: now, off real time)."""
         if not self.realtime or self._pace is None:
             return 0.0
         t0, k0 = self._pace
@@ -313,13 +313,14 @@ class Simulator:
 
     def command(self, values, now, *, source=None, sent_ns=None):
         """
-        Take a command (n,) in model order received at ``now`` [s]; return ``(taken, events)``.
+        Take a ``values`` (n,) command in model order, received at ``now`` [s].
 
-        ``taken``: it is the command in force from now on (in lockstep, the answer to the
-        state). ``source`` labels its sender (compared for equality only); ``sent_ns`` is when
-        it was sent [ns, the sender's system clock] (lockstep ignores one sent before the first
-        state). A command of the wrong size or with a non-finite value is rejected; a good one
-        from a source other than the followed one is ignored (see the module docstring).
+        Returns ``(taken, events)``; ``taken``: it is the command in force from now on (in
+        lockstep, the answer to the state). ``source`` labels its sender (compared for equality
+        only); ``sent_ns`` is when it was sent [ns, the sender's system clock] (lockstep ignores
+        one sent before the first state). A command of the wrong size or with a non-finite
+        value is rejected; a good one from a source other than the followed one is ignored (see
+        the module docstring).
         """
         if self.lockstep and sent_ns is not None and self._first_state_ns is not None \
                 and sent_ns < self._first_state_ns:
@@ -358,7 +359,7 @@ class Simulator:
         return True, events
 
     def step(self, now):
-        """Advance the arm one step under the command in force at ``now`` [s]; see :class:`Stepped`."""
+        """Advance the arm one step under the command in force at ``now`` [s]: :class:`Stepped`."""
         plant = self.plant
         events = []
         command = self._command
@@ -388,7 +389,7 @@ class Simulator:
         return Stepped(status, False, events)
 
     def set_wrench(self, wrench, frame=''):
-        """Apply the external wrench from the next step (:meth:`~robot_dynamics.plant.Plant.set_wrench`)."""
+        """Apply the external wrench from the next step (see ``Plant.set_wrench``)."""
         self.plant.set_wrench(wrench, frame)
 
     def status(self, now):

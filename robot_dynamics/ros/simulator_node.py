@@ -163,7 +163,7 @@ class SimulatorNode(Node):
 
     @property
     def plant(self):
-        """Return the simulated arm's :class:`~robot_dynamics.plant.Plant` (None before a model)."""
+        """Return the simulated :class:`~robot_dynamics.plant.Plant` (None before a model)."""
         return None if self.sim is None else self.sim.plant
 
     def on_model(self, model):

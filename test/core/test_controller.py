@@ -315,8 +315,8 @@ def _closed_loop(arm, goal_start=0.25, steps=1600):
     c = _controller(arm)
     goal, path = _goal('g', Q0, Q0 + [0.6, -0.5], start=goal_start)
     record = closed_loop(simulator, c, steps * DT, goals=[(10 * DT, goal)])
-    assert [e.kind for _, e in record.events if e.tag == 'g'] == [Kind.GOAL_ACCEPTED,
-                                                                   Kind.GOAL_ENDED]
+    kinds = [e.kind for _, e in record.events if e.tag == 'g']
+    assert kinds == [Kind.GOAL_ACCEPTED, Kind.GOAL_ENDED]
     moving = (record.t > goal_start) & (record.t <= goal_start + 1.0)
     errors = path.sample(record.t[moving] - goal_start).q - record.q[moving]
     return np.stack((record.q, record.qd), axis=1), errors, path, c

@@ -271,8 +271,8 @@ def _settled(arm, after):
         arm.states[-1][0].velocity).max() < 1e-7, timeout=120.0, what='the arm at rest')
 
 
-def test_a_push_moves_the_arm_against_its_stiffness_and_an_impostor_does_not(loop, probe,
-                                                                              processes):
+def test_a_push_moves_the_arm_against_its_stiffness_and_an_impostor_does_not(
+        loop, probe, processes):
     # lockstep, computed torque holding at rest: tau = kp M(q) (q_ref - q) + g(q), so the push's
     # torque J^T w is held by the stiffness kp M(q)
     arm = loop('planar_2r')
