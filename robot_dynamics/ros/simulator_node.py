@@ -433,7 +433,8 @@ def _publisher_gid(info):
     Return the publisher's GID (hex) in a message info, or None where rclpy gives none.
 
     rclpy 9 (Kilted) has ``publisher_gid`` ``{'implementation_identifier', 'data'}``; without
-    it every command counts as one source (no check for a second one).
+    it (rclpy 7, Jazzy: :data:`~robot_dynamics.ros.compat.PUBLISHER_GID`) every command counts
+    as one source (no check for a second one).
     """
     gid = info.get('publisher_gid')
     if isinstance(gid, dict):

@@ -25,6 +25,7 @@ import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from robot_dynamics import RobotModel
 from robot_dynamics.integrators import simulate
+from robot_dynamics.ros.compat import PUBLISHER_GID
 from robot_dynamics.ros.conversions import to_seconds
 from robot_dynamics_interfaces.msg import SimulatorStatus
 from scipy.optimize import fsolve
@@ -311,6 +312,8 @@ def test_a_push_moves_the_arm_against_its_stiffness_and_an_impostor_does_not(
                    what='no wrench in the status')
     _settled(arm, arm.now())
     np.testing.assert_allclose(arm.position(), held, atol=1e-6)
+    if not PUBLISHER_GID:
+        return      # this distribution's rclpy does not say who published a command
     # an impostor on the command topic: ignored, counted, named; the arm stays held
     impostor = probe.node.create_publisher(Float64MultiArray, COMMANDS, IMPOSTOR_QOS)
     count = len(arm.states)
