@@ -41,7 +41,7 @@ print(f'excitation: {motion.periods} x {motion.period:g} s, base regressor condi
 
 # record: computed torque on the nominal model drives the arm with the payload
 controller = simulation.default_controller('computed_torque', model, start)
-record = simulation.closed_loop(plant, controller, reference, reference.end_time, q0=start)
+record = simulation.track_reference(plant, controller, reference, reference.end_time, q0=start)
 q = record.q + 1e-5 * rng.standard_normal(record.q.shape)
 # torque noise of 1 % of each joint's largest torque (a wrist's sensor is smaller)
 noise = 0.01 * np.abs(record.tau_applied).max(axis=0)
@@ -66,7 +66,7 @@ motion, _ = simulation.reference_trajectory(plant, 4.0)
 home = simulation.home_configuration(model)
 for label, candidate in (('nominal', model), ('identified', identified), ('exact', plant)):
     law = simulation.default_controller('computed_torque', candidate, home)
-    run = simulation.closed_loop(plant, law, motion, 4.0)
+    run = simulation.track_reference(plant, law, motion, 4.0)
     error = simulation.tracking_error(plant, run, motion)
     print(f'computed torque with the {label} model: rms tracking error '
           f'{np.sqrt(np.mean(error ** 2)):.3e} rad, max {np.abs(error).max():.3e} rad')

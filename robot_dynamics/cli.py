@@ -99,10 +99,19 @@ def _simulate_parser(sub, robots):
                     'the JSON report.')
     p.add_argument('--robot', required=True, choices=robots, metavar='NAME',
                    help=f'bundled robot: {", ".join(robots)}')
-    p.add_argument('--controller', required=True, choices=sim.CONTROLLERS,
-                   help='control law')
-    p.add_argument('--duration', type=_positive_float, default=sim.DEFAULT_DURATION,
-                   metavar='S', help='simulated time in seconds (default %(default)s)')
+    p.add_argument('--controller', choices=sim.CONTROLLERS,
+                   help="control law (required without --goal; with it, default the robot's "
+                        'configured law)')
+    p.add_argument('--duration', type=_positive_float, metavar='S',
+                   help=f'simulated time in seconds (default {sim.DEFAULT_DURATION:g}; with '
+                        "--goal, until 1 s after the goal's end and goal time)")
+    p.add_argument('--goal', metavar='FILE.yaml',
+                   help="a trajectory file (send's format): run the ROS graph's loop in lockstep "
+                        "in one process, as bringup with the robot's parameter file configures "
+                        'it, the goal sent at the first state')
+    p.add_argument('--csv', metavar='FILE.csv',
+                   help='with --goal: write the joint states (time, then position, velocity and '
+                        'effort per joint), one row per step')
     p.add_argument('--report', metavar='FILE', help='write the JSON report to FILE')
     p.add_argument('--plant-rate', type=_positive_float, default=sim.DEFAULT_PLANT_RATE,
                    metavar='HZ', help='RK4 steps per second (default %(default)g)')
@@ -384,12 +393,56 @@ def _plot_comparison(runs, path):
               f'{report["model_error"]:+g}, control {report["control_rate_hz"]:g} Hz)')
 
 
+def simulate_goal_command(args, out=sys.stdout):
+    """Run ``robot-dynamics simulate --goal``: the graph's loop in one process; the status."""
+    from . import simulation as sim
+    from .model import RobotModel
+    from .ros.graph import file_values, parameter_file
+    from .trajectory import TrajectoryPoints
+    model = RobotModel.load(args.robot)
+    files = [parameter_file(args.robot)]
+    controller_values = file_values(files, 'controller')
+    if args.controller:
+        controller_values['control_law'] = args.controller
+    simulator, controller, tolerances = sim.graph_loop(model, file_values(files, 'simulator'),
+                                                       controller_values)
+    goal = sim.goal_from_points(model, TrajectoryPoints.from_yaml(args.goal), tolerances,
+                                tag='goal')
+    duration = args.duration or (goal.time_from_start[-1] + tolerances.goal_time + 1.0)
+    record = sim.closed_loop(simulator, controller, duration, goals=[(0.0, goal)])
+    ended = [e for _, e in record.events if e.tag == 'goal' and e.outcome is not None]
+    outcome = ended[0].outcome.value if ended else 'running at the end'
+    law = controller_values.get('control_law', 'computed_torque')
+    print(f'simulate {args.robot} ({law}, {simulator.plant.interface.value} commands) in the '
+          f"graph's lockstep loop: {record.t.size} steps of {1e3 / simulator.rate_hz:g} ms; "
+          f'goal {outcome}{": " + ended[0].message if ended else ""}', file=out)
+    if args.csv:
+        sim.write_joint_states(args.csv, record, model.joint_names)
+        print(f'  joint states written to {args.csv}', file=out)
+    if args.report:
+        _write_json(args.report, {'robot': args.robot, 'control_law': law,
+                                  'goal': args.goal, 'outcome': outcome,
+                                  'samples': int(record.t.size), 'stable': record.stable,
+                                  'final_positions': record.q[-1].tolist()})
+        print(f'  report written to {args.report}', file=out)
+    return EXIT_OK if record.stable and ended and ended[0].outcome.value == 'succeeded' \
+        else EXIT_FAILURE
+
+
 def simulate_command(args, out=sys.stdout):
     """Run ``robot-dynamics simulate``; return the exit status."""
     from . import simulation as sim
     from .plots import require_matplotlib
+    if args.goal:
+        return simulate_goal_command(args, out)
+    if args.csv:
+        raise InputError('--csv: the joint states of a --goal run; without --goal, --report '
+                         'and --plot')
+    if not args.controller:
+        raise InputError('--controller: required without --goal')
     settings = sim.Settings(robot=args.robot, controller=args.controller,
-                            duration=args.duration, plant_rate=args.plant_rate,
+                            duration=args.duration or sim.DEFAULT_DURATION,
+                            plant_rate=args.plant_rate,
                             control_rate=args.control_rate, model_error=args.model_error,
                             torque_noise=args.torque_noise, seed=args.seed,
                             natural_frequency=args.natural_frequency,

@@ -31,13 +31,26 @@ forward_command_controller offers them:
 Joint limits are hard stops in every interface: a joint that would pass a limit stops on it,
 with no velocity into the stop (an inelastic contact), and ``at_lower`` / ``at_upper`` report
 it. Units: rad, rad/s (revolute) or m, m/s (prismatic); times in s.
+
+**External wrench** (:meth:`Plant.set_wrench`): the wrench ``w = [f; n]`` that the environment
+applies to the arm (a push: +10 N along x pushes the frame's origin towards +x), force [N] and
+torque [N m] in the base frame's axes, at the origin of a named frame (default the tip). It acts
+on the joints as ``tau_ext = J(q)^T w`` (``J`` the frame's geometric Jacobian, base axes, at its
+origin), evaluated at the start of each step and held over it, as the command is:
+
+    M(q) qdd + C(q, qd) qd + g(q) + friction = tau + J(q)^T w
+
+Mind the sign: the library's ``f_ext`` (:func:`robot_dynamics.dynamics.forward_dynamics`) is the
+wrench that the tip exerts *on* the environment, ``f_ext = -w``. The drives of the ideal
+followers (position, velocity) hold the motion against it: their reported effort is the inverse
+dynamics less ``tau_ext``.
 """
 
 import enum
 
 import numpy as np
 
-from .errors import as_joint_array, choice, InputError
+from .errors import as_array, as_joint_array, choice, InputError
 from .integrators import rk4_step_compiled
 from .limits import middle
 
@@ -80,6 +93,11 @@ class Plant:
         inverse-dynamics effort of the followed motion (position and velocity interfaces).
     at_lower, at_upper : numpy.ndarray of bool, shape (n,)
         Joints resting on their lower or upper stop after the last step.
+    wrench : numpy.ndarray, shape (6,)
+        The external wrench ``[fx, fy, fz, nx, ny, nz]`` [N, N m] the environment applies, base
+        axes (see the module docstring); zero: none.
+    wrench_frame : str
+        The link at whose origin it acts.
 
     """
 
@@ -94,6 +112,8 @@ class Plant:
         n = model.dof
         self.t = 0.0
         self.effort = np.zeros(n)
+        self.wrench = np.zeros(6)
+        self.wrench_frame = model.tip_link
         self.reset(q0, qd0)
 
     def reset(self, q0=None, qd0=None):
@@ -113,6 +133,30 @@ class Plant:
         self.effort = np.zeros(model.dof)
         self.at_lower = q <= model.lower
         self.at_upper = q >= model.upper
+
+    def set_wrench(self, wrench, frame=''):
+        """
+        Apply the external ``wrench`` (6,) [N, N m] at link ``frame``'s origin from the next step.
+
+        Base axes, the wrench on the arm (see the module docstring); ``frame`` empty: the tip. It
+        holds until replaced; a zero wrench removes it. Raises ``InputError`` for a non-finite
+        value, a wrong shape or an unknown frame (the wrench in force stays).
+        """
+        wrench = as_array(wrench, (6,), 'wrench').reshape(6)
+        frame = frame or self.model.tip_link
+        if frame not in self.model.frames:
+            known = list(self.model.frames)
+            more = ', ...' if len(known) > 20 else ''
+            raise InputError(f'wrench frame {str(frame)[:64]!r}: not a link of the model '
+                             f'(known: {", ".join(known[:20])}{more})')
+        self.wrench, self.wrench_frame = wrench.copy(), frame
+
+    def external_torque(self, q=None):
+        """Return ``tau_ext = J(q)^T w`` (n,) [N m or N] of the external wrench (default: now)."""
+        if not self.wrench.any():
+            return np.zeros(self.model.dof)
+        q = self.q if q is None else q
+        return self.model.jacobian(q, self.wrench_frame).T @ self.wrench
 
     def idle_command(self):
         """Return the command that drives nothing: zero effort, the current position, or rest."""
@@ -136,9 +180,11 @@ class Plant:
             return
         command = as_joint_array(command, model.dof, 'command').reshape(model.dof)
         q, qd = self.q, self.qd
+        tau_ext = self.external_torque()
         if self.interface is Interface.EFFORT:
             effort = np.clip(command, -model.effort_limit, model.effort_limit)
-            q_next, qd_next = rk4_step_compiled(model, q, qd, effort, dt, friction=self.friction)
+            q_next, qd_next = rk4_step_compiled(model, q, qd, effort + tau_ext, dt,
+                                                friction=self.friction)
         else:
             vmax = model.velocity_limit
             if self.interface is Interface.POSITION:
@@ -150,7 +196,7 @@ class Plant:
         q_next, qd_next, self.at_lower, self.at_upper = hard_stops(model, q_next, qd_next)
         if self.interface is not Interface.EFFORT:
             effort = model.inverse_dynamics(q, qd, (qd_next - qd) / dt,
-                                            friction=self.friction)
+                                            friction=self.friction) - tau_ext
         self.q, self.qd, self.effort = q_next, qd_next, effort
         self.t += dt
 

@@ -13,17 +13,20 @@
 # limitations under the License.
 
 """
-Closed-loop simulation in the library: a control law driving an RK4 plant, with a report.
+Closed-loop simulation in the library: the ROS graph's loop in one process, with a report.
 
-:func:`closed_loop` is the loop itself: the plant (a :class:`RobotModel`, with its friction) is
-integrated by RK4 at ``plant_rate``; the controller runs at ``control_rate`` and its torque is
-held between its updates (zero-order hold, as a digital controller drives a motor), optionally
-with Gaussian torque noise added. :func:`run` is what ``robot-dynamics simulate`` does: it
-builds the reference (a quintic through a few waypoints around a home pose, then a hold), the
+:func:`closed_loop` is the one loop: a :class:`~robot_dynamics.controller.Controller` (what the
+controller node runs) answers each state of a :class:`~robot_dynamics.simulator.Simulator`
+(what the simulator node runs) on the time grid of the graph in lockstep, so a goal gives here
+the joint states that ``bringup --lockstep`` and ``send`` give. :func:`graph_loop` builds the
+pair from the nodes' parameters (``robot-dynamics simulate --goal``);
+:func:`track_reference` runs a control law alone along any reference (task space too) in the
+same loop. :func:`run` is what ``robot-dynamics simulate`` does without a goal file: it builds
+the reference (a quintic through a few waypoints around a home pose, then a hold) and the
 controller (on a model whose masses and inertias may be scaled to simulate model error), runs
-the loop and returns its report (``rms_tracking_error``, ``max_tracking_error``,
-``max_abs_torque``, ``saturated_fraction`` and the settings). The figures of ``robot-dynamics
-simulate --plot`` are those of :mod:`robot_dynamics.plots`.
+the loop with the reference as the goal and returns its report (``rms_tracking_error``,
+``max_tracking_error``, ``max_abs_torque``, ``saturated_fraction`` and the settings). The
+figures of ``robot-dynamics simulate --plot`` are those of :mod:`robot_dynamics.plots`.
 """
 
 import dataclasses
@@ -32,12 +35,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import control, integrators, time_scaling, trajectory
+from . import control, time_scaling, trajectory
 from .control import (CONTROLLERS, default_controller, DEFAULT_DAMPING_RATIO,
                       DEFAULT_NATURAL_FREQUENCY)
+from .controller import Controller, Cycle
 from .dh import inertia_tensor
 from .errors import as_array, choice, InputError
+from .follower import DEFAULT_STOPPED_VELOCITY, Goal, Tolerances
 from .limits import middle
+from .simulator import DEFAULT_COMMAND_TIMEOUT, Simulator
 from .spatial import pose_error
 from .urdf import combine_inertia
 
@@ -249,52 +255,136 @@ def with_payload(model, mass, com=(0.0, 0.0, 0.0), inertia=None):
 
 class Record(NamedTuple):
     """
-    Time series of a closed-loop run, one row per plant step ``t_k = k / plant_rate``.
+    Time series of a closed-loop run, one row per step ``t_k = k / rate``, start and end included.
 
-    ``q``, ``qd`` (K, n): plant state; ``tau`` (K, n): torque commanded by the controller
-    (clipped); ``tau_applied`` (K, n): with the noise; ``saturated`` (K, n): the controller's
-    saturation flags; ``control_time`` (U,): wall time [s] of each controller call. ``stable`` is
-    False if the state stopped being finite; the arrays then end there.
+    ``q``, ``qd`` (K, n): the state at ``t_k``; ``effort`` (K, n): the effort the simulator
+    reports with that state (applied over the step that ended at ``t_k``, as the graph's
+    ``/joint_states``); ``tau`` (K, n): the command in force over the step from ``t_k`` (the
+    controller's, clipped; None rows are zero); ``tau_applied`` (K, n): the effort applied over
+    that step (with the noise, clipped to the limits); ``saturated`` (K, n): the controller's
+    saturation flags (the last row: as the one before); ``control_time`` (U,): wall time [s] of
+    each controller call; ``events``: ``(t, event)`` of the controller's events. ``stable`` is
+    False if the simulation failed (the state stopped being finite); the arrays then end with
+    the state the failed step started from.
     """
 
     t: np.ndarray
     q: np.ndarray
     qd: np.ndarray
+    effort: np.ndarray
     tau: np.ndarray
     tau_applied: np.ndarray
     saturated: np.ndarray
     control_time: np.ndarray
     stable: bool
+    events: list
 
 
-def closed_loop(plant, controller, reference, duration, *, plant_rate=DEFAULT_PLANT_RATE,
-                control_rate=DEFAULT_CONTROL_RATE, q0=None, qd0=None, torque_noise=0.0,
-                seed=None, friction=True, gravity=None):
+def closed_loop(simulator, controller, duration, *, goals=(), torque_noise=0.0, seed=None):
     """
-    Simulate ``controller`` driving ``plant`` along ``reference`` for ``duration`` seconds.
+    Run ``controller`` answering ``simulator``'s states in one process for ``duration`` seconds.
+
+    The loop of the ROS graph in lockstep without its transport: at each published state (a
+    :meth:`~robot_dynamics.simulator.Simulator.tick`, stamped ``k dt``) the controller's
+    :meth:`~robot_dynamics.controller.Controller.update` runs at ``t = stamp_ns * 1e-9`` (the
+    controller node's conversion), its command is the simulator's answer, and the simulator
+    steps. So the same goal gives the same joint states as ``bringup --lockstep`` and ``send``.
+
+    Parameters
+    ----------
+    simulator : Simulator
+        The simulated arm (its time ``now`` is the simulated time).
+    controller : Controller
+        Or any object whose ``update(t, q, qd)`` returns a
+        :class:`~robot_dynamics.controller.Cycle`-like answer (``command`` or None,
+        ``saturated``, ``events``).
+    duration : float
+        Simulated time [s] from the simulator's present state.
+    goals : sequence of (float, Goal)
+        Goals handed to ``controller.submit`` once the newest state's time reaches the given
+        time [s] (after that state's cycle, as a goal that arrives between two states).
+    torque_noise : float
+        Standard deviation [N m or N] of Gaussian noise added to each command.
+    seed : int, optional
+        Seed of the noise.
+
+    Returns
+    -------
+    Record
+
+    """
+    if not (np.isfinite(duration) and duration > 0.0):
+        raise InputError(f'duration: expected a positive number of seconds, got {duration!r}')
+    plant = simulator.plant
+    n = plant.model.dof
+    rng = np.random.default_rng(seed)
+    pending = sorted(goals, key=lambda item: item[0])
+    steps = int(round(duration * simulator.rate_hz))
+    names = ('q', 'qd', 'effort', 'tau', 'tau_applied')
+    rows = {name: np.zeros((steps + 1, n)) for name in names}
+    t_rows = np.zeros(steps + 1)
+    saturated = np.zeros((steps + 1, n), dtype=bool)
+    calls, events = [], []
+    command, flags = np.zeros(n), np.zeros(n, dtype=bool)
+    for k in range(steps + 1):
+        tick = simulator.tick(0.0)
+        t = tick.stamp_ns * 1e-9
+        t_rows[k] = t
+        rows['q'][k], rows['qd'][k], rows['effort'][k] = plant.q, plant.qd, plant.effort
+        if k == steps:
+            # the state at the end: what held before it holds on
+            rows['tau'][k], rows['tau_applied'][k], saturated[k] = command, plant.effort, flags
+            break
+        if tick.publish:
+            start = time.perf_counter()
+            cycle = controller.update(t, plant.q, plant.qd)
+            calls.append(time.perf_counter() - start)
+            events += [(t, e) for e in cycle.events]
+            while pending and pending[0][0] <= t:
+                events += [(t, e) for e in controller.submit(pending.pop(0)[1])]
+            if cycle.command is not None:
+                command, flags = cycle.command, cycle.saturated
+                noise = rng.normal(0.0, torque_noise, n) if torque_noise > 0.0 else 0.0
+                simulator.command(command + noise, t)
+        rows['tau'][k], saturated[k] = command, flags
+        if simulator.step(t).failed:
+            end = k + 1
+            return Record(t_rows[:end], *(rows[name][:end] for name in names), saturated[:end],
+                          np.array(calls), False, events)
+        rows['tau_applied'][k] = plant.effort
+    return Record(t_rows, *(rows[name] for name in names), saturated, np.array(calls), True,
+                  events)
+
+
+def track_reference(plant, law, reference, duration, *, plant_rate=DEFAULT_PLANT_RATE,
+                    control_rate=DEFAULT_CONTROL_RATE, q0=None, qd0=None, torque_noise=0.0,
+                    seed=None, friction=True, gravity=None):
+    """
+    Simulate the control ``law`` driving ``plant`` along ``reference`` for ``duration`` seconds.
+
+    :func:`closed_loop` with the law as the controller: each cycle is
+    ``law.compute(t, q, qd, reference.sample(t))``, for references a goal cannot carry (task
+    space) and for a law alone. The plant (a :class:`~robot_dynamics.simulator.Simulator`,
+    RK4 with hard stops, no brakes, no command time-out) steps at ``plant_rate``; the law runs
+    at ``control_rate`` (a whole divisor) and its torque is held in between (zero-order hold).
 
     Parameters
     ----------
     plant : RobotModel
-        The simulated robot (RK4 on its forward dynamics).
-    controller : object
-        ``compute(t, q, qd, reference.sample(t)) -> Command``, e.g. a law of
-        :mod:`robot_dynamics.control`.
+        The simulated robot.
+    law : object
+        ``compute(t, q, qd, point) -> Command``, e.g. a law of :mod:`robot_dynamics.control`.
     reference : object
         ``sample(t)``: a :class:`~robot_dynamics.trajectory.JointTrajectory`,
         :class:`~robot_dynamics.trajectory.CartesianLine`, ...
     duration : float
         Simulated time [s].
     plant_rate, control_rate : float
-        Plant steps and controller updates per second [Hz]; the plant rate must be a whole
-        multiple of the control rate.
+        Plant steps and law updates per second [Hz].
     q0, qd0 : array_like, shape (n,), optional
         Initial state; default the reference's start position (joint references) and rest.
-    torque_noise : float
-        Standard deviation [N m or N] of Gaussian noise added to the commanded torque at each
-        controller update.
-    seed : int, optional
-        Seed of the noise.
+    torque_noise, seed
+        As :func:`closed_loop`.
     friction : bool
         Simulate the plant's joint friction.
     gravity : array_like, shape (3,), optional
@@ -305,35 +395,152 @@ def closed_loop(plant, controller, reference, duration, *, plant_rate=DEFAULT_PL
     Record
 
     """
-    n = plant.dof
     hold = _hold_steps(plant_rate, control_rate)
-    if not (np.isfinite(duration) and duration > 0.0):
-        raise InputError(f'duration: expected a positive number of seconds, got {duration!r}')
     if q0 is None:
         start = reference.sample(reference.start_time)
         if not isinstance(start, trajectory.TrajectoryPoint):
             raise InputError('q0: required when the reference is not a joint trajectory')
         q0 = start.q
-    rng = np.random.default_rng(seed)
-    commands, calls = [], []
-
-    def torque(t, q, qd):
-        start = time.perf_counter()
-        cmd = controller.compute(t, q, qd, reference.sample(t))
-        calls.append(time.perf_counter() - start)
-        commands.append(cmd)
-        return cmd.tau + (rng.normal(0.0, torque_noise, n) if torque_noise > 0.0 else 0.0)
-
-    options = {'friction': bool(friction)}
     if gravity is not None:
-        options['gravity'] = gravity
-    run = integrators.simulate(plant, q0, np.zeros(n) if qd0 is None else qd0, torque,
-                               1.0 / plant_rate, duration, hold=hold, stop_on_divergence=True,
-                               **options)
-    # the controller's output, held like the torque it produced
-    held = np.repeat(np.arange(len(commands)), hold)[:len(run.t)]
-    return Record(run.t, run.q, run.qd, np.array([c.tau for c in commands])[held], run.tau,
-                  np.array([c.saturated for c in commands])[held], np.array(calls), run.stable)
+        plant = plant.replace(gravity=as_array(gravity, (3,), 'gravity').reshape(3))
+    simulator = Simulator(plant, plant_rate, friction=friction, q0=q0, qd0=qd0,
+                          command_timeout=0.0, brake_until_command=False, realtime=False,
+                          lockstep=True, publish_every=hold)
+    return closed_loop(simulator, _LawCycles(law, reference), duration,
+                       torque_noise=torque_noise, seed=seed)
+
+
+class _LawCycles:
+    """A law following a reference, answering states as a controller does (for the loop)."""
+
+    def __init__(self, law, reference):
+        self.law, self.reference = law, reference
+
+    def update(self, t, q, qd):
+        command = self.law.compute(t, q, qd, self.reference.sample(t))
+        return Cycle(t, None, command.tau, None, q, qd, command.tau_requested,
+                     command.saturated, [])
+
+
+def graph_loop(model, simulator_values=None, controller_values=None):
+    """
+    Return ``(simulator, controller, tolerances)`` as the ROS graph in lockstep builds them.
+
+    ``simulator_values`` and ``controller_values`` are the simulator and controller nodes'
+    parameters, ``{dotted name: value}`` (a bundled robot's ``config/<robot>.yaml`` as
+    :func:`robot_dynamics.ros.graph.file_values` reads it; what is missing has the nodes'
+    default): the simulator's rate, joints, initial state, friction, command interface, command
+    time-out, brakes and payload; the controller's law with its natural frequency, damping,
+    friction compensation, adaptation gain and per-joint gains (``gains.<joint>.kp/kd/ki``),
+    safe mode, time-outs, velocity feedback, stop time and goal constraints
+    (``constraints.<joint>.trajectory/goal``, ``goal_time``, ``stopped_velocity_tolerance``),
+    which ``tolerances`` (:class:`~robot_dynamics.follower.Tolerances`) holds for goals that
+    give none. The simulator steps in lockstep on simulated time.
+    """
+    sim_p = dict(simulator_values or {})
+    ctl_p = dict(controller_values or {})
+    n = model.dof
+    names = list(sim_p.get('joints') or model.joint_names)
+    order = model.joint_indices(names)
+
+    def in_model_order(values, what):
+        if not values:
+            return None
+        values = as_array(values, (len(names),), what).reshape(-1)
+        out = np.empty(n)
+        out[order] = values
+        return out
+    if sim_p.get('plant_urdf_file'):
+        raise InputError('plant_urdf_file: not taken by the library loop (load that URDF as the '
+                         'simulated model instead)')
+    plant = model
+    if sim_p.get('payload_mass', 0.0) > 0.0:
+        plant = with_payload(model, sim_p['payload_mass'], sim_p.get('payload_com') or
+                             (0.0, 0.0, 0.0), sim_p.get('payload_inertia') or None)
+    rate = float(sim_p.get('rate_hz', DEFAULT_PLANT_RATE))
+    publish = float(sim_p.get('publish_rate_hz', 0.0))
+    interface = sim_p.get('command_interface', 'effort')
+    simulator = Simulator(
+        plant, rate, interface=interface, friction=sim_p.get('friction', True),
+        q0=in_model_order(sim_p.get('initial_positions'), 'initial_positions'),
+        qd0=in_model_order(sim_p.get('initial_velocities'), 'initial_velocities'),
+        command_timeout=sim_p.get('command_timeout', DEFAULT_COMMAND_TIMEOUT),
+        brake_until_command=sim_p.get('brake_until_command', True), realtime=False,
+        lockstep=True, publish_every=1 if publish == 0.0 else max(1, round(rate / publish)))
+    law = default_controller(ctl_p.get('control_law', control.Law.COMPUTED_TORQUE.value), model,
+                             middle(model.lower, model.upper),
+                             natural_frequency=ctl_p.get('natural_frequency',
+                                                         DEFAULT_NATURAL_FREQUENCY),
+                             damping_ratio=ctl_p.get('damping_ratio', DEFAULT_DAMPING_RATIO),
+                             friction=ctl_p.get('friction_compensation', True),
+                             adaptation_gain=ctl_p.get('adaptation_gain',
+                                                       control.DEFAULT_ADAPTATION_GAIN))
+    gains = {}
+    for gain in law.gain_names:
+        given = {j: float(ctl_p[f'gains.{j}.{gain}']) for j in model.joint_names
+                 if f'gains.{j}.{gain}' in ctl_p}
+        if given:
+            gains[gain] = given
+    if gains:
+        law = law.with_gains(**gains)
+    options = {name: ctl_p[name] for name in ('safe_mode', 'state_timeout', 'wall_state_timeout',
+                                              'rate_hz', 'velocity_feedback', 'stop_time')
+               if name in ctl_p}
+    controller = Controller(model, law, interface=ctl_p.get('command_interface', interface),
+                            **options)
+
+    def tolerance(joint, kind):
+        value = float(ctl_p.get(f'constraints.{joint}.{kind}', 0.0))
+        return value if value > 0.0 else np.inf
+    stopped = float(ctl_p.get('constraints.stopped_velocity_tolerance',
+                              DEFAULT_STOPPED_VELOCITY))
+    tolerances = Tolerances(np.array([tolerance(j, 'trajectory') for j in model.joint_names]),
+                            np.full(n, np.inf),
+                            np.array([tolerance(j, 'goal') for j in model.joint_names]),
+                            np.full(n, stopped if stopped > 0.0 else np.inf),
+                            float(ctl_p.get('constraints.goal_time', 0.0)))
+    return simulator, controller, tolerances
+
+
+def goal_from_points(model, points, tolerances, start_time=None, tag=None):
+    """
+    Return the :class:`~robot_dynamics.follower.Goal` of a trajectory file's ``points``.
+
+    ``points`` (:class:`~robot_dynamics.trajectory.TrajectoryPoints`, joints by name in any
+    order, every joint of ``model``) as the controller node takes the goal ``robot-dynamics
+    send`` makes of them; ``start_time`` [s] None: at the newest state, as ``send``'s goals.
+    """
+    index = model.joint_indices(list(points.joint_names))
+    if len(points.joint_names) != model.dof:
+        raise InputError(f'goal: expected the joints {list(model.joint_names)}, got '
+                         f'{list(points.joint_names)}')
+
+    def in_model_order(values):
+        if values is None:
+            return None
+        out = np.empty_like(np.asarray(values, dtype=float))
+        out[:, index] = values
+        return out
+    return Goal(tag, start_time, np.asarray(points.time_from_start, dtype=float),
+                in_model_order(points.positions), in_model_order(points.velocities),
+                in_model_order(points.accelerations), tolerances)
+
+
+def write_joint_states(path, record, joint_names):
+    """
+    Write ``record``'s joint states to ``path`` as CSV, one row per step.
+
+    Columns: ``time`` [s], then ``position.<joint>``, ``velocity.<joint>`` and
+    ``effort.<joint>`` for each of ``joint_names`` (model order), in full precision (the
+    columns of ``robot-dynamics plot``'s joint states).
+    """
+    import csv
+    with open(path, 'w', newline='', encoding='utf-8') as f:
+        writer = csv.writer(f)
+        writer.writerow(['time'] + [f'{field}.{j}' for field in ('position', 'velocity', 'effort')
+                                    for j in joint_names])
+        for row in np.column_stack((record.t, record.q, record.qd, record.effort)):
+            writer.writerow([repr(float(v)) for v in row])
 
 
 def tracking_error(model, record, reference, mask=None):
@@ -429,14 +636,23 @@ def run(settings):
                                     natural_frequency=settings.natural_frequency,
                                     damping_ratio=settings.damping_ratio,
                                     friction=settings.friction)
-    wall = time.perf_counter()
-    record = closed_loop(plant, controller, reference, settings.duration,
-                         plant_rate=settings.plant_rate, control_rate=settings.control_rate,
-                         torque_noise=settings.torque_noise, seed=settings.seed,
-                         friction=settings.friction)
-    wall = time.perf_counter() - wall
     times, positions = reference_waypoints(plant, settings.duration)
     times = times * slowdown
+    # the reference as the goal of the graph's controller: quintic segments between the
+    # waypoints, at rest at each (from_waypoints); a goal that comes after the first state's
+    # cycle starts at the next one
+    start = 1.0 / settings.control_rate
+    rest = np.zeros_like(positions)
+    goal = Goal(None, start, times, positions, rest, rest, Tolerances.unchecked(plant.dof))
+    reference = trajectory.from_waypoints(times, positions, rest, rest, start_time=start)
+    simulator = Simulator(plant, settings.plant_rate, friction=settings.friction,
+                          q0=positions[0], realtime=False, lockstep=True,
+                          publish_every=_hold_steps(settings.plant_rate, settings.control_rate))
+    wall = time.perf_counter()
+    record = closed_loop(simulator, Controller(model, controller, rate_hz=settings.control_rate),
+                         settings.duration, goals=[(0.0, goal)],
+                         torque_noise=settings.torque_noise, seed=settings.seed)
+    wall = time.perf_counter() - wall
     ref = reference.sample(np.linspace(0.0, reference.end_time, 1001))
     ref_tau = plant.inverse_dynamics(ref.q, ref.qd, ref.qdd, friction=settings.friction)
     report = {

@@ -85,8 +85,8 @@ def run(tmp_path_factory):
     reference = points.trajectory()
     controller = simulation.default_controller('computed_torque', model,
                                                simulation.home_configuration(model))
-    record = simulation.closed_loop(plant, controller, reference, reference.end_time + 0.5,
-                                    q0=points.positions[0])
+    record = simulation.track_reference(plant, controller, reference, reference.end_time + 0.5,
+                                        q0=points.positions[0])
     assert record.stable
     rng = np.random.default_rng(16)
     q = record.q + POSITION_NOISE * rng.standard_normal(record.q.shape)

@@ -41,6 +41,7 @@ rest of the package uses rclpy's public API only, the same way on both.
 import threading
 import time
 
+from rclpy import subscription as _subscription
 from rclpy.action import ActionClient as _ActionClient
 
 try:
@@ -54,6 +55,9 @@ RCLError = getattr(_rclpy, 'RCLError', RuntimeError)
 #: Whether rclpy's C extension offers what reading a subscription outside the executor takes.
 OUTSIDE_EXECUTOR = (hasattr(_rclpy, 'WaitSet')
                     and hasattr(getattr(_rclpy, 'Subscription', None), 'take_message'))
+#: Whether a message's info names its publisher (``publisher_gid``: rclpy 9, Kilted; not 7).
+PUBLISHER_GID = 'publisher_gid' in getattr(getattr(_subscription, 'MessageInfo', None),
+                                           '__annotations__', {})
 
 
 class NewestMessage:

@@ -13,7 +13,11 @@
 # limitations under the License.
 
 """
-The simulator node: the plant of :mod:`robot_dynamics.plant` behind ROS topics.
+The simulator node: :class:`robot_dynamics.simulator.Simulator` behind ROS topics.
+
+Every decision (pacing, commands and their source, the time-out, the brakes, lockstep's wait,
+reset, status, the external wrench) is the :class:`~robot_dynamics.simulator.Simulator`'s; the
+node reads parameters, moves messages, keeps the clocks and runs the stepping thread.
 
 - Commands: ``std_msgs/Float64MultiArray`` on ``command_topic`` (default
   ``/<command_interface>_controller/commands``), one value per joint in the order of the
@@ -22,50 +26,48 @@ The simulator node: the plant of :mod:`robot_dynamics.plant` behind ROS topics.
   the newest command (read on demand, not through rclpy's executor). A command of
   the wrong length or with a non-finite value is rejected (logged, throttled) and the last good
   command stays in force. With no valid command for ``command_timeout`` seconds the effort is
-  zero (said once, and once more when commands return).
+  zero (said once, and once more when commands return). **One source**: the simulator follows
+  the publisher (its GID) that sent the first good command; good commands from another are
+  ignored and counted (``ignored_commands``), and the first from each is logged as an error
+  naming both publishers; once the followed one has been silent for ``command_timeout`` (a
+  controller that died), the next publisher is followed (a restarted controller).
+- ``~/external_wrench`` (``geometry_msgs/WrenchStamped``; ``/simulator/external_wrench``): the
+  wrench the environment applies to the arm, force [N] and torque [N m] in the base frame's
+  axes at the origin of the link ``header.frame_id`` (empty: the tip); the newest holds until
+  replaced, a zero wrench removes it, applied from the next step; NaN or an unknown frame is
+  refused (logged, throttled) and the one in force stays.
 - State: ``joint_states`` (position, velocity, and the effort applied over the step that ended
   there, as drives report it; stamped) every ``1 / publish_rate_hz``; ``~/status``
-  (SimulatorStatus: limit contacts, late steps, rejected commands, unanswered states, real-time
-  factor) at ``status_rate_hz`` and whenever a contact changes.
+  (SimulatorStatus: limit contacts, late steps, rejected and ignored commands, unanswered
+  states, real-time factor, the external wrench) at ``status_rate_hz`` and whenever a contact
+  changes.
 - ``~/reset`` (std_srvs/Trigger) puts the arm back to ``initial_positions`` and
   ``initial_velocities`` at the next step, publishes that state at once, and replies with its
   stamp (the clock runs on: stamps never go back).
 
-Stepping runs in its own thread. With ``realtime`` (default), step k starts at ``t0 + k dt`` on
-the monotonic clock: a late step is counted and run at once (the steps after it catch up), never
-dropped, so simulated time stays locked to wall time; one that starts more than ``STALL`` late
-(the process did not run) is also logged. The state of step k is the arm at
-``t0 + k dt``, and that is its stamp (the ROS time at the start plus ``k dt``) however late the
-step ran: stamps are exactly periods apart, a late state shows as an older one, and a gap in
-the stamps a subscriber receives is a state it did not get. Without it the steps run as fast as
-possible.
+Stepping runs in its own thread, paced on the monotonic clock with ``realtime`` (see
+:mod:`robot_dynamics.simulator`: late steps counted and run, never dropped; a stall logged;
+stamps on the steps' grid, the ROS time at the start plus ``k dt``), as fast as possible
+without it.
 
 With ``lockstep``, after publishing a state the simulator waits for the command that answers
 it (the controller answers every state with exactly one command) before it steps: the same
-goals give the same joint states, bit for bit, however busy the host is. Before the first
-command the arm is braked (``brake_until_command``) and simulated time does not start until a
-controller answers the first state. States and commands then travel reliable and transient
-local (:data:`~robot_dynamics.ros.qos.LOCKSTEP_WRITER`), so that a controller that
-starts later still gets the first state and its answer is not lost to discovery; a command
-published before this simulator's first state (kept for late subscribers by a controller that
-ran before) is not an answer and is ignored, and a rejected command does not stand in for one.
-A command that does not come within ``lockstep_timeout`` of wall time (time in which the
-simulator ran: a stall of the host where it did not run is no wait, see
-:mod:`~robot_dynamics.ros.awake`) is counted (``unanswered_states``) and the step runs with
-the last command; the simulator then steps without waiting until commands come again (a
-controller that died). With ``realtime`` as well, steps are paced to the wall clock and wait
-when the controller is late: the real-time factor falls below 1, and nothing counts as late.
+goals give the same joint states, bit for bit, however busy the host is. States and commands
+then travel reliable and transient local
+(:data:`~robot_dynamics.ros.qos.LOCKSTEP_WRITER`), so that a controller that starts later
+still gets the first state and its answer is not lost to discovery. The wait is measured on the
+time in which this process ran (:mod:`~robot_dynamics.ros.awake`).
 
 Whenever simulated time may leave wall time (no ``realtime``, or ``lockstep``), stamps are
 simulated time from 0 and ``/clock`` is published at ``clock_rate_hz`` (the other nodes run
 with ``use_sim_time``; the states carry their own exact time).
 """
 
-import math
 import sys
 import threading
 import time
 
+from geometry_msgs.msg import WrenchStamped
 import numpy as np
 from rclpy.node import Node
 from robot_dynamics_interfaces.msg import SimulatorStatus
@@ -85,10 +87,10 @@ from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRA
 from .qos import LOCKSTEP_ALL, LOCKSTEP_WRITER, NEWEST_ONLY
 from .runner import run_node
 from .throttle import Throttle
-from ..errors import InputError, RobotDynamicsError
+from ..errors import InputError
 from ..model import RobotModel
-from ..plant import Plant
 from ..simulation import with_payload
+from ..simulator import Kind, Simulator
 from ..trajectory import NS_PER_S as _NS
 
 PARAMETERS = (
@@ -136,13 +138,15 @@ PARAMETERS = (
 
 #: Longest wait of ~/reset for the stepping thread [s].
 RESET_TIMEOUT = 5.0
-#: A step this late [s] says that the process stalled (logged, at most every STALL_LOG_PERIOD s).
-STALL = 0.05
-STALL_LOG_PERIOD = 5.0
-#: Steps whose start lateness is kept for the jitter percentile of ~/status.
-JITTER_WINDOW = 4096
+#: Least time between two log lines of one kind about the loop or bad input [s].
+LOG_PERIOD = 5.0
 #: Lockstep: longest single wait [s] for a command, between looks at the stop flag.
 WAIT_SLICE = 0.1
+#: How each event of the Simulator is logged: the level and the throttle period [s] (None: each).
+_LOGGED = {Kind.STALL: ('warning', LOG_PERIOD), Kind.COMMAND_REJECTED: ('warning', 1.0),
+           Kind.SECOND_SOURCE: ('error', None), Kind.SOURCE_CHANGED: ('warning', None),
+           Kind.COMMANDS_TIMED_OUT: ('warning', None), Kind.COMMANDS_BACK: ('info', None),
+           Kind.UNANSWERED: ('warning', LOG_PERIOD), Kind.FAILED: ('fatal', None)}
 
 
 class SimulatorNode(Node):
@@ -152,39 +156,39 @@ class SimulatorNode(Node):
         super().__init__('simulator', **kwargs)
         self.throttle = Throttle()
         self.params = declare(self, PARAMETERS)
-        self.plant = None
+        self.sim = None
         self._thread = None
         self._stop = threading.Event()
         self.description = ModelSubscription(self, 'robot_description',
                                              chain_options(self.params), self.on_model)
 
+    @property
+    def plant(self):
+        """Return the simulated :class:`~robot_dynamics.plant.Plant` (None before a model)."""
+        return None if self.sim is None else self.sim.plant
+
     def on_model(self, model):
-        """Build the plant, then the topics, the service and the stepping thread."""
+        """Build the simulator, then the topics, the service and the stepping thread."""
         p = self.params
         self.joints = JointMap(model, p.joints or model.joint_names)
         model = self._plant_model(model)
-        self.plant = Plant(model, 1.0 / p.rate_hz, interface=p.command_interface,
-                           friction=p.friction, q0=self._initial(p.initial_positions),
-                           qd0=self._initial(p.initial_velocities))
-        self.initial = (self.plant.q.copy(), self.plant.qd.copy())
+        simulated = p.lockstep or not p.realtime
+        self.sim = Simulator(
+            model, p.rate_hz, interface=p.command_interface, friction=p.friction,
+            q0=self._initial(p.initial_positions), qd0=self._initial(p.initial_velocities),
+            command_timeout=p.command_timeout, brake_until_command=p.brake_until_command,
+            realtime=p.realtime, lockstep=p.lockstep, lockstep_timeout=p.lockstep_timeout,
+            publish_every=1 if p.publish_rate_hz == 0.0 else max(1, round(p.rate_hz
+                                                                          / p.publish_rate_hz)),
+            status_every=max(1, round(p.rate_hz / p.status_rate_hz)),
+            origin_ns=self.get_clock().now().nanoseconds)
         model.warm_up()
-        self._command = None          # (command in model order, monotonic time received)
-        self._timed_out = True
         self._reset_requested = None   # an Event while a ~/reset call waits
-        self.late_steps = 0
-        self.rejected_commands = 0
-        self.unanswered_states = 0
-        self.steps = 0
-        # simulated time [ns]: whole steps, so that stamps are exact
-        self._step_ns = round(_NS / p.rate_hz)
-        self._simulated_ns = 0
+        self._wrench = None            # the newest WrenchStamped, for the stepping thread
         self._clock_every_ns = round(_NS / p.clock_rate_hz)
         self._next_clock_ns = 0
-        self._lateness = np.zeros(JITTER_WINDOW)
-        self._status_mark = (time.monotonic(), 0.0)
         # the loop's messages raw: states written and commands read straight from arrays
         self._writer = JointStateWriter(self.joints.names)
-        simulated = p.lockstep or not p.realtime
         self.state_publisher = self.create_publisher(JointState, 'joint_states',
                                                      LOCKSTEP_WRITER if simulated else 10)
         self.status_publisher = self.create_publisher(SimulatorStatus, '~/status', 10)
@@ -195,8 +199,7 @@ class SimulatorNode(Node):
             LOCKSTEP_ALL if p.lockstep else NEWEST_ONLY, callback_group=OnDemand(), raw=True)
         self._waiter = Waiter(self, self.commands) if p.lockstep else None
         self._waited = AwakeTime(WAIT_SLICE)     # lockstep: how long this state waited
-        self._answering = False       # lockstep: a controller answers the states
-        self._first_state_ns = None   # lockstep: system time of the first state published
+        self.create_subscription(WrenchStamped, '~/external_wrench', self.wrench_callback, 10)
         self.create_service(Trigger, '~/reset', self.reset_callback)
         self._thread = threading.Thread(target=self._run, name='simulator_steps', daemon=True)
         self._thread.start()
@@ -237,23 +240,26 @@ class SimulatorNode(Node):
 
     # ---- inputs ---------------------------------------------------------------------------------
 
-    def take_command(self, data):
+    def take_command(self, data, info=None):
         """
-        Accept a command (CDR) of one finite value per joint; reject anything else, and keep on.
+        Hand a command (CDR) to the simulator, from its publisher; return whether it was taken.
 
-        Returns whether it was accepted.
+        ``info`` is the middleware's message info: the publisher's GID names the source, its
+        source timestamp says when it was sent.
         """
-        try:
-            values = joint_values(read_float64_array(data), self.joints.names, 'command')
-        except InputError as exc:
-            self.rejected_commands += 1
-            if self.throttle('command', 1.0):
-                self.get_logger().warning(f'rejected command ({self.rejected_commands} so far): '
-                                          f'{exc}; keeping the last good one')
-            return False
-        self._command = (self.joints.names_to_model(values), time.monotonic())
-        self._answering = True
-        return True
+        values = np.asarray(read_float64_array(data), dtype=float)
+        if values.shape == (len(self.joints.names),):
+            values = self.joints.names_to_model(values)
+        info = info or {}
+        taken, events = self.sim.command(values, time.monotonic(),
+                                         source=_publisher_gid(info),
+                                         sent_ns=info.get('source_timestamp'))
+        self._report(events)
+        return taken
+
+    def wrench_callback(self, msg):
+        """Keep the newest external wrench for the stepping thread (checked there)."""
+        self._wrench = msg
 
     def reset_callback(self, request, response):
         """Have the stepping thread restore the initial state; reply with its stamp."""
@@ -268,27 +274,6 @@ class SimulatorNode(Node):
             response.message = f'the stepping thread did not answer within {RESET_TIMEOUT} s'
         return response
 
-    def _current_command(self, now):
-        """
-        Return the command in force.
-
-        The last good one, the idle one after the timeout, or ``None`` (brakes on) before the
-        first one with ``brake_until_command``.
-        """
-        held = self._command
-        if held is None and self.params.brake_until_command:
-            return None
-        timeout = self.get_parameter('command_timeout').value
-        timed_out = held is None or (timeout > 0.0 and now - held[1] > timeout)
-        if timed_out != self._timed_out:
-            self._timed_out = timed_out
-            if timed_out:
-                self.get_logger().warning(f'no valid command for {timeout:g} s: '
-                                          f'{self.plant.interface.value} commands stop')
-            else:
-                self.get_logger().info('commands arrive: applying them')
-        return self.plant.idle_command() if timed_out else held[0]
-
     # ---- stepping -------------------------------------------------------------------------------
 
     def _run(self):
@@ -300,101 +285,53 @@ class SimulatorNode(Node):
             # the context was shut down (SIGINT) while a step was publishing: a normal stop
 
     def _steps(self):
-        p, plant = self.params, self.plant
-        publish_every = 1 if p.publish_rate_hz == 0.0 else max(1, round(p.rate_hz /
-                                                                        p.publish_rate_hz))
-        status_every = max(1, round(p.rate_hz / p.status_rate_hz))
-        dt = plant.dt
-        start = time.monotonic()
-        start_ns = self.get_clock().now().nanoseconds
-        due_steps = 0               # steps due since start (real time)
-        stamp_ns = None             # the wall clock's stamp of the step (real time)
+        sim = self.sim
         while not self._stop.is_set() and self.context.ok():
+            wait = sim.wait(time.monotonic())
+            if wait > 0.0 and self._stop.wait(wait):
+                break
             now = time.monotonic()
-            if p.realtime:
-                due = start + due_steps * dt
-                if now < due:
-                    if self._stop.wait(due - now):
-                        break
-                    now = time.monotonic()
-                lateness = now - due
-                if p.lockstep:
-                    # waiting for the controller is the point: simulated time falls behind
-                    start += max(0.0, lateness)
-                    lateness = 0.0
-                stamp_ns = start_ns + round(due_steps * 1e9 / p.rate_hz)
-                if lateness > dt:
-                    self.late_steps += 1
-                    if lateness > STALL and self.throttle('stall', STALL_LOG_PERIOD):
-                        self.get_logger().warning(
-                            f'step {due_steps} started {lateness * 1e3:.0f} ms late: this '
-                            'process did not run (a loaded host); the steps due since run at '
-                            'once, so joint states come in a burst')
-                self._lateness[self.steps % JITTER_WINDOW] = lateness
-                due_steps += 1
             reset = self._reset_requested
+            self._reset_requested = None
+            tick = sim.tick(now, reset=reset is not None, system_ns=time.time_ns())
+            self._report(tick.events)
+            if tick.publish:
+                self._publish_state(tick.stamp_ns)
             if reset is not None:
-                self._reset_requested = None
-                plant.reset(*self.initial)
-            published = reset is not None or self.steps % publish_every == 0
-            if p.lockstep and self._first_state_ns is None:
-                # before the first state goes out: an answer to it is never older than this
-                self._first_state_ns = time.time_ns()
-            if published:
-                stamp = self._publish_state(stamp_ns)
-            if reset is not None:
-                reset.stamp = stamp
+                reset.stamp = tick.stamp_ns
                 reset.set()
-            if p.lockstep:
-                self._lockstep_command(published)
-            else:
-                msg = take_next(self.commands)
-                if msg is not None:
-                    self.take_command(msg)
-            command = self._current_command(now)
-            contacts = (plant.at_lower, plant.at_upper)     # a step replaces these arrays
-            try:
-                plant.step(command)
-            except RobotDynamicsError as exc:
-                self.get_logger().fatal(f'the simulation failed at t = {plant.t:.6f} s: {exc}; '
-                                        'call ~/reset to start again')
+            self._take_commands(tick.answer_timeout)
+            self._take_wrench()
+            sim.command_timeout = self.get_parameter('command_timeout').value
+            stepped = sim.step(now)
+            self._report(stepped.events)
+            if stepped.failed:
                 self._wait_for_reset()
-                continue
-            self.steps += 1
-            self._simulated_ns += self._step_ns
-            if self.steps % status_every == 0 or not (
-                    np.array_equal(contacts[0], plant.at_lower)
-                    and np.array_equal(contacts[1], plant.at_upper)):
+            elif stepped.status:
                 self._publish_status()
 
-    def _lockstep_command(self, published):
+    def _take_commands(self, timeout):
         """
-        Take the command that answers the state just published, waiting for it.
+        Take the commands that came; in lockstep, wait for the answer up to ``timeout`` [s].
 
-        Before any command (the arm braked), wait as long as it takes: a controller may start
-        later. Otherwise wait up to ``lockstep_timeout``; then count the state as unanswered and
-        wait no more until commands come again.
+        ``timeout`` None: no wait. The wait counts only time in which this process ran, and
+        what came while it did not run is taken before the time-out counts.
         """
-        first = self._command is None and self.params.brake_until_command
-        if not (published and (first or self._answering)):
+        if self._waiter is None:
+            taken = take_next(self.commands, with_info=True)
+            if taken is not None:
+                self.take_command(*taken)
+            return
+        if timeout is None:
             self._take_answer(0.0)
             return
-        timeout = math.inf if first else self.params.lockstep_timeout
         self._waited.restart()
         while not self._stop.is_set():
-            # what came while this process did not run is taken before the time-out counts
             if self._take_answer(min(timeout - self._waited.elapsed, WAIT_SLICE)):
                 return
-            if self._waited.look() >= timeout:
-                self.unanswered_states += 1
-                self._answering = False
-                if self.throttle('unanswered', STALL_LOG_PERIOD):
-                    self.get_logger().warning(
-                        f'lockstep: no command answered the state of t = '
-                        f'{self._simulated_ns / _NS:.3f} s within '
-                        f'{self.params.lockstep_timeout:g} s ({self.unanswered_states} so far): '
-                        'stepping with the last command, and without waiting until commands '
-                        'come again')
+            event = self.sim.waited(self._waited.look())
+            if event is not None:
+                self._report([event])
                 return
 
     def _take_answer(self, timeout):
@@ -402,58 +339,86 @@ class SimulatorNode(Node):
         taken = self._waiter.wait(timeout, with_info=True)
         answered = False
         while taken is not None:
-            msg, info = taken
-            # one published before this simulator's first state was kept for late subscribers
-            # by a controller that ran before: it answers nothing here
-            if info['source_timestamp'] >= self._first_state_ns:
-                answered = self.take_command(msg) or answered
+            answered = self.take_command(*taken) or answered
             taken = take_next(self.commands, with_info=True)
         return answered
+
+    def _take_wrench(self):
+        msg, self._wrench = self._wrench, None
+        if msg is None:
+            return
+        f, n = msg.wrench.force, msg.wrench.torque
+        try:
+            self.sim.set_wrench([f.x, f.y, f.z, n.x, n.y, n.z], msg.header.frame_id)
+        except InputError as exc:
+            if self.throttle('wrench', 1.0):
+                self.get_logger().warning(f'refused external wrench: {exc}; the one in force '
+                                          'stays')
 
     def _wait_for_reset(self):
         while not (self._reset_requested or self._stop.wait(0.01)):
             pass
 
-    def _stamp(self, stamp_ns):
-        """Return the stamp [ns] of the state now: wall time, or simulated time (and /clock)."""
-        if self.clock_publisher is None:
-            return stamp_ns
-        if self._simulated_ns >= self._next_clock_ns:
-            self.clock_publisher.publish(Clock(clock=time_msg(self._simulated_ns)))
-            self._next_clock_ns = self._simulated_ns + self._clock_every_ns
-        return self._simulated_ns
+    def _report(self, events):
+        """Log the simulator's events (throttled where they may repeat)."""
+        for event in events:
+            level, period = _LOGGED[event.kind]
+            if period is not None and not self.throttle(event.kind, period):
+                continue
+            message = event.message
+            if event.sources is not None:
+                message += ' (' + '; '.join(f'{gid}: {self._publisher_name(gid)}'
+                                            for gid in event.sources) + ')'
+            # one call site per severity: rclpy refuses a call site that changes severity
+            log = self.get_logger()
+            if level == 'fatal':
+                log.fatal(message)
+            elif level == 'error':
+                log.error(message)
+            elif level == 'warning':
+                log.warning(message)
+            else:
+                log.info(message)
+
+    def _publisher_name(self, gid):
+        """Return the node that owns the command publisher of GID ``gid`` (hex), in words."""
+        for info in self.get_publishers_info_by_topic(self.commands.topic_name):
+            if gid is not None and bytes(info.endpoint_gid).hex().startswith(gid[:32]):
+                return f'publisher of node {info.node_namespace.rstrip("/")}/{info.node_name}'
+        return 'a publisher no longer in the graph'
 
     def _publish_state(self, stamp_ns):
-        """Publish the arm's joint state; return its stamp [ns]."""
-        plant, to_names = self.plant, self.joints.model_to_names
-        stamp_ns = self._stamp(stamp_ns)
+        """Publish the arm's joint state stamped ``stamp_ns`` (and /clock on simulated time)."""
+        plant, to_names = self.sim.plant, self.joints.model_to_names
+        if self.clock_publisher is not None and stamp_ns >= self._next_clock_ns:
+            self.clock_publisher.publish(Clock(clock=time_msg(stamp_ns)))
+            self._next_clock_ns = stamp_ns + self._clock_every_ns
         # what drives report as effort: the effort of the step that brought the arm here
         self.state_publisher.publish(self._writer.write(
             stamp_ns, to_names(plant.q), to_names(plant.qd), to_names(plant.effort)))
-        return stamp_ns
 
     def _publish_status(self):
-        """Publish ~/status: contacts, counters, real-time factor since the last status."""
-        plant = self.plant
-        now = time.monotonic()
-        wall0, sim0 = self._status_mark
-        self._status_mark = (now, plant.t)
-        msg = SimulatorStatus(joint_names=self.joints.names, lockstep=self.params.lockstep,
-                              unanswered_states=self.unanswered_states)
-        msg.header.stamp = self.get_clock().now().to_msg() if self.clock_publisher is None \
-            else time_msg(self._simulated_ns)
-        msg.at_lower_limit = self.joints.model_to_names(plant.at_lower).tolist()
-        msg.at_upper_limit = self.joints.model_to_names(plant.at_upper).tolist()
-        msg.command_timed_out = bool(self._timed_out)
-        msg.command_interface = plant.interface.value
-        msg.steps = self.steps
-        msg.late_steps = self.late_steps
-        msg.rejected_commands = self.rejected_commands
-        msg.simulated_time = plant.t
-        msg.real_time_factor = (plant.t - sim0) / (now - wall0) if now > wall0 else 0.0
-        # steps as fast as possible are never late (and their window stays zero)
-        window = self._lateness[:min(self.steps, JITTER_WINDOW)] if self.params.realtime else ()
-        msg.step_lateness_p99 = float(np.percentile(window, 99)) if len(window) else 0.0
+        """Publish ~/status: the simulator's figures."""
+        status = self.sim.status(time.monotonic())
+        names = self.joints.model_to_names
+        msg = SimulatorStatus(joint_names=self.joints.names, lockstep=status.lockstep,
+                              unanswered_states=status.unanswered_states)
+        msg.header.stamp = time_msg(status.stamp_ns)
+        msg.at_lower_limit = names(status.at_lower).tolist()
+        msg.at_upper_limit = names(status.at_upper).tolist()
+        msg.command_timed_out = status.command_timed_out
+        msg.command_interface = status.interface
+        msg.steps = status.steps
+        msg.late_steps = status.late_steps
+        msg.rejected_commands = status.rejected_commands
+        msg.ignored_commands = status.ignored_commands
+        msg.simulated_time = status.simulated_time
+        msg.real_time_factor = status.real_time_factor
+        msg.step_lateness_p99 = status.step_lateness_p99
+        w = msg.external_wrench
+        (w.force.x, w.force.y, w.force.z,
+         w.torque.x, w.torque.y, w.torque.z) = status.wrench.tolist()
+        msg.external_wrench_frame = status.wrench_frame
         self.status_publisher.publish(msg)
 
     def destroy_node(self):
@@ -462,6 +427,20 @@ class SimulatorNode(Node):
         if self._thread is not None:
             self._thread.join(timeout=5.0)
         return super().destroy_node()
+
+
+def _publisher_gid(info):
+    """
+    Return the publisher's GID (hex) in a message info, or None where rclpy gives none.
+
+    rclpy 9 (Kilted) has ``publisher_gid`` ``{'implementation_identifier', 'data'}``; without
+    it (rclpy 7, Jazzy: :data:`~robot_dynamics.ros.compat.PUBLISHER_GID`) every command counts
+    as one source (no check for a second one).
+    """
+    gid = info.get('publisher_gid')
+    if isinstance(gid, dict):
+        gid = gid.get('data')
+    return None if gid is None else bytes(gid).hex()
 
 
 def main(args=None):

@@ -314,7 +314,7 @@ def test_computed_torque_exact_model_tracks_a_quintic(robot):
     model = RobotModel.load(robot)
     ref = reference(model)
     law = control.ComputedTorque(model, KP, KD, friction='reference')
-    rec = sim.closed_loop(model, law, ref, ref.end_time + HOLD)
+    rec = sim.track_reference(model, law, ref, ref.end_time + HOLD)
     e = sim.tracking_error(model, rec, ref)
     assert rec.stable and not rec.saturated.any()
     assert rms(e) <= 1e-4, f'{robot}: computed torque rms error {rms(e):.3g} rad'
@@ -326,7 +326,7 @@ def test_pd_shows_the_gravity_sag_of_planar_2r(planar_2r):
     inertia = np.diag(planar_2r.mass_matrix(np.zeros(2)))
     kp, kd = KP * inertia, KD * inertia
     law = control.PD(planar_2r, kp, kd)
-    rec = sim.closed_loop(planar_2r, law, tr.point_to_point(q_d, q_d, 0.0), 1.5)
+    rec = sim.track_reference(planar_2r, law, tr.point_to_point(q_d, q_d, 0.0), 1.5)
     e_ss = q_d - rec.q[-1]
     assert np.abs(rec.qd[-1]).max() < 1e-5                      # settled
     assert np.all(e_ss > 5e-3)                                  # a clear sag (0.0079, 0.0122 rad)
@@ -339,7 +339,7 @@ def test_pd_gravity_removes_the_set_point_error(planar_2r):
     q_d = np.array([0.3, -0.4])
     inertia = np.diag(planar_2r.mass_matrix(np.zeros(2)))
     law = control.PDGravity(planar_2r, KP * inertia, KD * inertia)
-    rec = sim.closed_loop(planar_2r, law, tr.point_to_point(q_d, q_d, 0.0), 1.5)
+    rec = sim.track_reference(planar_2r, law, tr.point_to_point(q_d, q_d, 0.0), 1.5)
     assert np.abs(q_d - rec.q[-1]).max() < 1e-6
 
 
@@ -348,7 +348,7 @@ def test_computed_torque_with_model_error_stays_stable_and_bounded(planar_2r, mo
     ref = reference(planar_2r, effort_fraction=0.8)            # the whole path in ~2 s
     wrong = sim.with_model_error(planar_2r, model_error)
     law = control.ComputedTorque(wrong, KP, KD, friction='reference')
-    rec = sim.closed_loop(planar_2r, law, ref, ref.end_time + HOLD)
+    rec = sim.track_reference(planar_2r, law, ref, ref.end_time + HOLD)
     e = sim.tracking_error(planar_2r, rec, ref)
     assert rec.stable and not rec.saturated.any()
     # measured: +20 %: max 5.2e-3 rad, rms 2.3e-3; -20 %: max 8.0e-3, rms 3.6e-3
@@ -365,7 +365,7 @@ def test_resolved_acceleration_tracks_a_cartesian_line_on_scara(scara):
     T1[:3, 3] += [-0.2, 0.15, 0.05]
     line = tr.CartesianLine(T0, T1, 1.0)
     law = control.ResolvedAcceleration(scara, KP, KD, friction='reference')
-    rec = sim.closed_loop(scara, law, line, 1.5, q0=q0)
+    rec = sim.track_reference(scara, law, line, 1.5, q0=q0)
     e = sim.tracking_error(scara, rec, line)                    # tip position rows [m]
     assert e.shape[1] == 3 and rec.stable
     assert np.abs(e).max() <= 1e-4, f'tip error {np.abs(e).max():.3g} m'
@@ -384,7 +384,7 @@ def test_resolved_acceleration_controls_orientation_where_the_arm_can(bundled):
         T1[:3, :3] = rot_z(0.2) @ T0[:3, :3]
         line = tr.CartesianLine(T0, T1, 0.8)
         law = control.ResolvedAcceleration(model, KP, KD)
-        rec = sim.closed_loop(model, law, line, 1.0, q0=q0, friction=False)
+        rec = sim.track_reference(model, law, line, 1.0, q0=q0, friction=False)
         e = sim.tracking_error(model, rec, line)
         assert e.shape[1] == int(model.task_mask.sum())         # includes yaw (or all three)
         assert np.abs(e).max() < 1e-4, f'{name}: task error {np.abs(e).max():.3g}'
@@ -524,7 +524,7 @@ def test_adaptive_learns_a_payload_that_computed_torque_does_not_know(
     adaptive = control.Adaptive(model, KP * inertia, KD * inertia, gamma=gamma)
     errors = {}
     for name, law in (('computed_torque', computed), ('adaptive', adaptive)):
-        rec = sim.closed_loop(plant, law, reference, period * repetitions)
+        rec = sim.track_reference(plant, law, reference, period * repetitions)
         assert rec.stable, name
         e = reference.sample(rec.t).q - rec.q
         errors[name] = np.array([rms(e[(rec.t >= k * period) & (rec.t < (k + 1) * period)])

@@ -21,8 +21,8 @@ from robot_dynamics.control import PID
 from robot_dynamics.controller import Controller, Kind, Mode
 from robot_dynamics.errors import InputError
 from robot_dynamics.follower import Goal, Outcome, Tolerances
-from robot_dynamics.plant import Plant
-from robot_dynamics.simulation import default_controller
+from robot_dynamics.simulation import closed_loop, default_controller
+from robot_dynamics.simulator import Simulator
 from robot_dynamics.trajectory import point_to_point
 
 #: A clock far from zero, as the stamps of an arm on wall time are (seconds since 1970).
@@ -310,28 +310,24 @@ def test_bad_settings_are_refused(arm):
 
 
 def _closed_loop(arm, goal_start=0.25, steps=1600):
-    """Run the controller answering each state of a plant stepped after each answer (lockstep)."""
-    plant = Plant(arm, DT, q0=Q0)
+    """Run the controller answering each state of the simulator in lockstep (the one loop)."""
+    simulator = Simulator(arm, 1.0 / DT, q0=Q0, realtime=False, lockstep=True)
     c = _controller(arm)
     goal, path = _goal('g', Q0, Q0 + [0.6, -0.5], start=goal_start)
-    states, errors = [], []
-    for k in range(steps):
-        t = k * DT
-        if k == 10:
-            assert _kinds(c.submit(goal)) == [Kind.GOAL_ACCEPTED]
-        cycle = c.update(t, plant.q, plant.qd)
-        states.append((plant.q.copy(), plant.qd.copy()))
-        if c.mode is Mode.TRAJECTORY:
-            errors.append(cycle.reference.q - plant.q)
-        plant.step(cycle.command)
-    return np.array(states), np.array(errors), path, c
+    record = closed_loop(simulator, c, steps * DT, goals=[(10 * DT, goal)])
+    kinds = [e.kind for _, e in record.events if e.tag == 'g']
+    assert kinds == [Kind.GOAL_ACCEPTED, Kind.GOAL_ENDED]
+    moving = (record.t > goal_start) & (record.t <= goal_start + 1.0)
+    errors = path.sample(record.t[moving] - goal_start).q - record.q[moving]
+    return np.stack((record.q, record.qd), axis=1), errors, path, c
 
 
 def test_lockstep_closed_loop_tracks_and_is_the_same_every_run(arm):
     states, errors, path, c = _closed_loop(arm)
-    assert np.sqrt(np.mean(errors ** 2)) < 1e-4 and len(errors) > 900
+    assert np.sqrt(np.mean(errors ** 2)) < 1e-4 and len(errors) == 1000
     np.testing.assert_allclose(states[-1][0], path.end, atol=1e-4)
-    assert c.missed_cycles == 0 and c.cycles == len(states)
+    # every state answered, but the one the run ends at
+    assert c.missed_cycles == 0 and c.cycles == len(states) - 1 == 1600
     again, _, _, _ = _closed_loop(arm)
     assert np.array_equal(states, again)        # bit for bit
 

@@ -149,7 +149,7 @@ def test_computed_torque_follows_the_plan_without_saturating(robot, bundled):
     reference = motion.trajectory()
     controller = simulation.default_controller('computed_torque', model,
                                                middle(model.lower, model.upper))
-    record = simulation.closed_loop(model, controller, reference, motion.duration + 0.5)
+    record = simulation.track_reference(model, controller, reference, motion.duration + 0.5)
     assert record.stable and not record.saturated.any()
     error = reference.sample(record.t).q - record.q
     assert np.sqrt(np.mean(error ** 2)) < 1e-4 and np.abs(error).max() < 1e-3

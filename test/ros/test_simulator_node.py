@@ -19,12 +19,16 @@ import os
 import signal
 import time
 
+from geometry_msgs.msg import WrenchStamped
 import numpy as np
 import pytest
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from robot_dynamics import RobotModel
 from robot_dynamics.integrators import simulate
+from robot_dynamics.ros.compat import PUBLISHER_GID
 from robot_dynamics.ros.conversions import to_seconds
 from robot_dynamics_interfaces.msg import SimulatorStatus
+from scipy.optimize import fsolve
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
@@ -33,6 +37,9 @@ from std_srvs.srv import Trigger
 pytestmark = pytest.mark.ros
 
 COMMANDS = '/effort_controller/commands'
+#: A second command publisher that the lockstep simulator's transient-local reader matches.
+IMPOSTOR_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
 @pytest.fixture
@@ -250,3 +257,69 @@ def test_a_stalled_simulator_says_so_and_catches_up(simulator, probe, processes)
     # behind otherwise (on the 1 ms grid: test_real_time_stamps_are_the_steps_times)
     probe.wait_for(lambda: probe.node.get_clock().now().nanoseconds * 1e-9
                    - _stamp(states[-1][0]) < 0.05, what='simulated time back on wall time')
+
+
+def _wrench(force, frame=''):
+    msg = WrenchStamped()
+    msg.header.frame_id = frame
+    msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z = force
+    return msg
+
+
+def _settled(arm, after):
+    """Wait until the arm has been at rest for 1 s of simulated time after ``after`` [s]."""
+    arm.probe.wait_for(lambda: arm.now() > after + 1.0 and np.abs(
+        arm.states[-1][0].velocity).max() < 1e-7, timeout=120.0, what='the arm at rest')
+
+
+def test_a_push_moves_the_arm_against_its_stiffness_and_an_impostor_does_not(
+        loop, probe, processes):
+    # lockstep, computed torque holding at rest: tau = kp M(q) (q_ref - q) + g(q), so the push's
+    # torque J^T w is held by the stiffness kp M(q)
+    arm = loop('planar_2r')
+    model = arm.model
+    statuses = probe.collect(SimulatorStatus, '/simulator/status')
+    wrenches = probe.node.create_publisher(WrenchStamped, '/simulator/external_wrench', 10)
+    probe.wait_for(lambda: wrenches.get_subscription_count() > 0, what='the wrench topic')
+    held = np.array(arm.controller_states[-1][0].reference.positions)
+    w = np.array([10.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    before = model.fk(arm.position())[:3, 3]
+    wrenches.publish(_wrench(w[:3]))
+    probe.wait_for(lambda: statuses and statuses[-1][0].external_wrench.force.x == 10.0,
+                   what='the wrench in the status')
+    pushed = arm.now()
+    _settled(arm, pushed)
+    q = arm.position()
+    kp = 20.0 ** 2        # the shipped natural frequency [rad/s], squared
+
+    def residual(x):
+        return kp * model.mass_matrix(x) @ (held - x) + model.jacobian(x).T @ w
+    expected = fsolve(residual, held, xtol=1e-12)
+    np.testing.assert_allclose(q, expected, atol=1e-6)
+    # pushed along +x: the tip went that way
+    assert model.fk(q)[0, 3] - before[0] > 1e-4
+    assert statuses[-1][0].external_wrench_frame == 'tip'
+    # NaN and an unknown frame are refused, logged; the push stays
+    for bad in (_wrench([float('nan'), 0.0, 0.0]), _wrench([1.0, 0.0, 0.0], 'nowhere')):
+        wrenches.publish(bad)
+        probe.wait_for(lambda: 'refused external wrench' in processes.output(arm.simulator),
+                       what='the refusal in the log')
+    assert "'nowhere'" in processes.output(arm.simulator) or 'nan' in \
+        processes.output(arm.simulator)
+    # a zero wrench removes it: back where it was held
+    wrenches.publish(_wrench([0.0, 0.0, 0.0]))
+    probe.wait_for(lambda: statuses and statuses[-1][0].external_wrench.force.x == 0.0,
+                   what='no wrench in the status')
+    _settled(arm, arm.now())
+    np.testing.assert_allclose(arm.position(), held, atol=1e-6)
+    if not PUBLISHER_GID:
+        return      # this distribution's rclpy does not say who published a command
+    # an impostor on the command topic: ignored, counted, named; the arm stays held
+    impostor = probe.node.create_publisher(Float64MultiArray, COMMANDS, IMPOSTOR_QOS)
+    count = len(arm.states)
+    probe.wait_for(lambda: impostor.publish(Float64MultiArray(data=[50.0, -30.0])) or (
+        statuses and statuses[-1][0].ignored_commands > 10), what='the ignored commands')
+    log = processes.output(arm.simulator)
+    assert 'a second source of commands' in log and 'controller' in log, log
+    moved = np.array([m.position for m, _ in arm.states[count:]]) - held
+    assert np.abs(moved).max() < 1e-6

@@ -1,0 +1,380 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The simulated arm's logic on explicit times: pacing, commands, lockstep, reset, wrench."""
+
+import math
+
+import numpy as np
+import pytest
+from robot_dynamics import RobotModel
+from robot_dynamics.errors import InputError
+from robot_dynamics.integrators import rk4_step
+from robot_dynamics.plant import Plant
+from robot_dynamics.simulator import Kind, Simulator, STALL
+from scipy.optimize import fsolve
+
+DT = 1e-3
+Q0 = np.array([0.3, -0.4])
+
+
+@pytest.fixture
+def arm():
+    return RobotModel.load('planar_2r')
+
+
+def _kinds(events):
+    return [e.kind for e in events]
+
+
+def _sim(arm, **options):
+    return Simulator(arm, 1.0 / DT, q0=Q0, **options)
+
+
+def test_due_steps_and_lateness_on_explicit_times(arm):
+    sim = _sim(arm, origin_ns=5 * 10**9)
+    first = sim.tick(100.0)
+    assert first.lateness == 0.0 and first.stamp_ns == 5 * 10**9 and first.publish
+    sim.step(100.0)
+    # step 1 is due 1 ms after step 0: asked early, the wait says how long
+    assert sim.wait(100.0004) == pytest.approx(0.0006, abs=1e-12)
+    on_time = sim.tick(100.0015)     # 0.5 ms late: not a late step
+    assert on_time.lateness == pytest.approx(0.0005) and sim.late_steps == 0
+    assert on_time.stamp_ns == 5 * 10**9 + 10**6
+    sim.step(100.0015)
+    late = sim.tick(100.0045)        # step 2 due at 100.002: 2.5 ms late
+    assert late.lateness == pytest.approx(0.0025) and sim.late_steps == 1 and late.events == []
+    # stamped with its step's time on the grid however late it ran
+    assert late.stamp_ns == 5 * 10**9 + 2 * 10**6
+    sim.step(100.0045)
+    # the steps due run at once (no wait) until the grid is caught up
+    assert sim.wait(100.0045) == 0.0
+    stalled = sim.tick(100.003 + STALL + 0.01)
+    assert sim.late_steps == 2 and _kinds(stalled.events) == [Kind.STALL]
+    assert 'step 3 started 60 ms late' in stalled.events[0].message
+    sim.step(100.1)
+    assert sim.status(100.1).step_lateness_p99 == pytest.approx(
+        np.percentile([0.0, 0.0005, 0.0025, 0.06], 99))
+
+
+def test_off_real_time_no_pacing_and_simulated_stamps(arm):
+    sim = _sim(arm, realtime=False)
+    for k in range(3):
+        tick = sim.tick(0.0)       # the same clock reading: never late, never waits
+        assert tick.lateness == 0.0 and tick.stamp_ns == k * 10**6 and sim.wait(0.0) == 0.0
+        sim.step(0.0)
+    assert sim.late_steps == 0 and sim.status(0.0).step_lateness_p99 == 0.0
+
+
+def test_braked_until_the_first_command_then_the_newest_wins(arm):
+    arm = arm.replace(damping=np.zeros(2), friction=np.zeros(2))
+    sim = _sim(arm, realtime=False)
+    for k in range(5):
+        sim.tick(k * DT)
+        sim.step(k * DT)
+    # gravity acts, nothing moves
+    np.testing.assert_array_equal(sim.plant.q, Q0)
+    assert sim.plant.t == pytest.approx(5 * DT)
+    taken, events = sim.command([1.0, 2.0], 0.005)
+    assert taken and events == []
+    sim.command([3.0, -1.0], 0.005)      # a newer one before the step: it wins
+    q, qd = sim.plant.q.copy(), sim.plant.qd.copy()
+    sim.tick(0.005)
+    stepped = sim.step(0.005)
+    assert _kinds(stepped.events) == [Kind.COMMANDS_BACK]
+    expected = rk4_step(arm, q, qd, np.array([3.0, -1.0]), DT)
+    np.testing.assert_allclose(sim.plant.q, expected[0], rtol=0, atol=1e-14)
+    np.testing.assert_array_equal(sim.plant.effort, [3.0, -1.0])
+
+
+def test_without_brakes_the_arm_falls_at_once(arm):
+    sim = _sim(arm, realtime=False, brake_until_command=False)
+    sim.tick(0.0)
+    sim.step(0.0)
+    assert np.abs(sim.plant.q - Q0).max() > 0.0 and not sim.plant.effort.any()
+
+
+@pytest.mark.parametrize('interface, idle', [('effort', 'zero'), ('velocity', 'zero'),
+                                             ('position', 'here')])
+def test_the_idle_command_after_the_command_timeout(arm, interface, idle):
+    sim = _sim(arm, realtime=False, interface=interface, command_timeout=0.1)
+    sim.command([0.4, -0.2] if interface == 'position' else [1.0, 1.0], 0.0)
+    sim.tick(0.0)
+    assert sim.step(0.0).events[0].kind is Kind.COMMANDS_BACK
+    sim.tick(0.1)
+    assert sim.step(0.1).events == [] and not sim.command_timed_out    # 0.1 s: not yet
+    sim.tick(0.1001)
+    here = sim.plant.q.copy()
+    [event] = sim.step(0.1001).events
+    assert event.kind is Kind.COMMANDS_TIMED_OUT and '0.1 s' in event.message
+    assert sim.status(0.2).command_timed_out
+    if idle == 'zero' and interface == 'effort':
+        np.testing.assert_array_equal(sim.plant.effort, [0.0, 0.0])
+    elif interface == 'velocity':
+        np.testing.assert_array_equal(sim.plant.qd, [0.0, 0.0])
+    else:
+        np.testing.assert_array_equal(sim.plant.q, here)        # held where it was
+
+
+def test_each_interface_follows_its_command(arm):
+    position = _sim(arm, realtime=False, interface='position')
+    target = Q0 + [1e-4, -2e-4]            # within one step of the velocity limit
+    position.command(target, 0.0)
+    position.tick(0.0)
+    position.step(0.0)
+    np.testing.assert_allclose(position.plant.q, target, rtol=0, atol=1e-15)
+    velocity = _sim(arm, realtime=False, interface='velocity')
+    velocity.command([0.5, -0.25], 0.0)
+    velocity.tick(0.0)
+    velocity.step(0.0)
+    np.testing.assert_allclose(velocity.plant.q, Q0 + DT * np.array([0.5, -0.25]), atol=1e-15)
+    np.testing.assert_allclose(velocity.plant.qd, [0.5, -0.25], atol=1e-12)
+
+
+def test_rejected_commands_keep_the_last_good_one(arm):
+    sim = _sim(arm, realtime=False)
+    sim.command([1.0, 2.0], 0.0)
+    for bad, words in (([1.0], 'expected 2 values'), ([np.nan, 0.0], "'joint1' is nan"),
+                       ([1.0, 2.0, 3.0], 'got 3')):
+        taken, [event] = sim.command(bad, 0.0)
+        assert not taken and event.kind is Kind.COMMAND_REJECTED and words in event.message
+    assert sim.rejected_commands == 3
+    sim.tick(0.0)
+    sim.step(0.0)
+    np.testing.assert_array_equal(sim.plant.effort, [1.0, 2.0])
+
+
+def test_one_source_of_commands_an_impostor_is_ignored_and_named(arm):
+    sim = _sim(arm, realtime=False, command_timeout=0.1)
+    assert sim.command([1.0, 2.0], 0.0, source='controller') == (True, [])
+    taken, [event] = sim.command([9.0, 9.0], 0.01, source='impostor')
+    assert not taken and event.kind is Kind.SECOND_SOURCE
+    assert event.sources == ('controller', 'impostor')
+    assert 'impostor' in event.message and 'controller' in event.message
+    # reported once, counted every time
+    assert sim.command([9.0, 9.0], 0.02, source='impostor') == (False, [])
+    assert sim.ignored_commands == 2 and sim.status(0.0).ignored_commands == 2
+    sim.tick(0.02)
+    sim.step(0.02)
+    np.testing.assert_array_equal(sim.plant.effort, [1.0, 2.0])
+    # a malformed command from anyone is rejected, not ignored
+    sim.command([np.nan, 0.0], 0.03, source='impostor')
+    assert sim.rejected_commands == 1 and sim.ignored_commands == 2
+    # the followed source silent for the command timeout (a controller that died): a new one
+    # (a restarted controller) is followed
+    taken, [event] = sim.command([4.0, 5.0], 0.2, source='restarted')
+    assert taken and event.kind is Kind.SOURCE_CHANGED and 'silent' in event.message
+    taken, [event] = sim.command([1.0, 1.0], 0.21, source='controller')
+    assert not taken and event.kind is Kind.SECOND_SOURCE
+
+
+def test_lockstep_waits_for_the_answer_and_counts_unanswered_states(arm):
+    sim = _sim(arm, lockstep=True, realtime=False, lockstep_timeout=1.0)
+    first = sim.tick(0.0, system_ns=1000)
+    # braked, no command yet: wait as long as it takes
+    assert first.publish and first.answer_timeout == math.inf
+    assert sim.waited(100.0) is None and sim.unanswered_states == 0
+    # a command sent before the first state (kept for late joiners) answers nothing
+    assert sim.command([1.0, 1.0], 0.0, sent_ns=999) == (False, [])
+    assert sim.command([1.0, 1.0], 0.0, sent_ns=1000)[0]
+    sim.step(0.0)
+    second = sim.tick(0.0)
+    assert second.answer_timeout == 1.0
+    assert sim.waited(0.999) is None
+    event = sim.waited(1.0)
+    assert event.kind is Kind.UNANSWERED and sim.unanswered_states == 1
+    sim.step(0.0)
+    # no wait until commands come again
+    assert sim.tick(0.0).answer_timeout is None
+    sim.command([1.0, 1.0], 0.0, sent_ns=2000)
+    sim.step(0.0)
+    assert sim.tick(0.0).answer_timeout == 1.0
+
+
+def test_lockstep_states_not_published_are_not_waited_for(arm):
+    sim = _sim(arm, lockstep=True, realtime=False, publish_every=10)
+    sim.tick(0.0, system_ns=0)
+    sim.command([0.0, 0.0], 0.0, sent_ns=0)
+    sim.step(0.0)
+    timeouts = [(sim.tick(0.0).answer_timeout, sim.step(0.0))[0] for _ in range(10)]
+    assert timeouts == [None] * 9 + [1.0]
+
+
+def test_lockstep_in_real_time_a_wait_is_no_lateness(arm):
+    sim = _sim(arm, lockstep=True, lockstep_timeout=1.0)
+    sim.tick(10.0, system_ns=0)
+    sim.command([0.0, 0.0], 10.0)
+    sim.step(10.0)
+    late = sim.tick(10.5)      # the controller took 0.5 s: the grid moves on
+    assert late.lateness == 0.0 and sim.late_steps == 0
+    sim.step(10.5)
+    assert sim.wait(10.5) == pytest.approx(DT)
+
+
+def test_reset_restores_the_initial_state_the_clock_runs_on(arm):
+    sim = _sim(arm, realtime=False, publish_every=1000)
+    sim.command([5.0, 5.0], 0.0)
+    for _ in range(20):
+        sim.tick(0.0)
+        sim.step(0.0)
+    assert np.abs(sim.plant.q - Q0).max() > 1e-4
+    tick = sim.tick(0.0, reset=True)
+    assert tick.reset and tick.publish and tick.stamp_ns == 20 * 10**6
+    np.testing.assert_array_equal(sim.plant.q, Q0)
+    np.testing.assert_array_equal(sim.plant.qd, [0.0, 0.0])
+
+
+def test_a_failed_step_waits_for_a_reset(arm):
+    sim = _sim(arm, realtime=False)
+    sim.command([0.0, 0.0], 0.0)
+    sim.plant.qd = np.array([np.inf, 0.0])      # a state the integration cannot go on from
+    sim.tick(0.0)
+    stepped = sim.step(0.0)
+    assert stepped.failed and _kinds(stepped.events)[-1] is Kind.FAILED and sim.failed
+    sim.tick(0.0, reset=True)
+    assert not sim.failed and not sim.step(0.0).failed
+
+
+def test_a_status_when_a_stop_is_touched_and_every_status_every_steps():
+    scara = RobotModel.load('scara')
+    q0 = scara.upper - 1e-4
+    sim = Simulator(scara, 1000.0, realtime=False, q0=np.minimum(q0, 0.29), status_every=50,
+                    interface='velocity')
+    sim.command(np.where(np.arange(scara.dof) == 2, 1.0, 0.0), 0.0)     # quill up
+    statuses = []
+    for k in range(60):
+        sim.tick(0.0)
+        statuses.append(sim.step(0.0).status)
+    touched = statuses.index(True)
+    assert touched < 49 and sim.plant.at_upper[2] and statuses[49]
+    assert sim.status(0.0).at_upper.tolist() == [False, False, True]
+
+
+def test_real_time_factor_over_the_status_period(arm):
+    sim = _sim(arm, realtime=False)
+    sim.status(10.0)
+    sim.command([0.0, 0.0], 0.0)
+    for _ in range(100):
+        sim.tick(0.0)
+        sim.step(0.0)
+    assert sim.status(10.05).real_time_factor == pytest.approx(2.0)
+
+
+def test_bad_settings_are_refused(arm):
+    with pytest.raises(InputError, match='rate_hz'):
+        Simulator(arm, 0.0)
+    with pytest.raises(InputError, match='publish_every'):
+        Simulator(arm, 1000.0, publish_every=0)
+    with pytest.raises(InputError, match='command_timeout'):
+        Simulator(arm, 1000.0, command_timeout=-1.0)
+
+
+# ---- the external wrench ------------------------------------------------------------------------
+
+def test_a_wrench_on_a_gravity_free_arm_accelerates_it_by_m_inverse_j_transpose_w(arm):
+    free = arm.replace(gravity=np.zeros(3), damping=np.zeros(2), friction=np.zeros(2))
+    sim = Simulator(free, 1000.0, realtime=False, brake_until_command=False, q0=Q0)
+    w = np.array([10.0, -4.0, 0.0, 0.0, 0.0, 0.5])
+    sim.set_wrench(w)
+    tau_ext = sim.plant.external_torque()
+    J = free.jacobian(Q0)
+    np.testing.assert_allclose(tau_ext, J.T @ w, rtol=0, atol=1e-12)
+    # the first step's acceleration: M^-1 J^T w exactly, and the library's f_ext is -w
+    qdd = free.forward_dynamics(Q0, np.zeros(2), tau_ext)
+    np.testing.assert_allclose(qdd, np.linalg.solve(free.mass_matrix(Q0), J.T @ w),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(qdd, free.forward_dynamics(Q0, np.zeros(2), np.zeros(2),
+                                                          f_ext=-w), rtol=1e-12, atol=1e-12)
+    sim.tick(0.0)
+    sim.step(0.0)
+    q1, qd1 = rk4_step(free, Q0, np.zeros(2), tau_ext, DT)
+    np.testing.assert_allclose(sim.plant.q, q1, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(sim.plant.qd, qd1, rtol=0, atol=1e-13)
+    # the drives applied nothing: the effort reported is theirs, not the environment's
+    np.testing.assert_array_equal(sim.plant.effort, [0.0, 0.0])
+    # the push moves the tip the way it pushes
+    dx = free.fk(sim.plant.q)[:2, 3] - free.fk(Q0)[:2, 3]
+    assert dx @ w[:2] > 0.0
+
+
+def test_a_wrench_at_a_named_frame_and_zero_removes_it(arm):
+    sim = Simulator(arm, 1000.0, realtime=False, q0=Q0)
+    link = arm.link_names[1]
+    w = np.array([0.0, 3.0, 0.0, 0.0, 0.0, 0.0])
+    sim.set_wrench(w, link)
+    np.testing.assert_allclose(sim.plant.external_torque(), arm.jacobian(Q0, link).T @ w,
+                               atol=1e-12)
+    status = sim.status(0.0)
+    assert status.wrench_frame == link and status.wrench.tolist() == w.tolist()
+    sim.set_wrench(np.zeros(6))
+    assert not sim.plant.external_torque().any() and sim.plant.wrench_frame == arm.tip_link
+
+
+@pytest.mark.parametrize('wrench, frame, words', [
+    ([np.nan, 0, 0, 0, 0, 0], '', 'wrench'), ([1.0, 2.0], '', 'wrench'),
+    ([1.0, 0, 0, 0, 0, 0], 'nowhere', "'nowhere': not a link")])
+def test_a_bad_wrench_is_refused_and_the_one_in_force_stays(arm, wrench, frame, words):
+    sim = Simulator(arm, 1000.0, realtime=False, q0=Q0)
+    sim.set_wrench([0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    with pytest.raises(InputError, match=words):
+        sim.set_wrench(wrench, frame)
+    assert sim.plant.wrench.tolist() == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+
+
+def test_static_equilibrium_against_a_joint_stiffness(arm):
+    # a stiff spring about Q0 holds the arm against gravity and a 10 N push at the tip:
+    # K (Q0 - q) + J(q)^T w = g(q) at rest
+    K = np.array([200.0, 100.0])
+    D = np.array([110.0, 30.0])
+    w = np.array([10.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    sim = Simulator(arm, 1000.0, realtime=False, friction=False, q0=Q0)
+    sim.set_wrench(w)
+    for k in range(6000):
+        t = k * DT
+        sim.tick(t)
+        q, qd = sim.plant.q, sim.plant.qd
+        sim.command(K * (Q0 - q) - D * qd + arm.gravity_torques(Q0), t)
+        sim.step(t)
+
+    def residual(q):
+        return K * (Q0 - q) + arm.gravity_torques(Q0) + arm.jacobian(q).T @ w \
+            - arm.gravity_torques(q)
+    expected = fsolve(residual, Q0, xtol=1e-13)
+    np.testing.assert_allclose(residual(expected), 0.0, atol=1e-9)
+    np.testing.assert_allclose(sim.plant.q, expected, atol=1e-7)
+    assert np.abs(sim.plant.qd).max() < 1e-6
+
+
+def test_ideal_followers_hold_against_the_wrench(arm):
+    sim = Simulator(arm, 1000.0, realtime=False, interface='position', friction=False, q0=Q0)
+    w = np.array([10.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    sim.set_wrench(w)
+    sim.command(Q0, 0.0)
+    sim.tick(0.0)
+    sim.step(0.0)
+    np.testing.assert_array_equal(sim.plant.q, Q0)
+    # the drives' effort: gravity less the push's torque
+    np.testing.assert_allclose(sim.plant.effort,
+                               arm.gravity_torques(Q0) - arm.jacobian(Q0).T @ w, atol=1e-9)
+
+
+def test_plant_and_simulator_agree(arm):
+    plant = Plant(arm, DT, q0=Q0)
+    sim = Simulator(arm, 1000.0, realtime=False, q0=Q0)
+    for k in range(10):
+        plant.step([1.0, -1.0])
+        sim.command([1.0, -1.0], k * DT)
+        sim.tick(k * DT)
+        sim.step(k * DT)
+    np.testing.assert_array_equal(sim.plant.q, plant.q)

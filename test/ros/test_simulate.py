@@ -1,0 +1,112 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""One loop, two transports: the library's closed loop against the graph in lockstep."""
+
+from closed_loop import quintic, SUCCEEDED
+import numpy as np
+import pytest
+from robot_dynamics.ros import graph
+from robot_dynamics.ros.conversions import to_seconds
+from robot_dynamics.simulation import closed_loop, goal_from_points, graph_loop
+from robot_dynamics.trajectory import TrajectoryPoints
+
+pytestmark = pytest.mark.ros
+
+#: Simulated time [s] at which the (first) goal starts: far enough ahead that it is there before
+#: its time, however busy the host.
+START = 6.0
+#: Simulated time [s] compared after the start.
+COMPARED = 3.0
+
+
+def _points(msg):
+    """Return the TrajectoryPoints of a JointTrajectory message (what a trajectory file holds)."""
+    def rows(field):
+        return np.array([getattr(p, field) for p in msg.points])
+    return TrajectoryPoints(tuple(msg.joint_names),
+                            np.array([to_seconds(p.time_from_start) for p in msg.points]),
+                            rows('positions'), rows('velocities'), rows('accelerations'))
+
+
+def _graph_states(arm, end):
+    """Return the graph's joint states from START to ``end``: (t, q, qd, effort) arrays."""
+    arm.probe.wait_for(lambda: arm.now() >= end, timeout=120.0, what=f'{end} s simulated')
+    states = [m for m, _ in arm.states if START <= to_seconds(m.header.stamp) <= end + 1e-9]
+    order = [list(states[0].name).index(j) for j in arm.model.joint_names]
+    return (np.array([to_seconds(m.header.stamp) for m in states]),
+            *(np.array([np.asarray(getattr(m, f))[order] for m in states])
+              for f in ('position', 'velocity', 'effort')))
+
+
+def _library_states(robot, model, goals, end):
+    """Run the library's loop as the graph is configured; the same arrays as _graph_states."""
+    files = [graph.parameter_file(robot)]
+    simulator, controller, tolerances = graph_loop(model, graph.file_values(files, 'simulator'),
+                                                   graph.file_values(files, 'controller'))
+    record = closed_loop(simulator, controller, end + 0.002, goals=[
+        (submitted, goal_from_points(model, points, tolerances, start, tag))
+        for submitted, points, start, tag in goals])
+    keep = (record.t >= START) & (record.t <= end + 1e-9)
+    return record, (record.t[keep], record.q[keep], record.qd[keep], record.effort[keep])
+
+
+def _assert_same(graph_states, library_states):
+    t_graph, t_library = graph_states[0], library_states[0]
+    assert len(t_graph) == len(t_library) == int(round(COMPARED * 1000)) + 1
+    np.testing.assert_allclose(t_graph, t_library, rtol=0, atol=1e-12)
+    for ours, theirs, what in zip(library_states[1:], graph_states[1:],
+                                  ('positions', 'velocities', 'efforts')):
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9, err_msg=what)
+
+
+@pytest.mark.parametrize('robot, move', [('planar_2r', [0.6, -0.5]),
+                                         ('scara', [0.5, -0.6, 0.1]),
+                                         ('puma560', [0.3, -0.2, 0.2, 0.3, -0.3, 0.4])])
+def test_simulate_gives_the_joint_states_of_the_lockstep_graph(loop, robot, move):
+    arm = loop(robot)
+    q0 = arm.position()
+    msg, _ = quintic(arm.model, q0, q0 + move, 1.5)
+    msg.header.stamp.sec = int(START)
+    result = arm.result(arm.send(msg))
+    assert result.status == SUCCEEDED, result.result.error_string
+    end = START + COMPARED
+    record, ours = _library_states(robot, arm.model, [(1.0, _points(msg), START, 'goal')], end)
+    assert [e.outcome.value for _, e in record.events if e.tag == 'goal' and e.outcome] \
+        == ['succeeded']
+    _assert_same(_graph_states(arm, end), ours)
+
+
+def test_a_preempting_goal_the_same_in_both(loop):
+    arm = loop('planar_2r')
+    q0 = arm.position()
+    first, _ = quintic(arm.model, q0, q0 + [0.6, -0.5], 2.5)
+    first.header.stamp.sec = int(START)
+    second, _ = quintic(arm.model, q0 + [0.3, -0.2], q0 + [-0.2, 0.3], 1.0)
+    second.header.stamp.sec, second.header.stamp.nanosec = int(START) + 1, 200_000_000
+    handle = arm.send(first)
+    # after the first has started, before the second's start
+    arm.probe.wait_for(lambda: arm.now() > START + 0.05, what='the first goal under way')
+    assert arm.now() < START + 1.1, 'the host was too slow to send the second goal in time'
+    preempting = arm.send(second)
+    assert arm.result(handle).status != SUCCEEDED
+    assert arm.result(preempting).status == SUCCEEDED
+    end = START + COMPARED
+    record, ours = _library_states(
+        'planar_2r', arm.model, [(1.0, _points(first), START, 'first'),
+                                 (START + 0.5, _points(second), START + 1.2, 'second')], end)
+    outcomes = {e.tag: e.outcome.value for _, e in record.events if e.outcome}
+    assert outcomes == {'first': 'preempted', 'second': 'succeeded'}
+    _assert_same(_graph_states(arm, end), ours)
