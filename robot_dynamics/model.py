@@ -244,7 +244,8 @@ class RobotModel:
         missing = [name for name in self.joint_names if name not in counts]
         repeated = sorted(name for name, count in counts.items() if count > 1)
         if unknown or missing or repeated:
-            near = sorted({m for name in unknown[:LIST_LIMIT] for m in closest(name, index)})
+            near = list(dict.fromkeys(m for name in unknown[:LIST_LIMIT]
+                                      for m in closest(name, index)))
             hint = f' (closest to the unknown: {listed(near)})' if near else ''
             raise InputError(f'{len(names)} joint names do not match the model '
                              f'{list(self.joint_names)}: unknown {listed(unknown)}{hint}, '
