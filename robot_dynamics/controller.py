@@ -421,7 +421,7 @@ class Controller:
         joint left free. None for a law without joint gains.
         """
         n = self.model.dof
-        if np.shape(getattr(law, 'kd', None)) != (n,) or np.shape(getattr(law, 'kp', None)) != (n,):
+        if any(np.shape(getattr(law, gain, None)) != (n,) for gain in ('kp', 'kd')):
             return None
         if law.law is Law.COMPUTED_TORQUE:
             inertia = np.ones(n)

@@ -69,6 +69,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
+from . import compat
 from .awake import AwakeTime
 from .cdr import JointStateReader, write_float64_array
 from .conversions import (JointMap, JointNameError, time_msg, to_seconds, trajectory_arrays,
@@ -182,6 +183,9 @@ JOINT_PARAMETERS = tuple(
 _JOINT_PATTERNS = tuple(spec.name for spec in JOINT_PARAMETERS)
 #: Parameters rclpy declares writable that the controller cannot change under way.
 STRUCTURAL = ('use_sim_time',)
+#: How often [s] and how many times the watchdog asks the graph for the nodes of two publishers
+#: of joint states that it did not know yet.
+NAMING_PERIOD, NAMING_TRIES = 0.5, 20
 #: The watchdog looks this often, as a fraction of the timeouts.
 WATCHDOG_FRACTION = 0.25
 #: Longest wait [s] for reliable subscribers to acknowledge the final command.
@@ -230,7 +234,11 @@ class ControllerNode(Node):
         self.get_logger().info(f'warmed up in {time.perf_counter() - start:.2f} s')
         self.sim_time = self.get_parameter('use_sim_time').value
         self._received = None             # monotonic time the newest usable state came
-        self._said_no_source = False
+        self._unnamed_sources = None      # two publishers of states to name once discovered
+        if not compat.PUBLISHER_GID:
+            self.get_logger().warning(
+                'this rclpy gives no publisher GID with a message (ROS 2 Kilted does): a second '
+                'publisher of joint_states cannot be told apart from the first')
         # the next period of each rate to publish in (cycle.t x rate reaching it)
         self._next_state_publish = self._next_feedback = -math.inf
         self._published_mode = None
@@ -358,15 +366,27 @@ class ControllerNode(Node):
         value = self.get_parameter(f'constraints.{joint}.{name}').value
         return value if value > 0.0 else np.inf
 
-    def _publisher_name(self, gid):
-        """Return the node that publishes joint states with the GID ``gid`` (hex), in words."""
-        if gid is None:
-            return 'none yet'
+    def _sources_named(self, sources):
+        """
+        Return ``'followed: node /a, the other: node /b'`` for two publishers' GIDs (hex).
+
+        A publisher whose node the graph does not know yet (its first message can come before
+        discovery tells its node's name) is named again by the watchdog once it is known.
+        """
+        names = [self._publisher_node(gid) for gid in sources]
+        if None in names:
+            self._unnamed_sources = (sources, NAMING_TRIES)
+        return (f'followed: {names[0] or "a node not discovered yet"}, the other: '
+                f'{names[1] or "a node not discovered yet"}')
+
+    def _publisher_node(self, gid):
+        """Return ``'node /name'`` of the joint states' publisher ``gid`` (hex), or None."""
         for endpoint in self.get_publishers_info_by_topic(self._joint_states.topic_name):
-            if bytes(endpoint.endpoint_gid).hex().startswith(gid.rstrip('0')):
-                node = endpoint.node_namespace.rstrip('/') + '/' + endpoint.node_name
-                return f'node {node} (publisher {gid[:24]})'
-        return f'publisher {gid[:24]} (gone from the graph)'
+            known = not endpoint.node_name.startswith('_NODE_NAME_UNKNOWN')
+            if gid is not None and known and \
+                    bytes(endpoint.endpoint_gid).hex().startswith(gid.rstrip('0')):
+                return f'node {endpoint.node_namespace.rstrip("/")}/{endpoint.node_name}'
+        return None
 
     def _check_effort_limits(self):
         unlimited = [j for j, limit in zip(self.model.joint_names, self.model.effort_limit)
@@ -407,11 +427,6 @@ class ControllerNode(Node):
                 self.get_logger().error(f'unusable joint state (not used: it counts as no '
                                         f'state): {exc}')
             return
-        if source is None and not self._said_no_source:
-            self._said_no_source = True
-            self.get_logger().warning(
-                'this rclpy gives no publisher GID with a message (ROS 2 Kilted does): a second '
-                'publisher of joint_states cannot be told apart from the first here')
         # the controller's clock, in s, from here on (a zero stamp: the node's)
         t = stamp_ns * 1e-9 or self._now()
         if self.trigger is Trigger.STATE:
@@ -431,6 +446,15 @@ class ControllerNode(Node):
 
     def watch(self):
         """Ask the controller what to send while no state comes; pass on cancel requests."""
+        if self._unnamed_sources is not None and self.throttle('name sources', NAMING_PERIOD):
+            sources, tries = self._unnamed_sources
+            names = [self._publisher_node(gid) for gid in sources]
+            self._unnamed_sources = None if None not in names or tries <= 1 else \
+                (sources, tries - 1)
+            if None not in names:
+                self.get_logger().error(
+                    f'two publishers of joint_states: followed: {names[0]}, the other: '
+                    f'{names[1]} ({self.controller.ignored_states} states ignored so far)')
         if self.controller.time is None:
             return
         wall = self._awake.look() if self.sim_time else None
@@ -488,9 +512,7 @@ class ControllerNode(Node):
             elif event.kind is Kind.SAFE_MODE:
                 log.error(event.message)
             elif event.kind in (Kind.SECOND_SOURCE, Kind.SOURCE_CHANGED):
-                followed, other = (self._publisher_name(gid) for gid in event.tag)
-                log.error(f'{event.message}; followed: {followed}, the other: {other} '
-                          f'({self.controller.ignored_states} states ignored so far)')
+                log.error(f'{event.message}; {self._sources_named(event.tag)}')
             elif self.throttle(event.kind, 1.0):
                 log.error(f'{event.message} (this kind of error is logged once a second)')
 

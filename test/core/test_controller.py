@@ -350,7 +350,7 @@ def test_an_adaptive_law_keeps_its_estimate_and_skips_the_gap_of_a_safe_mode(arm
     assert c.law.state.time == EPOCH + 2.0
 
 
-# ---- one source of joint states ------------------------------------------------------------------
+# ---- one source of joint states ---------------------------------------------------------------
 
 def test_states_from_a_second_source_are_ignored_counted_and_reported_once(arm):
     c = _controller(arm)
@@ -373,7 +373,7 @@ def test_states_from_a_second_source_are_ignored_counted_and_reported_once(arm):
     assert c.update(EPOCH - 1.0, Q0 + 0.5, REST, source='tool').command is None
     assert c.time == EPOCH + 11 * DT
     restarted = c.update(1.0, Q0 + 0.1, REST, source='sim')
-    assert "clock went back" in restarted.events[0].message and c.time == 1.0
+    assert 'clock went back' in restarted.events[0].message and c.time == 1.0
     np.testing.assert_array_equal(restarted.reference.q, Q0 + 0.1)
 
 
@@ -404,7 +404,7 @@ def test_a_named_source_is_the_only_one_followed(arm):
     assert c.update(EPOCH + 2.0, Q0, REST).command is not None
 
 
-# ---- gains the loop can bear ---------------------------------------------------------------------
+# ---- gains the loop can bear ------------------------------------------------------------------
 
 def _discrete_loop_grows(kp, kd, m, T, steps=4000):
     """Return whether m e'' = -kp e - kd e' with the torque held over T diverges (exact ZOH)."""

@@ -205,7 +205,8 @@ def test_a_goal_started_late_joins_its_path_without_a_velocity_spike(arm):
      "point 3: joint 'joint1' position 10 is outside its limits [-3.14159, 3.14159]"),
     (lambda q, qd, t: qd.__setitem__((5, 1), -40.0),
      "point 5: joint 'joint2' velocity -40 is above its limit"),
-    (lambda q, qd, t: t.__setitem__(4, t[2]), 'point 4: time_from_start 0.2 s is not increasing (point 3: 0.3 s)'),
+    (lambda q, qd, t: t.__setitem__(4, t[2]),
+     'point 4: time_from_start 0.2 s is not increasing (point 3: 0.3 s)'),
     (lambda q, qd, t: t.__setitem__(1, np.nan), 'point 1: time_from_start nan is not finite'),
 ])
 def test_a_goal_point_outside_the_limits_is_named_first(arm, change, words):
