@@ -511,8 +511,10 @@ class ControllerNode(Node):
                 log.info(event.message)
             elif event.kind is Kind.SAFE_MODE:
                 log.error(event.message)
-            elif event.kind in (Kind.SECOND_SOURCE, Kind.SOURCE_CHANGED):
+            elif event.kind is Kind.SECOND_SOURCE:
                 log.error(f'{event.message}; {self._sources_named(event.tag)}')
+            elif event.kind is Kind.SOURCE_CHANGED:
+                log.warning(event.message)
             elif self.throttle(event.kind, 1.0):
                 log.error(f'{event.message} (this kind of error is logged once a second)')
 
