@@ -57,6 +57,16 @@ is not used and counts as no state; a state no newer than the newest is a repeat
 answered again; an older one means that its clock went back (a simulation started again): the
 controller holds where the arm is, on the new clock.
 
+**One source.** Each state comes with its ``source``, an opaque identifier of who measured it (a
+ROS node passes the publisher's GID). The controller follows one source: the one given to it
+(``source=``), else the first that sends a usable state. A state from another source is ignored
+and counted (:attr:`Controller.ignored_states`), and the first one of each new source gives a
+``SECOND_SOURCE`` event naming both: two publishers of joint states is a fault to fix, not a
+choice to make. Once the followed source's states have gone stale (the safe mode; a simulator
+that was restarted is a new publisher), the next source that sends a usable state is followed.
+A clock going back from the *same* source is a restarted simulation, as above. A ``source`` of
+None is no identity: such states are taken as from the followed source.
+
 Joint arrays are (n,) in model order; times in s; positions rad or m; efforts N m or N.
 """
 
@@ -83,6 +93,8 @@ DEFAULT_WALL_STATE_TIMEOUT = 2.0
 DEFAULT_VELOCITY_FEEDBACK = 10.0
 #: A gap between cycles longer than this many periods counts the cycles in between as missed.
 MISSED_GAP = 1.5
+#: Configurations sampled (within the limits) for each joint's smallest inertia (gain bounds).
+INERTIA_SAMPLES = 256
 
 
 class Mode(enum.Enum):
@@ -150,13 +162,16 @@ class Controller:
         Velocity interface: command = reference velocity + this gain [1/s] x position error.
     stop_time : float
         Time [s] to bring a motion to rest after a cancel, an abort or a stop.
+    source : object, optional
+        The source of joint states to follow (see the module docstring); None: the first one.
 
     """
 
     def __init__(self, model, law=None, *, interface='effort', safe_mode='zero_effort',
                  state_timeout=DEFAULT_STATE_TIMEOUT,
                  wall_state_timeout=DEFAULT_WALL_STATE_TIMEOUT, rate_hz=1000.0,
-                 velocity_feedback=DEFAULT_VELOCITY_FEEDBACK, stop_time=DEFAULT_STOP_TIME):
+                 velocity_feedback=DEFAULT_VELOCITY_FEEDBACK, stop_time=DEFAULT_STOP_TIME,
+                 source=None):
         self.model = model
         self.interface = choice(interface, Interface, 'interface')
         self.safe_mode = choice(safe_mode, SafeMode, 'safe_mode')
@@ -166,12 +181,16 @@ class Controller:
                             ('wall_state_timeout', wall_state_timeout), ('rate_hz', rate_hz)):
             if not (math.isfinite(value) and value > 0.0):
                 raise InputError(f'{name}: expected a positive number, got {value!r}')
-        if not (math.isfinite(velocity_feedback) and velocity_feedback >= 0.0):
-            raise InputError(f'velocity_feedback: expected a gain >= 0, got {velocity_feedback!r}')
+        self.period = 1.0 / rate_hz
+        # q_k+1 = q_k + T k e_k: the error shrinks by (1 - k T) per cycle
+        if not (math.isfinite(velocity_feedback) and 0.0 <= velocity_feedback * self.period < 2.0):
+            raise InputError(f'velocity_feedback: expected a gain in [0, {2.0 / self.period:g}) '
+                             f'[1/s] (below 2 / T, the largest stable at {rate_hz:g} Hz), got '
+                             f'{velocity_feedback!r}')
+        self._inertia = None            # each joint's smallest inertia, when a law needs it
         self.set_law(law)
         self.state_timeout = float(state_timeout)
         self.wall_state_timeout = float(wall_state_timeout)
-        self.period = 1.0 / rate_hz
         self.velocity_feedback = float(velocity_feedback)
         self.follower = TrajectoryFollower(model, stop_time=stop_time)
         self.mode = Mode.WAITING
@@ -180,26 +199,31 @@ class Controller:
         self.cycles = 0
         self.missed_cycles = 0
         self._last_cycle = None
+        self.source = source            # the followed source of states (None: not chosen yet)
+        self.ignored_states = 0         # states from the other sources
+        self._pinned = source is not None
+        self._others = set()            # the other sources reported so far
+        self._source_lost = False       # the followed source's states went stale
         self._resume = 'first joint state'   # what the next usable state ends, in words
 
     # ---- states and cycles ----------------------------------------------------------------------
 
-    def update(self, t, q, qd):
+    def update(self, t, q, qd, source=None):
         """
-        Take the state ``(q, qd)`` measured at ``t`` [s] and run the cycle that answers it.
+        Take the state ``(q, qd)`` measured at ``t`` [s] by ``source`` and run its cycle.
 
         Returns the :class:`Cycle`: its command answers this state. A state that is not used
-        (a non-finite value; a repeat of the newest) gets no command.
+        (a non-finite value; a repeat of the newest; another source's) gets no command.
         """
-        taken, events = self._take(t, q, qd)
+        taken, events = self._take(t, q, qd, source)
         if not taken:
             return self._nothing(t, events)
         cycle = self.cycle(t)
         return cycle._replace(events=events + cycle.events)
 
-    def observe(self, t, q, qd):
-        """Keep the state ``(q, qd)`` measured at ``t`` as the newest; return the events."""
-        return self._take(t, q, qd)[1]
+    def observe(self, t, q, qd, source=None):
+        """Keep the state ``(q, qd)`` measured at ``t`` by ``source``; return the events."""
+        return self._take(t, q, qd, source)[1]
 
     def cycle(self, t):
         """
@@ -262,6 +286,7 @@ class Controller:
         if not stale:
             return self._nothing(t, [])
         events = []
+        self._source_lost = True
         if self.mode is not Mode.SAFE:
             self.mode = Mode.SAFE
             self._resume = 'joint states are back'
@@ -341,10 +366,63 @@ class Controller:
         return [g.tag for g in (self.follower.pending, self.follower.active) if g is not None]
 
     def set_law(self, law):
-        """Use ``law`` from the next cycle on (new gains: see ``law.with_gains``)."""
+        """
+        Use ``law`` from the next cycle on (new gains: see ``law.with_gains``).
+
+        Raises ``InputError`` for gains the loop cannot bear at its rate (:meth:`check_gains`);
+        the law in use stays.
+        """
+        if law is not None:
+            self.check_gains(law)
         self.law = law
         # the law's fast path for one state: the states are checked here, once
         self._compute = None if law is None else law.for_one_state()
+
+    def gain_bounds(self, law):
+        """
+        Return ``(kd_max, kp_max)`` (n,): the gains of ``law`` that keep the loop stable.
+
+        Per joint, with the error ``e`` of an inertia ``m`` under a torque held over each period
+        ``T`` (the command answers a state and is applied until the next), ``m e'' = -kp e -
+        kd e'`` sampled exactly has the characteristic polynomial ``z^2 - (2 - kd T / m - kp
+        T^2 / 2m) z + 1 - kd T / m + kp T^2 / 2m``, whose roots lie inside the unit circle
+        (Jury) iff ``kp > 0``, ``kd < 2 m / T`` and ``kp < 2 kd / T``. Computed torque's gains
+        are per unit inertia (``m = 1``); the other laws' are torques, and ``m`` is the joint's
+        smallest diagonal inertia ``M_jj`` over INERTIA_SAMPLES configurations within the
+        limits (the hardest case; the coupling between joints is left out). ``kp = kd = 0`` is a
+        joint left free. None for a law without joint gains.
+        """
+        n = self.model.dof
+        if any(np.shape(getattr(law, gain, None)) != (n,) for gain in ('kp', 'kd')):
+            return None
+        if law.law is Law.COMPUTED_TORQUE:
+            inertia = np.ones(n)
+        else:
+            if self._inertia is None:
+                self._inertia = _smallest_inertia(self.model)
+            inertia = self._inertia
+        kd_max = 2.0 * inertia / self.period
+        return kd_max, 2.0 * np.asarray(law.kd) / self.period
+
+    def check_gains(self, law):
+        """Raise ``InputError`` naming the joint, the gain and its bound unless it is stable."""
+        bounds = self.gain_bounds(law)
+        if bounds is None:
+            return
+        kd_max, kp_max = bounds
+        names = self.model.joint_names
+        rate = 1.0 / self.period
+        for j in range(self.model.dof):
+            kp, kd = float(law.kp[j]), float(law.kd[j])
+            if kd >= kd_max[j]:
+                raise InputError(f'gains.{names[j]}.kd = {kd:g}: the loop at {rate:g} Hz is '
+                                 f'unstable from {kd_max[j]:.6g} on (kd < 2 m / T; m = '
+                                 f'{kd_max[j] * self.period / 2.0:.4g}, the least inertia the '
+                                 "law's gains act on)")
+            if kp >= kp_max[j] and kp > 0.0:
+                raise InputError(f'gains.{names[j]}.kp = {kp:g}: the loop at {rate:g} Hz is '
+                                 f'unstable from {kp_max[j]:.6g} on with kd = {kd:g} (kp < '
+                                 '2 kd / T: raise kd first)')
 
     def warm_up(self):
         """Run every kernel of a cycle and of the safe command once, on a scratch copy."""
@@ -358,8 +436,18 @@ class Controller:
 
     # ---- internals ------------------------------------------------------------------------------
 
-    def _take(self, t, q, qd):
+    def _take(self, t, q, qd, source):
         """Keep a usable state as the newest: ``(taken, events)``."""
+        if not self._follows(source):
+            self.ignored_states += 1
+            if source in self._others:
+                return False, []
+            self._others.add(source)
+            return False, [Event(Kind.SECOND_SOURCE, f'joint states from a second source, '
+                                                     f'{source}, beside {self.source}, which '
+                                                     'the controller follows: ignoring them '
+                                                     '(stop the other publisher)',
+                                 (self.source, source))]
         q = np.asarray(q, dtype=float)
         qd = np.asarray(qd, dtype=float)
         n = self.model.dof
@@ -373,6 +461,14 @@ class Controller:
                                                       f'position {q[j]}, velocity {qd[j]} at '
                                                       f't = {t}: values must be finite')]
         events = []
+        if source is not None and source != self.source:
+            if self.source is not None:
+                events.append(Event(Kind.SOURCE_CHANGED, f'following joint states from {source} '
+                                                         f'({self.source} went stale)',
+                                    (self.source, source)))
+                self.time = self._last_cycle = None     # a new source, a new clock
+            self.source, self._others = source, set()
+        self._source_lost = False
         if self.time is not None and t <= self.time:
             if t == self.time:
                 return False, []          # a repeat: answered already
@@ -392,6 +488,14 @@ class Controller:
                 self.law.restart()      # what it learned holds; the gap is no time to adapt in
             self.mode = Mode.HOLD
         return True, events
+
+    def _follows(self, source):
+        """Return whether a state from ``source`` may be used (see the module docstring)."""
+        if source is None or source == self.source:
+            return True
+        if self._pinned:
+            return False
+        return self.source is None or self._source_lost
 
     def _end_goals(self, t, reason):
         """End every goal (``STOPPED``) and bring the reference to rest; return the events."""
@@ -419,6 +523,18 @@ class Controller:
 
     def _nothing(self, t, events):
         return Cycle(t, self.mode, None, None, None, None, None, None, events)
+
+
+def _smallest_inertia(model):
+    """Return each joint's smallest diagonal inertia ``M_jj`` (n,) over sampled configurations."""
+    # unbounded joints: a revolute one turns through every angle within [-pi, pi]
+    span = np.where(model.is_prismatic, 1.0, math.pi)
+    lower = np.where(np.isfinite(model.lower), model.lower, -span)
+    upper = np.where(np.isfinite(model.upper), model.upper, span)
+    rng = np.random.default_rng(0)
+    q = lower + (upper - lower) * rng.random((INERTIA_SAMPLES, model.dof))
+    q = np.vstack((q, middle(model.lower, model.upper)))
+    return np.diagonal(model.mass_matrix(q), axis1=-2, axis2=-1).min(axis=0)
 
 
 __all__ = ['Controller', 'Cycle', 'Event', 'Goal', 'Kind', 'Mode', 'SafeMode']

@@ -23,9 +23,17 @@ message. The one error about the environment instead, a missing optional depende
 ``ImportError``; the command line exits with 2 for the former and 1 for it.
 """
 
+import difflib
+
 import numpy as np
 
 from ._jit import all_finite
+
+#: Longest part of a refused string that a message quotes [characters]: a message about a 1 MB
+#: name must not be 1 MB long.
+QUOTE_LIMIT = 40
+#: Most names a message lists (the others are counted).
+LIST_LIMIT = 5
 
 
 class RobotDynamicsError(Exception):
@@ -46,6 +54,46 @@ class ShapeError(InputError):
 
 class SingularMassMatrixError(RobotDynamicsError, ValueError):
     """The joint-space mass matrix is not positive definite (a degenerate model)."""
+
+
+def shortened(text, limit):
+    """Return ``text``, or its first ``limit`` characters and how long it was."""
+    text = str(text)
+    return text if len(text) <= limit else f'{text[:limit]}... ({len(text)} characters)'
+
+
+def quoted(text, limit=QUOTE_LIMIT):
+    """Return ``repr(text)``, or of its first ``limit`` characters with the length said."""
+    text = str(text)
+    if len(text) <= limit:
+        return repr(text)
+    return f'{text[:limit]!r}... ({len(text)} characters)'
+
+
+def listed(names, limit=LIST_LIMIT):
+    """Return ``names`` as ``['a', 'b'] and 3 more``: at most ``limit`` of them, quoted."""
+    names = list(names)
+    shown = f"[{', '.join(quoted(n) for n in names[:limit])}]"
+    return shown + (f' and {len(names) - limit} more' if len(names) > limit else '')
+
+
+def closest(name, names, n=3):
+    """
+    Return up to ``n`` of ``names`` closest to ``name`` (for "did you mean"), best first.
+
+    Only a prefix of ``name`` as long as the longest of ``names`` (plus a few characters) is
+    compared: difflib's time grows with the product of the lengths.
+    """
+    names = [str(m) for m in names]
+    longest = max((len(m) for m in names), default=0) + 4
+    return difflib.get_close_matches(str(name)[:longest], names, n=n, cutoff=0.5)
+
+
+def unknown_name(what, name, names):
+    """Return the ``InputError`` for an unknown ``name`` of ``what``, with the closest names."""
+    near = closest(name, names)
+    hint = f'; closest: {listed(near)}' if near else ''
+    return InputError(f'unknown {what} {quoted(name)}{hint}; known: {listed(names, 20)}')
 
 
 def as_array(x, shape, name, finite=True):

@@ -119,6 +119,8 @@ class Kind(enum.Enum):
     SAFE_MODE = 'safe mode'
     FAULT = 'fault'
     STATE_REJECTED = 'state rejected'
+    SECOND_SOURCE = 'second source'
+    SOURCE_CHANGED = 'source changed'
 
 
 class Event(NamedTuple):
@@ -169,7 +171,13 @@ class TrajectoryFollower:
         self.active = self.pending = None
 
     def check(self, goal, t):
-        """Raise ``InputError`` if ``goal``, started from the current reference, breaks a limit."""
+        """
+        Raise ``InputError`` if ``goal``, started from the current reference, breaks a limit.
+
+        Its own points first (:func:`check_points`: the message names the point the caller
+        wrote), then the motion between them, sampled (an excursion of the spline).
+        """
+        check_points(self.model, goal)
         check_limits(self.model, self._build(goal, max(t, goal.start_time)))
 
     def submit(self, goal, t):
@@ -305,6 +313,40 @@ class TrajectoryFollower:
         else:
             self.trajectory = from_waypoints([0.0], point.q[None, :], start_time=t)
         return events
+
+
+def check_points(model, goal):
+    """
+    Raise ``InputError`` unless the points of ``goal`` keep to the model's limits by themselves.
+
+    Times finite and strictly increasing; positions within ``[lower, upper]``; given velocities
+    within ``velocity_limit``. The message names the point's index, the joint, the value and
+    the limit: what the caller wrote. Needs no reference (it can run before a goal is taken);
+    the motion between the points is :meth:`TrajectoryFollower.check`'s.
+    """
+    times = np.asarray(goal.time_from_start, dtype=float)
+    if not np.isfinite(times).all():
+        k = int(np.argmin(np.isfinite(times)))
+        raise InputError(f'point {k}: time_from_start {times[k]} is not finite')
+    step = np.diff(times)
+    if (step <= 0.0).any():
+        k = int(np.argmax(step <= 0.0)) + 1
+        raise InputError(f'point {k}: time_from_start {times[k]:.9g} s is not increasing (point '
+                         f'{k - 1}: {times[k - 1]:.9g} s)')
+    names = model.joint_names
+    q = goal.positions
+    outside = (q < model.lower) | (q > model.upper)
+    if outside.any():
+        k, j = np.argwhere(outside)[0]
+        raise InputError(f'point {k}: joint {names[j]!r} position {q[k, j]:.6g} is outside its '
+                         f'limits [{model.lower[j]:g}, {model.upper[j]:g}]')
+    if goal.velocities is not None:
+        fast = np.abs(goal.velocities) > model.velocity_limit
+        if fast.any():
+            k, j = np.argwhere(fast)[0]
+            raise InputError(f'point {k}: joint {names[j]!r} velocity '
+                             f'{goal.velocities[k, j]:.6g} is above its limit '
+                             f'{model.velocity_limit[j]:g}')
 
 
 def _rejected(goal, exc):

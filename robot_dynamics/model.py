@@ -31,6 +31,7 @@ Algorithms live in their own modules (kinematics, dynamics, ik) as functions of 
 methods here only forward to them, so one model can serve any number of callers and threads.
 """
 
+import collections
 import dataclasses
 import time
 import types
@@ -39,7 +40,7 @@ from types import MappingProxyType
 import numpy as np
 
 from . import dynamics, ik, integrators, kinematics, limits, prepared
-from .errors import InputError, ModelError
+from .errors import closest, InputError, LIST_LIMIT, listed, ModelError
 
 JOINT_TYPES = ('revolute', 'continuous', 'prismatic')
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
@@ -237,13 +238,18 @@ class RobotModel:
         repeated joints.
         """
         names = [str(name) for name in names]
+        counts = collections.Counter(names)
         index = {name: i for i, name in enumerate(self.joint_names)}
-        unknown = [name for name in names if name not in index]
-        missing = [name for name in self.joint_names if name not in names]
-        repeated = sorted({name for name in names if names.count(name) > 1})
+        unknown = [name for name in counts if name not in index]
+        missing = [name for name in self.joint_names if name not in counts]
+        repeated = sorted(name for name, count in counts.items() if count > 1)
         if unknown or missing or repeated:
-            raise InputError(f'joint names do not match the model {list(self.joint_names)}: '
-                             f'unknown {unknown}, missing {missing}, repeated {repeated}')
+            near = list(dict.fromkeys(m for name in unknown[:LIST_LIMIT]
+                                      for m in closest(name, index)))
+            hint = f' (closest to the unknown: {listed(near)})' if near else ''
+            raise InputError(f'{len(names)} joint names do not match the model '
+                             f'{list(self.joint_names)}: unknown {listed(unknown)}{hint}, '
+                             f'missing {listed(missing)}, repeated {listed(repeated)}')
         return np.array([index[name] for name in names], dtype=int)
 
     def indices_in(self, names):
@@ -256,12 +262,17 @@ class RobotModel:
         or repeated in ``names``.
         """
         names = [str(name) for name in names]
-        missing = [name for name in self.joint_names if name not in names]
-        repeated = sorted({name for name in self.joint_names if names.count(name) > 1})
+        counts = collections.Counter(names)
+        missing = [name for name in self.joint_names if name not in counts]
+        repeated = sorted(name for name in self.joint_names if counts[name] > 1)
         if missing or repeated:
-            raise InputError(f'joint names {names} do not cover the model joints '
-                             f'{list(self.joint_names)}: missing {missing}, repeated {repeated}')
-        return np.array([names.index(name) for name in self.joint_names], dtype=int)
+            raise InputError(f'joint names {listed(names)} do not cover the model joints '
+                             f'{list(self.joint_names)}: missing {listed(missing)}, repeated '
+                             f'{listed(repeated)}')
+        first = {}
+        for i, name in enumerate(names):
+            first.setdefault(name, i)
+        return np.array([first[name] for name in self.joint_names], dtype=int)
 
     def __repr__(self):
         types = ''.join('P' if t == 'prismatic' else 'R' for t in self.joint_types)

@@ -59,11 +59,16 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from .errors import ModelError
+from .errors import ModelError, quoted
 from .model import RobotModel
 from .spatial import axis_angle_to_matrix, matrix_to_rpy, transform, xyz_rpy_to_transform
 
 MOVING = ('revolute', 'continuous', 'prismatic')
+#: Longest text [characters] that may be a file path rather than XML (Linux's PATH_MAX).
+MAX_PATH_LENGTH = 4096
+#: Largest URDF [characters] accepted: an arm's description is tens of kilobytes; more is no
+#: robot (or meshes inlined, which the dynamics does not read).
+MAX_URDF_SIZE = 4_000_000
 # urdfdom (Pinocchio, robot_state_publisher) rejects "inf": unbounded limits are written as this
 _FLOAT_MAX = np.finfo(float).max
 
@@ -73,13 +78,30 @@ _HOOK_LOCK = threading.Lock()
 
 
 def _text_of(source):
-    """Return the URDF text of ``source``, a file path or the XML text itself."""
+    """
+    Return the URDF text of ``source``, a file path or the XML text itself.
+
+    Text that does not start with ``<`` is a path only if it could be one (one line, at most
+    MAX_PATH_LENGTH characters); anything else is not XML. Either text is refused beyond
+    MAX_URDF_SIZE characters.
+    """
     text = str(source)
     if not text.lstrip().startswith('<'):
+        if len(text) > MAX_PATH_LENGTH or '\n' in text or '\0' in text:
+            raise ModelError(f'not a URDF: the text is not XML (it starts with {quoted(text)}) '
+                             'and is no file path')
         path = Path(text)
-        if not path.is_file():
-            raise ModelError(f'URDF file not found: {text!r} (pass a path or an XML string)')
+        try:
+            found = path.is_file()
+        except OSError:         # a name too long for the file system, a bad character
+            found = False
+        if not found:
+            raise ModelError(f'URDF file not found: {quoted(text)} (pass a path or an XML '
+                             'string)')
         text = path.read_text()
+    if len(text) > MAX_URDF_SIZE:
+        raise ModelError(f'not a URDF: {len(text)} characters, more than the {MAX_URDF_SIZE} a '
+                         'description may have')
     return text
 
 
@@ -210,14 +232,24 @@ def _position_limits(j):
         return -np.inf, np.inf
     if j.limit is None:
         raise ModelError(f'joint {j.name!r} ({j.type}) needs a <limit> element')
-    return _limit_value(j.limit.lower, 0.0), _limit_value(j.limit.upper, 0.0)
+    lower = _limit_value(j.limit.lower, 0.0, j, 'lower')
+    upper = _limit_value(j.limit.upper, 0.0, j, 'upper')
+    if lower > upper:
+        raise ModelError(f'joint {j.name!r}: <limit lower="{lower:g}" upper="{upper:g}">: lower '
+                         'is above upper')
+    return lower, upper
 
 
-def _limit_value(value, default):
+def _limit_value(value, default, joint, attr):
+    """Return a ``<limit>`` attribute of ``joint`` [rad, m, ...]: NaN is refused, naming it."""
     if value is None:
         return default
+    value = float(value)
+    if np.isnan(value):
+        raise ModelError(f'joint {joint.name!r}: <limit {attr}="nan">: a limit must be a number '
+                         '(or inf for none)')
     # to_urdf writes an unbounded limit as +-float max (urdfdom rejects "inf")
-    return float(value) if abs(float(value)) < _FLOAT_MAX else np.copysign(np.inf, value)
+    return value if abs(value) < _FLOAT_MAX else np.copysign(np.inf, value)
 
 
 def _lock(joints, chain, given, known, base_link, tip_link):
@@ -378,7 +410,7 @@ def model_from_urdf(source, base_link=None, tip_link=None, locked_joints=None):
 
     def limit(j, attr):
         value = _limit_value(getattr(j.limit, attr, None) if j.limit is not None else None,
-                             np.inf)
+                             np.inf, j, attr)
         if value == 0.0:   # "not given": see the module docstring
             unlimited.append(f'{j.name}.{attr}')
             return np.inf

@@ -52,6 +52,11 @@ except ImportError:     # rclpy moved its C extension: RuntimeError and the fall
 #: The error rcl's calls raise (a RuntimeError; ``NodeNameNonExistentError`` is one).
 RCLError = getattr(_rclpy, 'RCLError', RuntimeError)
 
+#: Whether a message's info names its publisher (``publisher_gid``: rclpy 9, Kilted, on; Jazzy's
+#: rclpy 7 gives none, and two publishers of a topic cannot be told apart by their messages).
+PUBLISHER_GID = 'publisher_gid' in getattr(getattr(_subscription, 'MessageInfo', None),
+                                           '__annotations__', {})
+
 #: Whether rclpy's C extension offers what reading a subscription outside the executor takes.
 OUTSIDE_EXECUTOR = (hasattr(_rclpy, 'WaitSet')
                     and hasattr(getattr(_rclpy, 'Subscription', None), 'take_message'))

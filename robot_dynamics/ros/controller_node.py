@@ -69,20 +69,22 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
+from . import compat
 from .awake import AwakeTime
 from .cdr import JointStateReader, write_float64_array
 from .conversions import (JointMap, JointNameError, time_msg, to_seconds, trajectory_arrays,
                           trajectory_point)
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
 from .on_demand import OnDemand, SubscriptionThread
-from .parameters import COMMAND_PARAMETERS, command_topic, declare, Spec, STRING_ARRAY
+from .parameters import (COMMAND_PARAMETERS, command_topic, declare, joint_of, refusal,
+                         ROS_PARAMETERS, Spec, STRING_ARRAY, unknown_parameter)
 from .qos import LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
 from .runner import run_node, StartupError
 from .throttle import Throttle
 from ..control import CONTROLLERS, DEFAULT_ADAPTATION_GAIN, default_controller, Law
 from ..controller import Controller, DEFAULT_WALL_STATE_TIMEOUT, Kind, SafeMode
-from ..errors import choice, InputError
-from ..follower import Goal, Outcome, Tolerances
+from ..errors import choice, InputError, unknown_name
+from ..follower import check_points, Goal, Outcome, Tolerances
 from ..limits import middle
 from ..plant import Interface
 
@@ -107,8 +109,10 @@ _ERROR_CODES = {
 }
 #: Ends that a client asked for: logged as information, the others as warnings.
 _EXPECTED = (Outcome.SUCCEEDED, Outcome.CANCELED)
-#: Ends of a goal that never ran (a fire-and-forget flood of them is logged throttled).
+#: Ends of a goal that never ran (a flood of them is logged throttled).
 _REJECTED = (Outcome.INVALID, Outcome.OLD_START_TIME)
+#: Said after a line that is logged at most once a second.
+_THROTTLED = 'lines like this one are logged at most once a second'
 
 PARAMETERS = (
     Spec('joints', STRING_ARRAY,
@@ -175,6 +179,12 @@ JOINT_PARAMETERS = tuple(
     + tuple(Spec(f'constraints.{{joint}}.{name}', 0.0, f'Default {what} position tolerance of '
                  'the joint [rad or m]; 0: not checked.', False, (0.0, 1e6))
             for name, what in (('trajectory', 'path'), ('goal', 'goal')))
+_JOINT_PATTERNS = tuple(spec.name for spec in JOINT_PARAMETERS)
+#: Parameters rclpy declares writable that the controller cannot change under way.
+STRUCTURAL = ('use_sim_time',)
+#: How often [s] and how many times the watchdog asks the graph for the nodes of two publishers
+#: of joint states that it did not know yet.
+NAMING_PERIOD, NAMING_TRIES = 0.5, 20
 #: The watchdog looks this often, as a fraction of the timeouts.
 WATCHDOG_FRACTION = 0.25
 #: Longest wait [s] for reliable subscribers to acknowledge the final command.
@@ -188,11 +198,14 @@ class ControllerNode(Node):
         super().__init__('controller', **kwargs)
         self.throttle = Throttle()
         self.params = p = declare(self, PARAMETERS)
+        # what the node declares, by name (per-joint parameters added once the joints are known)
+        self._specs = {spec.name: spec for spec in PARAMETERS + ROS_PARAMETERS}
         self.law_name = choice(p.control_law, Law, 'control_law', allowed=CONTROLLERS)
         self.interface = choice(p.command_interface, Interface, 'command_interface')
         self.trigger = choice(p.trigger, Trigger, 'trigger')
         choice(p.safe_mode, SafeMode, 'safe_mode')      # refused now, not when a model comes
         self.controller = None
+        self.command_publisher = None
         self._lock = threading.Lock()     # the cycle (its own thread) against the callbacks
         self.state_thread = None
         self.action_server = None
@@ -209,6 +222,7 @@ class ControllerNode(Node):
         self.reader = JointStateReader(model, 'joint_states')
         law = self._declare_gains(model)
         self._declare_tolerances(model)
+        self._check_joint_overrides(model)
         self.controller = Controller(
             model, law, interface=self.interface, safe_mode=p.safe_mode,
             state_timeout=p.state_timeout, wall_state_timeout=p.wall_state_timeout,
@@ -219,7 +233,12 @@ class ControllerNode(Node):
         self.get_logger().info(f'warmed up in {time.perf_counter() - start:.2f} s')
         self.sim_time = self.get_parameter('use_sim_time').value
         self._received = None             # monotonic time the newest usable state came
-        self._state_stamp = None          # and its stamp [ns]
+        self._unnamed_sources = None      # two publishers of states to name once discovered
+        if not compat.PUBLISHER_GID:
+            self.get_logger().warning(
+                'this rclpy gives no publisher GID with a message (ROS 2 Kilted does): a second '
+                'publisher of joint_states cannot be told apart from the first')
+        # the next period of each rate to publish in (cycle.t x rate reaching it)
         self._next_state_publish = self._next_feedback = -math.inf
         self._published_mode = None
         self._results = {}                # goal id (bytes) -> Future of its result
@@ -231,7 +250,7 @@ class ControllerNode(Node):
         self.estimate_publisher = (self.create_publisher(ParameterEstimate,
                                                          '~/parameter_estimate', RECORDED)
                                    if self.law_name is Law.ADAPTIVE else None)
-        joint_states = self.create_subscription(
+        self._joint_states = joint_states = self.create_subscription(
             JointState, 'joint_states', lambda msg: None,
             LOCKSTEP_NEWEST if self.sim_time else NEWEST_ONLY, callback_group=OnDemand(),
             raw=True)
@@ -260,7 +279,7 @@ class ControllerNode(Node):
         self.state_thread = SubscriptionThread(self, joint_states, self.joint_state_callback,
                                                self._lock, 'controller_states',
                                                periodic=self.watch,
-                                               period=self._awake.period)
+                                               period=self._awake.period, with_info=True)
 
     # ---- configuration --------------------------------------------------------------------------
 
@@ -288,7 +307,34 @@ class ControllerNode(Node):
         spec = next(s for s in JOINT_PARAMETERS if s.name == pattern)
         spec = spec._replace(name=pattern.format(joint=joint),
                              default=spec.default if default is None else default)
+        self._specs[spec.name] = spec
         return next(iter(vars(declare(self, [spec])).values()))
+
+    def _check_joint_overrides(self, model):
+        """Refuse per-joint parameters given (files, ``-p``) for joints the model does not have."""
+        # rclpy keeps the overrides of this node (its files and -p) there, and offers no getter
+        unknown = [unknown_parameter(name, list(self._specs), _JOINT_PATTERNS, model.joint_names)
+                   for name in self._parameter_overrides
+                   if name not in self._specs and joint_of(name, _JOINT_PATTERNS) is not None]
+        if unknown:
+            raise StartupError('; '.join(unknown))
+
+    def set_parameters_atomically(self, parameter_list):
+        """
+        Set parameters at run time (the parameter services come here): refuse what cannot be.
+
+        An unknown name (with the closest names: joints for a per-joint one), a read-only or
+        structural one (``use_sim_time``), a value of another type or out of range: refused with
+        a reason that names the parameter and what it takes. Gains then go to
+        :meth:`_on_set_parameters`.
+        """
+        joints = self.model.joint_names if self.controller is not None else ()
+        for param in parameter_list:
+            reason = refusal(param.name, param.value, self._specs, _JOINT_PATTERNS, joints,
+                             STRUCTURAL)
+            if reason:
+                return SetParametersResult(successful=False, reason=reason)
+        return super().set_parameters_atomically(parameter_list)
 
     def _on_set_parameters(self, parameters):
         """Validate gain changes and apply them (a PID keeps its integral)."""
@@ -319,6 +365,28 @@ class ControllerNode(Node):
         value = self.get_parameter(f'constraints.{joint}.{name}').value
         return value if value > 0.0 else np.inf
 
+    def _sources_named(self, sources):
+        """
+        Return ``'followed: node /a, the other: node /b'`` for two publishers' GIDs (hex).
+
+        A publisher whose node the graph does not know yet (its first message can come before
+        discovery tells its node's name) is named again by the watchdog once it is known.
+        """
+        names = [self._publisher_node(gid) for gid in sources]
+        if None in names:
+            self._unnamed_sources = (sources, NAMING_TRIES)
+        return (f'followed: {names[0] or "a node not discovered yet"}, the other: '
+                f'{names[1] or "a node not discovered yet"}')
+
+    def _publisher_node(self, gid):
+        """Return ``'node /name'`` of the joint states' publisher ``gid`` (hex), or None."""
+        for endpoint in self.get_publishers_info_by_topic(self._joint_states.topic_name):
+            known = not endpoint.node_name.startswith('_NODE_NAME_UNKNOWN')
+            if gid is not None and known and \
+                    bytes(endpoint.endpoint_gid).hex().startswith(gid.rstrip('0')):
+                return f'node {endpoint.node_namespace.rstrip("/")}/{endpoint.node_name}'
+        return None
+
     def _check_effort_limits(self):
         unlimited = [j for j, limit in zip(self.model.joint_names, self.model.effort_limit)
                      if not np.isfinite(limit)]
@@ -342,8 +410,13 @@ class ControllerNode(Node):
     def _now(self):
         return self.get_clock().now().nanoseconds * 1e-9
 
-    def joint_state_callback(self, data):
-        """Take a joint state (CDR); in ``state`` trigger mode, send the command answering it."""
+    def joint_state_callback(self, data, info):
+        """
+        Take a joint state (CDR); in ``state`` trigger mode, send the command answering it.
+
+        Its source is the publisher's GID (``info``), where rclpy gives it (Kilted on).
+        """
+        source = _source(info)
         try:
             stamp_ns, q, qd = self.reader.state(data)
         except InputError as exc:
@@ -353,12 +426,12 @@ class ControllerNode(Node):
                 self.get_logger().error(f'unusable joint state (not used: it counts as no '
                                         f'state): {exc}')
             return
+        # the controller's clock, in s, from here on (a zero stamp: the node's)
         t = stamp_ns * 1e-9 or self._now()
-        self._state_stamp = stamp_ns        # a repeat, not taken, has the same stamp
         if self.trigger is Trigger.STATE:
-            self._run(self.controller.update, t, q, qd)
+            self._run(self.controller.update, t, q, qd, source)
         else:
-            self._report(self.controller.observe(t, q, qd))
+            self._report(self.controller.observe(t, q, qd, source))
         if self.controller.time == t:
             self._received = time.monotonic()
             self._awake.restart(self._received)
@@ -372,6 +445,15 @@ class ControllerNode(Node):
 
     def watch(self):
         """Ask the controller what to send while no state comes; pass on cancel requests."""
+        if self._unnamed_sources is not None and self.throttle('name sources', NAMING_PERIOD):
+            sources, tries = self._unnamed_sources
+            names = [self._publisher_node(gid) for gid in sources]
+            self._unnamed_sources = None if None not in names or tries <= 1 else \
+                (sources, tries - 1)
+            if None not in names:
+                self.get_logger().error(
+                    f'two publishers of joint_states: followed: {names[0]}, the other: '
+                    f'{names[1]} ({self.controller.ignored_states} states ignored so far)')
         if self.controller.time is None:
             return
         wall = self._awake.look() if self.sim_time else None
@@ -428,6 +510,10 @@ class ControllerNode(Node):
                 log.info(event.message)
             elif event.kind is Kind.SAFE_MODE:
                 log.error(event.message)
+            elif event.kind is Kind.SECOND_SOURCE:
+                log.error(f'{event.message}; {self._sources_named(event.tag)}')
+            elif event.kind is Kind.SOURCE_CHANGED:
+                log.warning(event.message)
             elif self.throttle(event.kind, 1.0):
                 log.error(f'{event.message} (this kind of error is logged once a second)')
 
@@ -436,10 +522,13 @@ class ControllerNode(Node):
         line = f'{_goal_name(handle)}{outcome.value}: {event.message}'
         if outcome in _EXPECTED:
             self.get_logger().info(line)
-        elif handle is not None or outcome not in _REJECTED:
+        elif outcome not in _REJECTED:
             self.get_logger().warning(line)
+        elif handle is not None:
+            if self.throttle('goal refused', 1.0):
+                self.get_logger().warning(f'{line} ({_THROTTLED})')
         elif self.throttle('trajectory rejected', 1.0):
-            self.get_logger().warning(f'trajectory rejected: {event.message}')
+            self.get_logger().warning(f'trajectory rejected: {event.message} ({_THROTTLED})')
         if handle is None:
             return
         if outcome is Outcome.SUCCEEDED:
@@ -460,37 +549,45 @@ class ControllerNode(Node):
     # ---- goals ----------------------------------------------------------------------------------
 
     def _goal(self, msg, tolerances, tag):
-        """Return the Goal of a JointTrajectory message (raise on a malformed one)."""
+        """
+        Return the Goal of a JointTrajectory message, its points checked; raise if malformed.
+
+        Everything that does not depend on the reference, in time linear in the message's size
+        and without the cycle's lock: a bad goal never holds up a cycle.
+        """
         times, positions, velocities, accelerations = trajectory_arrays(msg, self.model)
         start = to_seconds(msg.header.stamp) or None      # zero: at the newest state
-        return Goal(tag, start, times, positions, velocities, accelerations, tolerances)
+        goal = Goal(tag, start, times, positions, velocities, accelerations, tolerances)
+        check_points(self.model, goal)
+        return goal
 
     def trajectory_callback(self, msg):
         """Take a fire-and-forget trajectory; a malformed one is logged and dropped."""
+        try:
+            goal = self._goal(msg, self._default_tolerances(), None)
+        except InputError as exc:
+            if self.throttle('trajectory rejected', 1.0):
+                self.get_logger().warning(f'trajectory rejected: {exc} ({_THROTTLED})')
+            return
         with self._lock:
-            try:
-                goal = self._goal(msg, self._default_tolerances(), None)
-            except InputError as exc:
-                if self.throttle('trajectory rejected', 1.0):
-                    self.get_logger().warning(f'trajectory rejected: {exc}')
-                return
             self._report(self.controller.submit(goal))
 
     async def execute_callback(self, goal_handle):
         """Run one action goal to its end; its result comes from the control cycles."""
+        try:
+            goal = self._goal(goal_handle.request.trajectory,
+                              self._goal_tolerances(goal_handle.request), goal_handle)
+        except InputError as exc:
+            code = (_Result.INVALID_JOINTS if isinstance(exc, JointNameError)
+                    else _Result.INVALID_GOAL)
+            if self.throttle('goal refused', 1.0):
+                self.get_logger().warning(f'{_goal_name(goal_handle)}invalid: {exc} '
+                                          f'({_THROTTLED})')
+            goal_handle.abort()
+            return _Result(error_code=code, error_string=str(exc))
+        future = Future()
         with self._lock:
-            future = Future()
             self._results[bytes(goal_handle.goal_id.uuid)] = future
-            try:
-                goal = self._goal(goal_handle.request.trajectory,
-                                  self._goal_tolerances(goal_handle.request), goal_handle)
-            except InputError as exc:
-                code = (_Result.INVALID_JOINTS if isinstance(exc, JointNameError)
-                        else _Result.INVALID_GOAL)
-                self.get_logger().warning(f'{_goal_name(goal_handle)}invalid: {exc}')
-                goal_handle.abort()
-                self._results.pop(bytes(goal_handle.goal_id.uuid))
-                return _Result(error_code=code, error_string=str(exc))
             self._report(self.controller.submit(goal))
         return await future
 
@@ -503,8 +600,8 @@ class ControllerNode(Node):
                                           (request.goal_tolerance, goal_position, goal_velocity)):
             for tol in given:
                 if tol.name not in self.model.joint_names:
-                    raise JointNameError(f'tolerance for unknown joint {tol.name!r}; joints: '
-                                         f'{list(self.model.joint_names)}')
+                    raise JointNameError(str(unknown_name('joint in a tolerance', tol.name,
+                                                          self.model.joint_names)))
                 j = self.model.joint_names.index(tol.name)
                 for array, value in ((position, tol.position), (velocity, tol.velocity)):
                     if value == -1.0:
@@ -522,36 +619,39 @@ class ControllerNode(Node):
     def _publish_feedback(self, cycle):
         active = self.controller.follower.active
         handle = active.tag if active is not None else None
-        if handle is None or cycle.t < self._next_feedback:
-            return
         rate = self.params.action_monitor_rate_hz
-        self._next_feedback = (math.floor(cycle.t * rate) + 1) / rate
-        feedback = FollowJointTrajectory.Feedback(joint_names=list(self.model.joint_names))
+        if handle is None or cycle.t * rate < self._next_feedback:
+            return
+        self._next_feedback = math.floor(cycle.t * rate) + 1
+        # in the order of ControllerState (the joints parameter's)
+        feedback = FollowJointTrajectory.Feedback(joint_names=self.joints.names)
         feedback.header.stamp = self.get_clock().now().to_msg()
+        to_names = self.joints.model_to_names
         reference, q, qd = cycle.reference, cycle.q, cycle.qd
-        feedback.desired = trajectory_point(reference.q, reference.qd, reference.qdd)
-        feedback.actual = trajectory_point(q, qd)
-        feedback.error = trajectory_point(reference.q - q, reference.qd - qd)
+        feedback.desired = trajectory_point(to_names(reference.q), to_names(reference.qd),
+                                            to_names(reference.qdd))
+        feedback.actual = trajectory_point(to_names(q), to_names(qd))
+        feedback.error = trajectory_point(to_names(reference.q - q), to_names(reference.qd - qd))
         handle.publish_feedback(feedback)
 
     def _publish_state(self, cycle):
         rate = self.params.state_publish_rate_hz
-        # on a grid of the states' clock (in whole nanoseconds: exact on simulated time), so that
-        # runs in lockstep sample alike; and at once when the mode changes (a clock whose states
-        # stopped does not move)
-        t_ns = round(cycle.t * 1e9)
-        if rate <= 0.0 or (t_ns < self._next_state_publish
+        # on a grid of the states' clock, so that runs in lockstep sample alike; and at once when
+        # the mode changes (a clock whose states stopped does not move)
+        # (periods counted, not times compared: 0.29 s x 100 Hz is 28.999...)
+        if rate <= 0.0 or (cycle.t * rate < self._next_state_publish
                            and cycle.mode is self._published_mode):
             return
-        period_ns = round(1e9 / rate)
-        self._next_state_publish = (t_ns // period_ns + 1) * period_ns
+        self._next_state_publish = math.floor(cycle.t * rate) + 1
         self._published_mode = cycle.mode
         c, to_names = self.controller, self.joints.model_to_names
         reference, q, qd = cycle.reference, cycle.q, cycle.qd
         msg = ControllerState(joint_names=self.joints.names, control_law=self.law_name.value,
                               mode=cycle.mode.value, cycles=c.cycles,
                               missed_cycles=c.missed_cycles)
-        msg.state_stamp = time_msg(self._state_stamp)
+        # the newest state's time (the cycle's, but for a timer's cycle), as nanoseconds
+        state_ns = round(c.time * 1e9)
+        msg.state_stamp = time_msg(state_ns)
         msg.reference = trajectory_point(to_names(reference.q), to_names(reference.qd),
                                          to_names(reference.qdd))
         msg.feedback = trajectory_point(to_names(q), to_names(qd))
@@ -563,7 +663,7 @@ class ControllerNode(Node):
         if self.sim_time:
             # the node's simulated clock comes from /clock, slower than the states: a command
             # is computed at its state's time at the earliest
-            now = max(now, Time(nanoseconds=self._state_stamp, clock_type=now.clock_type))
+            now = max(now, Time(nanoseconds=state_ns, clock_type=now.clock_type))
         msg.header.stamp = now.to_msg()
         self.state_publisher.publish(msg)
         if self.estimate_publisher is not None:
@@ -579,7 +679,7 @@ class ControllerNode(Node):
 
     def send_final_command(self):
         """Publish the safe command once, before the publisher goes: the drives keep the last."""
-        if self.controller is None or self._final_sent:
+        if self.controller is None or self.command_publisher is None or self._final_sent:
             return
         self._final_sent = True
         with self._lock:
@@ -603,6 +703,14 @@ class ControllerNode(Node):
             self.action_server.destroy()
             self.action_server = None
         return super().destroy_node()
+
+
+def _source(info):
+    """Return the publisher's GID in a message info as hex, or None where rclpy gives none."""
+    gid = info.get('publisher_gid') if info else None
+    if not gid:
+        return None
+    return bytes(gid['data'] if isinstance(gid, dict) else gid).hex()
 
 
 def _goal_name(handle):

@@ -27,8 +27,14 @@ from std_msgs.msg import String
 from .parameters import DOUBLE_ARRAY, Spec, STRING_ARRAY
 from .qos import DESCRIPTION_QOS
 from .runner import freeze_heap
-from ..errors import InputError, RobotDynamicsError
+from .throttle import Throttle
+from ..errors import InputError, RobotDynamicsError, shortened
 from ..model import RobotModel
+
+#: Longest report of a refused description [characters].
+MESSAGE_LIMIT = 400
+#: Most distinct refused descriptions remembered (each is reported once).
+REPORTED_LIMIT = 1000
 
 #: The parameters that select the chain, shared by every node.
 CHAIN_PARAMETERS = (
@@ -57,9 +63,12 @@ class ModelSubscription:
     """
     Subscribe to the robot description and call ``on_model(model)`` once it builds.
 
-    A description that does not build is logged and the node keeps waiting; a later description
-    that differs from the one in use is logged and ignored (a running simulator or controller
-    does not swap its model under way: restart the node to change robots).
+    A description that does not build (not XML, beyond the size limit, non-finite or inverted
+    limits, a moving link without inertia, ...) is refused with one error line naming the
+    problem, whatever the parser raised, and the node keeps waiting; a later description that
+    differs from the one in use is ignored with one warning (a running simulator or controller
+    does not swap its model under way: restart the node to change robots). Each distinct
+    description is reported once, and at most one line a second is logged.
     """
 
     def __init__(self, node, topic, options, on_model):
@@ -68,22 +77,29 @@ class ModelSubscription:
         self._on_model = on_model
         self._urdf = None
         self.model = None
+        self._reported = set()      # hashes of the descriptions reported
+        self._throttle = Throttle()
         node.get_logger().info(f'waiting for the robot description on {topic}')
         self._subscription = node.create_subscription(String, topic, self._callback,
                                                       DESCRIPTION_QOS)
 
     def _callback(self, msg):
         if self._urdf is not None:
-            if msg.data != self._urdf:
+            if msg.data != self._urdf and self._first_time(msg.data):
                 self._node.get_logger().warning(
                     'a different robot description arrived; keeping the model in use (restart '
                     'this node to change robots)')
             return
         try:
             model = RobotModel.from_urdf(msg.data, **self._options)
-        except RobotDynamicsError as exc:
-            self._node.get_logger().error(f'cannot build a model from the robot description: '
-                                          f'{exc}')
+        except Exception as exc:  # noqa: B902 - whatever a parser raises: one line, no traceback
+            if self._first_time(msg.data):
+                what = str(exc) if isinstance(exc, RobotDynamicsError) else \
+                    f'{type(exc).__name__}: {exc}'
+                self._node.get_logger().error(f'refused the robot description '
+                                              f'({len(msg.data)} characters): '
+                                              f'{shortened(what, MESSAGE_LIMIT)}; waiting for a '
+                                              'usable one')
             return
         self._urdf = msg.data
         self.model = model
@@ -91,3 +107,12 @@ class ModelSubscription:
         self._on_model(model)
         # the node is set up (and its kernels compiled): the heap it runs on stays
         freeze_heap()
+
+    def _first_time(self, text):
+        """Return whether ``text`` is a description not reported yet (and a line is due)."""
+        key = hash(text)
+        if key in self._reported or not self._throttle('description', 1.0):
+            return False
+        if len(self._reported) < REPORTED_LIMIT:
+            self._reported.add(key)
+        return True

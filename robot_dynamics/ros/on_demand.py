@@ -96,6 +96,8 @@ class SubscriptionThread:
     """
     Call ``callback(msg)`` holding ``lock`` for each message of an :class:`OnDemand` subscription.
 
+    With ``with_info``: ``callback(msg, info)``, info as :func:`take_next` gives it.
+
     The thread sleeps in a wait set of that subscription alone (the GIL released), so a message
     costs its callback and one take, not a pass of the executor. ``periodic()``, if given, is
     called holding ``lock`` too, at least every ``period`` [s] whether messages come or not (a
@@ -105,8 +107,10 @@ class SubscriptionThread:
     node as it would there. Call :meth:`stop` before the node is destroyed.
     """
 
-    def __init__(self, node, subscription, callback, lock, name, periodic=None, period=POLL):
+    def __init__(self, node, subscription, callback, lock, name, periodic=None, period=POLL,
+                 with_info=False):
         self._node = node
+        self._with_info = with_info
         self._subscription = subscription
         self._callback = callback
         self._periodic = periodic
@@ -124,10 +128,10 @@ class SubscriptionThread:
         due = time.monotonic() + self._period
         try:
             while not self._stopping.is_set():
-                msg = waiter.wait(wait)
+                msg = waiter.wait(wait, self._with_info)
                 if msg is not None:
                     with self._lock:
-                        self._callback(msg)
+                        self._callback(*(msg if self._with_info else (msg,)))
                 if self._periodic is not None and time.monotonic() >= due:
                     due = time.monotonic() + self._period
                     with self._lock:

@@ -37,7 +37,7 @@ from rclpy.exceptions import InvalidParameterTypeException
 from rclpy.parameter import Parameter
 import yaml
 
-from ..errors import InputError
+from ..errors import closest, InputError, listed, quoted
 
 #: Pass as ``default`` for an array parameter whose default is empty (rclpy needs a type).
 STRING_ARRAY = Parameter.Type.STRING_ARRAY
@@ -172,6 +172,66 @@ def check(spec, value):
         if not low <= value <= high:     # NaN too
             raise InputError(f'parameter {spec.name!r} takes values in [{low:g}, {high:g}], '
                              f'got {value!r}')
+
+
+def joint_of(name, patterns):
+    """
+    Return ``(pattern, joint)`` if ``name`` is one of ``patterns`` (with ``{joint}``) for a joint.
+
+    ``'gains.shoulder.kp'`` is ``('gains.{joint}.kp', 'shoulder')``; else None.
+    """
+    parts = name.split('.')
+    for pattern in patterns:
+        words = pattern.split('.')
+        if '{joint}' in words and len(words) == len(parts) and \
+                all(w in (p, '{joint}') for w, p in zip(words, parts)):
+            return pattern, parts[words.index('{joint}')]
+    return None
+
+
+def unknown_parameter(name, declared, patterns, joints):
+    """
+    Return what is wrong with the undeclared parameter ``name``, with the closest names.
+
+    A per-joint parameter (``patterns``, with ``{joint}``) of a joint that is not among
+    ``joints`` names the closest joints; any other name the closest of ``declared``.
+    """
+    per_joint = joint_of(name, patterns)
+    if per_joint is not None:
+        pattern, joint = per_joint
+        near = closest(joint, joints)
+        hint = f'closest: {listed(near)}' if near else f'joints: {listed(joints, 20)}'
+        return (f'parameter {quoted(name)}: no joint {quoted(joint)} in the model ({hint}; '
+                f'{pattern} takes a joint of the model)')
+    near = closest(name, declared)
+    hint = f'; closest: {listed(near)}' if near else ''
+    return f'no parameter {quoted(name)} is declared{hint}'
+
+
+def refusal(name, value, specs, patterns, joints, structural=()):
+    """
+    Return why a node refuses to set ``name`` to ``value`` at run time ('' if it would not).
+
+    ``specs`` ``{name: Spec}`` are the node's declared parameters; an unknown name gets the
+    closest names (:func:`unknown_parameter`); a read-only or ``structural`` one (``use_sim_time``:
+    declared by rclpy, but fixed while the node runs) says so; a value of another type names the
+    type it takes (:func:`check`), as does one outside the declared range.
+    """
+    spec = specs.get(name)
+    if spec is None:
+        return unknown_parameter(name, list(specs), patterns, joints)
+    if spec.read_only or name in structural:
+        return (f'parameter {quoted(name)} is read-only while the node runs (restart the node '
+                'to change it)')
+    if value is None:
+        return f'parameter {quoted(name)} cannot be unset; it takes {expected(spec)}'
+    if isinstance(value, (tuple, array.array)):
+        value = list(value)
+    try:
+        check(spec, value)
+    except InputError as exc:
+        return str(exc)
+    return ''
 
 
 #: The command parameters shared by the controller and the simulator (and so set once, in the

@@ -344,3 +344,113 @@ def test_an_adaptive_law_keeps_its_estimate_and_skips_the_gap_of_a_safe_mode(arm
     c.update(EPOCH + 2.0, Q0 + 0.002, np.array([0.01, -0.01]))
     np.testing.assert_array_equal(c.law.state.estimate, learned)
     assert c.law.state.time == EPOCH + 2.0
+
+
+# ---- one source of joint states ---------------------------------------------------------------
+
+def test_states_from_a_second_source_are_ignored_counted_and_reported_once(arm):
+    c = _controller(arm)
+    first = c.update(EPOCH, Q0, REST, source='sim')
+    assert first.command is not None and c.source == 'sim'
+    # an impostor a little later, elsewhere: not used, no command, one error naming both
+    impostor = c.update(EPOCH + DT, Q0 + 0.5, REST, source='tool')
+    assert impostor.command is None and c.q.tolist() == Q0.tolist()
+    [event] = impostor.events
+    assert event.kind is Kind.SECOND_SOURCE and event.tag == ('sim', 'tool')
+    assert 'tool' in event.message and 'sim' in event.message
+    # again: counted, not reported again; the followed source goes on being answered
+    for k in range(2, 12):
+        assert c.update(EPOCH + k * DT, Q0 + 0.5, REST, source='tool').events == []
+        cycle = c.update(EPOCH + k * DT, Q0, REST, source='sim')
+        assert cycle.command is not None and cycle.events == []
+    assert c.ignored_states == 11 and c.cycles == 11 and c.mode is Mode.HOLD
+    np.testing.assert_array_equal(cycle.reference.q, Q0)
+    # its clock going back: only the followed source's restarts the controller
+    assert c.update(EPOCH - 1.0, Q0 + 0.5, REST, source='tool').command is None
+    assert c.time == EPOCH + 11 * DT
+    restarted = c.update(1.0, Q0 + 0.1, REST, source='sim')
+    assert 'clock went back' in restarted.events[0].message and c.time == 1.0
+    np.testing.assert_array_equal(restarted.reference.q, Q0 + 0.1)
+
+
+def test_a_new_source_is_followed_once_the_old_one_went_stale(arm):
+    c = _controller(arm, state_timeout=0.05)
+    c.update(EPOCH, Q0, REST, source='sim')
+    assert c.update(EPOCH + DT, Q0, REST, source='new').command is None   # the old one is alive
+    assert c.no_state(0.06).command is not None and c.mode is Mode.SAFE
+    # a restarted simulator is a new publisher, on its own clock (from 0)
+    back = c.update(0.001, Q0 + 0.2, REST, source='new')
+    assert back.command is not None and c.source == 'new' and c.mode is Mode.HOLD
+    assert [e.kind for e in back.events] == [Kind.SOURCE_CHANGED, Kind.HOLDING]
+    np.testing.assert_array_equal(back.reference.q, Q0 + 0.2)
+    assert c.update(0.002, Q0 + 0.2, REST, source='new').command is not None
+    assert c.missed_cycles == 0
+
+
+def test_a_named_source_is_the_only_one_followed(arm):
+    c = _controller(arm, source='sim', state_timeout=0.05)
+    first = c.update(EPOCH, Q0, REST, source='tool')
+    assert first.command is None and first.events[0].kind is Kind.SECOND_SOURCE
+    assert c.mode is Mode.WAITING
+    assert c.update(EPOCH, Q0, REST, source='sim').command is not None
+    c.no_state(1.0)
+    # stale: still only the named one
+    assert c.update(EPOCH + 2.0, Q0, REST, source='tool').command is None
+    # states without a source (an rclpy that gives none) are taken as they come
+    assert c.update(EPOCH + 2.0, Q0, REST).command is not None
+
+
+# ---- gains the loop can bear ------------------------------------------------------------------
+
+def _discrete_loop_grows(kp, kd, m, T, steps=4000):
+    """Return whether m e'' = -kp e - kd e' with the torque held over T diverges (exact ZOH)."""
+    from scipy.linalg import expm
+    # x = (e, e', u): the held torque u is a state that does not change over a period
+    A = np.zeros((3, 3))
+    A[0, 1], A[1, 2] = 1.0, 1.0 / m
+    Phi = expm(A * T)
+    x = np.array([1e-3, 0.0])
+    for _ in range(steps):
+        u = -kp * x[0] - kd * x[1]
+        x = (Phi @ np.array([x[0], x[1], u]))[:2]
+    return abs(x[0]) > 1e-3
+
+
+@pytest.mark.parametrize('law_name', ['computed_torque', 'pd'])
+def test_gains_beyond_the_loops_stability_bound_are_refused_with_the_bound(arm, law_name):
+    c = Controller(arm, _law(arm, law_name), rate_hz=1000.0)
+    law = c.law
+    kd_max, kp_max = c.gain_bounds(law)
+    T = 1e-3
+    m = kd_max * T / 2.0
+    if law_name == 'computed_torque':
+        np.testing.assert_array_equal(m, [1.0, 1.0])
+    else:
+        # the least inertia of each joint: never above M_jj anywhere sampled independently
+        q = np.random.default_rng(7).uniform(arm.lower, arm.upper, (200, 2))
+        diagonal = np.diagonal(arm.mass_matrix(q), axis1=-2, axis2=-1)
+        assert np.all(m <= diagonal.min(axis=0) + 1e-12)
+        np.testing.assert_allclose(m, diagonal.min(axis=0), rtol=0.05)
+    # the bound is where the sampled loop turns unstable (independent: the exact discretisation)
+    j = 0
+    assert not _discrete_loop_grows(0.5 * kp_max[j], law.kd[j], m[j], T)
+    assert _discrete_loop_grows(1.05 * kp_max[j], law.kd[j], m[j], T)
+    assert not _discrete_loop_grows(1.0, 0.95 * kd_max[j], m[j], T)
+    assert _discrete_loop_grows(1.0, 1.05 * kd_max[j], m[j], T)
+    # refused, naming the gain, the joint and the bound; the law in use stays
+    for gains, words in (({'kp': {'joint1': 4e6}}, ['gains.joint1.kp', 'kp < 2 kd / T']),
+                         ({'kp': {'joint1': 1e300}}, ['gains.joint1.kp', 'unstable']),
+                         ({'kd': {'joint2': 1.01 * kd_max[1]}},
+                          ['gains.joint2.kd', f'{kd_max[1]:.6g}'])):
+        with pytest.raises(InputError) as err:
+            c.set_law(law.with_gains(**gains))
+        assert all(w in str(err.value) for w in words), str(err.value)
+        assert c.law is law
+    c.set_law(law.with_gains(kp={'joint1': 0.9 * kp_max[0]}))
+    assert c.law.kp[0] == 0.9 * kp_max[0]
+
+
+def test_velocity_feedback_is_bounded_by_the_rate(arm):
+    with pytest.raises(InputError, match=r'velocity_feedback: expected a gain in \[0, 2000\)'):
+        _controller(arm, 'velocity', velocity_feedback=2000.0, rate_hz=1000.0)
+    assert _controller(arm, 'velocity', velocity_feedback=1999.0).velocity_feedback == 1999.0

@@ -197,3 +197,24 @@ def test_a_goal_started_late_joins_its_path_without_a_velocity_spike(arm):
     samples = f.trajectory.sample(times)
     assert np.abs(samples.qd).max() < 2 * np.abs(path.sample(times - 1.0).qd).max() + 0.1
     np.testing.assert_allclose(f.trajectory.sample(1.2).q, path.sample(0.2).q, atol=1e-12)
+
+
+@pytest.mark.parametrize('change, words', [
+    # the requested point is named, not the interpolated excursion it causes
+    (lambda q, qd, t: q.__setitem__((3, 0), 10.0),
+     "point 3: joint 'joint1' position 10 is outside its limits [-3.14159, 3.14159]"),
+    (lambda q, qd, t: qd.__setitem__((5, 1), -40.0),
+     "point 5: joint 'joint2' velocity -40 is above its limit"),
+    (lambda q, qd, t: t.__setitem__(4, t[2]),
+     'point 4: time_from_start 0.2 s is not increasing (point 3: 0.3 s)'),
+    (lambda q, qd, t: t.__setitem__(1, np.nan), 'point 1: time_from_start nan is not finite'),
+])
+def test_a_goal_point_outside_the_limits_is_named_first(arm, change, words):
+    f = TrajectoryFollower(arm)
+    f.hold([0.0, 0.0], 0.0)
+    goal, _ = _goal('a', 0.0, [0.0, 0.0], [1.0, -1.0], duration=1.0)
+    goal = goal._replace(positions=goal.positions.copy(), velocities=goal.velocities.copy(),
+                         time_from_start=goal.time_from_start.copy())
+    change(goal.positions, goal.velocities, goal.time_from_start)
+    [event] = f.submit(goal, 0.0)
+    assert event.outcome is Outcome.INVALID and words in event.message, event.message

@@ -342,6 +342,18 @@ ERROR_CASES = {
                          ['damping', "'j2': -0.5"]),
     'negative friction': (simple_chain(j2=joint('j2', 'b', 'c', dynamics=(0.5, -0.1))), {},
                           ['friction', "'j2': -0.1"]),
+    'nan limit': (simple_chain(j2=joint('j2', 'b', 'c', limit=(float('nan'), 1.0, 5.0, 2.0))),
+                  {}, ["'j2'", 'lower="nan"', 'a number']),
+    'nan effort': (simple_chain(j3=joint('j3', 'c', 'd', 'prismatic',
+                                         limit=(-1.0, 1.0, float('nan'), 2.0))),
+                   {}, ["'j3'", 'effort="nan"']),
+    'inverted limits': (simple_chain(j1=joint('j1', 'a', 'b', limit=(1.0, -1.0, 5.0, 2.0))),
+                        {}, ["'j1'", 'lower is above upper']),
+    # 5 MB of text that is no XML: neither read as a path (too long for one) nor quoted whole
+    'not xml': ('x' * 5_000_000, {}, ['not XML', "'xxxxxxxx", '5000000 characters']),
+    'too large': (simple_chain() + '<!--' + 'x' * 5_000_000 + '-->', {},
+                  ['5001', 'more than the 4000000']),
+    'bad path': ('no/such/file.urdf', {}, ['not found', "'no/such/file.urdf'"]),
 }
 
 LOCKED_ERRORS = {
@@ -360,7 +372,7 @@ def test_urdf_errors_name_the_problem(case):
     source, kwargs, words = ERROR_CASES[case]
     with pytest.raises(ModelError) as info:
         RobotModel.from_urdf(source, **kwargs)
-    assert isinstance(info.value, ValueError)
+    assert isinstance(info.value, ValueError) and len(str(info.value)) < 1000
     for word in words:
         assert word in str(info.value), (word, str(info.value))
 
@@ -870,6 +882,23 @@ def test_joint_indices_errors_name_the_joints(planar_2r, names, words):
     with pytest.raises(InputError) as err:
         planar_2r.joint_indices(names)
     assert all(w in str(err.value) for w in words)
+
+
+def test_joint_indices_of_a_huge_list_say_it_short(planar_2r):
+    # 100,000 names (a goal from a fuzzer) and a 1 MB name: linear in the names (a quadratic
+    # count took seconds for 10,000), and the message quotes a few, shortened
+    names = ['joint1', 'joint2'] + [f'j{k}' for k in range(100_000)] + ['y' * 1_000_000]
+    with pytest.raises(InputError) as err:
+        planar_2r.joint_indices(names)
+    message = str(err.value)
+    assert len(message) < 600, message
+    assert message.startswith('100003 joint names do not match')
+    assert "'j0', 'j1', 'j2', 'j3', 'j4'] and 99996 more" in message
+    with pytest.raises(InputError) as err:
+        planar_2r.joint_indices(['joint1', 'jiont2'])
+    assert "unknown ['jiont2'] (closest to the unknown: ['joint2'" in str(err.value)
+    np.testing.assert_array_equal(planar_2r.indices_in(['x'] * 100_000 + ['joint2', 'joint1']),
+                                  [100_001, 100_000])
 
 
 def test_indices_in_ignores_extra_joints_and_names_missing_ones(planar_2r):
