@@ -175,8 +175,8 @@ def build_parser():
         description='Start the ROS 2 node set of launch/sim.launch.py with the same parameter '
                     'files and remappings, for installs without ros2 launch. Prints the nodes '
                     'with their topics and services once they serve; SIGINT (Ctrl-C) or SIGTERM '
-                    'stops them, exit status 0. Discovery stays on loopback unless '
-                    'ROS_AUTOMATIC_DISCOVERY_RANGE is set otherwise.')
+                    'stops them, exit status 0. The graph stays on loopback unless '
+                    'ROS_AUTOMATIC_DISCOVERY_RANGE=SUBNET (see the README: Security).')
     p.add_argument('--robot', choices=robots, metavar='NAME',
                    help=f'bundled robot, parameters from config/NAME.yaml: {", ".join(robots)}')
     p.add_argument('--params-file', action='append', default=[], metavar='FILE',
@@ -582,11 +582,16 @@ def identify_command(args, out=sys.stdout):
         require_matplotlib()
     recording = recordings.read(args.recording, topics=[recordings.JOINT_STATES,
                                                         recordings.ROBOT_DESCRIPTION])
-    model, note = recordings.robot_model(recording, args.base_link, args.tip_link)
-    if model is None:
-        raise InputError(f'{args.recording}: {note}')
-    samples = recordings.joint_samples(recording, model.joint_names)
-    identification.check_motion(model, samples.t, samples.position)
+    try:
+        model, note = recordings.robot_model(recording, args.base_link, args.tip_link)
+        if model is None:
+            raise InputError(f'{args.recording}: {note}')
+        samples = recordings.joint_samples(recording, model.joint_names)
+        identification.check_motion(model, samples.t, samples.position)
+    except InputError as exc:
+        # what was read of a damaged file may be too little: say both in the one line
+        raise InputError(f'{exc} (of a damaged file: {recording.problem})' if recording.problem
+                         else str(exc)) from None
     prepared = signals.prepare(samples.t, samples.position, samples.effort, cutoff=args.cutoff)
     stretches = signals.stretches(samples.t)
     lost = sum(samples.t[part.start] - samples.t[part.start - 1] for part in stretches[1:])
@@ -645,6 +650,8 @@ def identify_command(args, out=sys.stdout):
         report['plots'] = written
     with open(args.out, 'w', encoding='utf-8') as f:
         f.write(text)
+    if recording.problem:
+        print(f'note: {recording.problem}', file=out)
     print(f'identify {model.name} from {args.recording}: {samples.t.size} joint states over '
           f'{report["samples"]["duration_s"]:.1f} s'
           + (f' ({len(stretches) - 1} gaps of {lost:.3g} s in all, between which the '
