@@ -29,16 +29,15 @@ import json
 from pathlib import Path
 import re
 
+from damaged import damaged_copies, names_damage, rechunked
 from mcap_ros2.writer import Writer
 import numpy as np
 import pytest
 
-from robot_dynamics import cli, identification, RobotModel, simulation
+from robot_dynamics import cli, identification, recordings, RobotModel, simulation
 from robot_dynamics.robots import from_source
 from robot_dynamics.ros.definitions import message_definition
 from robot_dynamics.trajectory import TrajectoryPoints
-
-from damaged import damaged_copies, names_damage, rechunked
 
 NS = 1_000_000_000
 T0 = 500.0
@@ -232,7 +231,7 @@ def test_bad_recordings_are_named_and_write_nothing(run, tmp_path, capsys, case,
 
 
 def test_damaged_copies_identify_from_what_was_read_or_say_why_in_one_line(run, tmp_path,
-                                                                          capsys):
+                                                                           capsys):
     def identify(path, name):
         out = tmp_path / f'{name}.urdf'
         status = cli.main(['identify', str(path), '--out', str(out)])
@@ -252,7 +251,7 @@ def test_damaged_copies_identify_from_what_was_read_or_say_why_in_one_line(run, 
             assert len(lines) == 1 and names_damage(lines[0]), (name, printed.err)
             assert not out.exists(), name
             outcomes[name] = 'refused'
-        elif names_damage(printed.out):
+        elif names_damage(recordings.read(path).problem):
             assert status == cli.EXIT_OK and out.is_file(), (name, printed)
             outcomes[name] = 'identified from what was read'
         else:

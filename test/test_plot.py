@@ -26,6 +26,7 @@ from pathlib import Path
 import struct
 import sys
 
+from damaged import damaged_copies, names_damage, rechunked
 from mcap.writer import Writer as McapWriter
 from mcap_ros2.writer import Writer
 import numpy as np
@@ -34,8 +35,6 @@ import pytest
 from robot_dynamics import cli, plots, recordings, RobotModel, ShapeError, simulation
 from robot_dynamics.robots import from_source
 from robot_dynamics.ros.definitions import message_definition
-
-from damaged import damaged_copies, names_damage, rechunked
 
 NS = 1_000_000_000
 T0 = 1000.0          # stamp of the first sample [s]

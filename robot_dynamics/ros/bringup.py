@@ -22,8 +22,8 @@ its own single-threaded executor in its own thread; ``processes=True`` starts on
 node instead (each node's console script, as ``ros2 run`` would). SIGINT or SIGTERM stops
 everything cleanly, exit status 0: the nodes in the reverse order of their start, each once the
 one before has stopped, so that no node sees what it watches go away (the controller, which
-would take a simulator that ended for a fault, stops first). A node that fails to start or dies stops the rest, exit
-status 1.
+would take a simulator that ended for a fault, stops first). A node that fails to start or dies
+stops the rest, exit status 1.
 """
 
 import importlib

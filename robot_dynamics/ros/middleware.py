@@ -14,7 +14,7 @@
 
 
 """
-rclpy started with the package's Fast DDS profile: loopback only, a lost sample sent again in ~50 ms.
+rclpy started with the package's Fast DDS profile: loopback only, lost samples sent again in 50 ms.
 
 Loopback by default: the graph is a robot's control loop, and nothing on another host should
 reach it or hear it. The profile ``fastdds/loopback_v2.xml`` (``_v3``: the element names differ

@@ -26,11 +26,10 @@ import signal
 import sys
 import time
 
+from loopback import off_loopback, sockets
 import numpy as np
 import pytest
 from robot_dynamics.trajectory import TrajectoryPoints
-
-from loopback import off_loopback, sockets
 
 pytestmark = pytest.mark.ros
 
@@ -80,7 +79,7 @@ def test_the_demo_stays_on_loopback(processes, tmp_path):
 
 
 def test_send_stays_on_loopback_and_fails_when_the_controller_dies(bringup, module_processes,
-                                                                  tmp_path):
+                                                                   tmp_path):
     _assert_on_loopback(bringup.pid)
     # hold the start (the simulator's initial positions) for GOAL_TIME
     start = [0.4, 0.8]
