@@ -187,8 +187,8 @@ def _bringup_parser(sub, robots):
         description='Start the ROS 2 node set of launch/sim.launch.py with the same parameter '
                     'files and remappings, for installs without ros2 launch. Prints the nodes '
                     'with their topics and services once they serve; SIGINT (Ctrl-C) or SIGTERM '
-                    'stops them, exit status 0. Discovery stays on loopback unless '
-                    'ROS_AUTOMATIC_DISCOVERY_RANGE is set otherwise.')
+                    'stops them, exit status 0. The graph stays on loopback unless '
+                    'ROS_AUTOMATIC_DISCOVERY_RANGE=SUBNET (see the README: Security).')
     p.add_argument('--robot', choices=robots, metavar='NAME',
                    help=f'bundled robot, parameters from config/NAME.yaml: {", ".join(robots)}')
     p.add_argument('--params-file', action='append', default=[], metavar='FILE',
@@ -661,7 +661,7 @@ def identify_command(args, out=sys.stdout):
     from .ros.definitions import TOPICS
     if args.plots:
         require_matplotlib()
-    found, text = identify.from_recording(
+    found, text, damage = identify.from_recording(
         args.recording, TOPICS, base_link=args.base_link, tip_link=args.tip_link,
         cutoff=args.cutoff, held_out=args.held_out,
         note=f'inertial and dynamics identified by {PROG} identify from {args.recording}')
@@ -681,6 +681,8 @@ def identify_command(args, out=sys.stdout):
         report['plots'] = written
     with open(args.out, 'w', encoding='utf-8') as f:
         f.write(text)
+    if damage:
+        print(f'note: {damage}', file=out)
     gaps = found.stretches - 1
     print(f'identify {model.name} from {args.recording}: {found.samples} joint states over '
           f'{found.duration:.1f} s'

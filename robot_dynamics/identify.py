@@ -134,23 +134,29 @@ def from_samples(model, t, q, tau, *, cutoff=signals.DEFAULT_CUTOFF,
 def from_recording(path, topics, *, base_link=None, tip_link=None,
                    cutoff=signals.DEFAULT_CUTOFF, held_out=DEFAULT_HELD_OUT, note=None):
     """
-    Identify the recorded arm from an MCAP recording: return ``(Identified, URDF text)``.
+    Identify the recorded arm from an MCAP recording: return ``(Identified, URDF text, damage)``.
 
     ``topics`` (:class:`~robot_dynamics.recordings.Topics`) names the joint states (position and
     effort, the measured joint torque; joints matched by name) and the robot description;
     ``base_link`` and ``tip_link`` select the chain (None: the URDF's rule). The URDF text is
     the recorded description with the identified ``<inertial>`` and ``<dynamics>`` (``note`` as
-    its comment). Raises ``InputError`` naming why the recording cannot serve.
+    its comment); ``damage`` says what a damaged file lost (None: the file is whole). Raises
+    ``InputError`` naming why the recording cannot serve.
     """
     from . import recordings
     from .urdf import set_dynamic_parameters
     recording = recordings.read(path, topics=[topics.joint_states, topics.robot_description])
-    model, why = recordings.robot_model(recording, topics, base_link, tip_link)
-    if model is None:
-        raise InputError(f'{path}: {why}')
-    samples = recordings.joint_samples(recording, topics, model.joint_names)
-    found = from_samples(model, samples.t, samples.position, samples.effort, cutoff=cutoff,
-                         held_out=held_out)
+    try:
+        model, why = recordings.robot_model(recording, topics, base_link, tip_link)
+        if model is None:
+            raise InputError(f'{path}: {why}')
+        samples = recordings.joint_samples(recording, topics, model.joint_names)
+        found = from_samples(model, samples.t, samples.position, samples.effort, cutoff=cutoff,
+                             held_out=held_out)
+    except InputError as exc:
+        # what was read of a damaged file may be too little: say both in the one line
+        raise InputError(f'{exc} (of a damaged file: {recording.problem})' if recording.problem
+                         else str(exc)) from None
     text = set_dynamic_parameters(recordings.robot_description(recording, topics),
                                   found.identified, note=note)
-    return found, text
+    return found, text, recording.problem

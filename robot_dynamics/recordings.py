@@ -45,10 +45,13 @@ topics are the graph's, passed in as :class:`Topics`.
 
 import csv
 import functools
+import os
 from pathlib import Path
+import struct
 from typing import NamedTuple, Optional
+import zlib
 
-from mcap.exceptions import McapError
+from mcap.exceptions import EndOfFile
 from mcap.reader import NonSeekingReader
 from mcap.records import Schema
 from mcap.well_known import MessageEncoding, SchemaEncoding
@@ -227,8 +230,8 @@ class Recording(NamedTuple):
     """
     A read recording: ``tables`` by topic, ``skipped`` topics with the reason, and ``problem``.
 
-    ``problem`` is empty for a complete file, else it says where the file ended early (an
-    unfinished recording: the tables hold the messages before that point).
+    ``problem`` is empty for a complete, undamaged file, else it says where the file ends early
+    or is damaged and what was read (the tables hold the messages before that point).
     """
 
     path: str
@@ -258,13 +261,42 @@ def _decoder(schema, channel, factory):
                          f'{type(exc).__name__}: {exc}') from None
 
 
+#: The MCAP footer at the end of a file: opcode, record length, summary start, summary offset
+#: start, summary CRC (MCAP specification), then the magic bytes.
+FOOTER = struct.Struct('<BQQQI')
+
+
+def _summary_damage(stream, size):
+    """
+    Return what is wrong with the summary section of a finished MCAP file ('' if nothing).
+
+    The footer's CRC (zero: not written) covers the bytes from the summary's start to the CRC
+    itself; the stream reader checks the chunks' and the data section's CRCs, not this one.
+    """
+    if size < len(MAGIC) + FOOTER.size:
+        return ''
+    stream.seek(size - len(MAGIC) - FOOTER.size)
+    _, _, start, _, crc = FOOTER.unpack(stream.read(FOOTER.size))
+    if crc == 0 or start == 0:
+        return ''
+    end = size - len(MAGIC) - 4
+    if not len(MAGIC) <= start < end:
+        return f'the footer points the summary to byte {start} of {size}'
+    stream.seek(start)
+    actual = zlib.crc32(stream.read(end - start))
+    return '' if actual == crc else (f'the summary section (after the messages) fails its CRC '
+                                     f'(expected {crc:#010x}, got {actual:#010x})')
+
+
 def read(path, topics=None):
     """
     Read an MCAP recording of ROS 2 messages.
 
     The file is read from start to end as a stream (its index is not needed), so that an
     unfinished file (the recorder killed) gives the messages up to where it ends; each table is
-    then put in log time order.
+    then put in log time order. The CRCs the file has are checked (chunks, data section,
+    summary): a damaged or truncated file gives the messages before the damage, and
+    ``problem`` says where it is and how many messages were read.
 
     Parameters
     ----------
@@ -279,61 +311,128 @@ def read(path, topics=None):
         A :class:`Table` per decoded topic; the topics that could not be decoded in
         ``skipped`` with the reason.
 
+    Raises
+    ------
+    InputError
+        The file is not MCAP, or it is damaged before its first message.
+
     """
     factory = DecoderFactory()
     tables, skipped, decoders = {}, {}, {}
     problem = ''
-    try:
-        with open(path, 'rb') as stream:
-            if stream.read(len(MAGIC)) != MAGIC:
-                raise InputError(f'{path}: not an MCAP file (it does not start with the MCAP '
-                                 'magic bytes)')
-            stream.seek(0)
-            for schema, channel, message in NonSeekingReader(stream).iter_messages(
-                    topics=topics, log_time_order=False):
-                topic = channel.topic
-                if topic in skipped:
-                    continue
-                if channel.id not in decoders:
-                    try:
-                        decoders[channel.id] = _decoder(schema, channel, factory)
-                    except InputError as exc:
-                        skipped[topic] = str(exc)
-                        continue
-                    tables[topic] = Table(topic, schema.name)
+    with open(path, 'rb') as stream:
+        if stream.read(len(MAGIC)) != MAGIC:
+            raise InputError(f'{path}: not an MCAP file (it does not start with the MCAP '
+                             'magic bytes)')
+        stream.seek(0)
+        size = os.fstat(stream.fileno()).st_size
+        messages = NonSeekingReader(stream, validate_crcs=True).iter_messages(
+            topics=topics, log_time_order=False)
+        while True:
+            try:
+                schema, channel, message = next(messages)
+            except StopIteration:
+                problem = _summary_damage(stream, size)
+                problem += problem and '; the messages were read (their own CRCs hold)'
+                break
+            except Exception as exc:  # noqa: B902 - damaged bytes raise what the parsers raise
+                problem = _damage(exc, stream.tell(), size)
+                break
+            topic = channel.topic
+            if topic in skipped:
+                continue
+            if channel.id not in decoders:
                 try:
-                    msg = decoders[channel.id](message.data)
-                except Exception as exc:  # noqa: B902 - bytes that do not match the definition
-                    skipped[topic] = f'a message does not decode: {type(exc).__name__}: {exc}'
-                    del tables[topic]
+                    decoders[channel.id] = _decoder(schema, channel, factory)
+                except InputError as exc:
+                    skipped[topic] = str(exc)
                     continue
-                tables[topic].log_times.append(message.log_time)
-                tables[topic].messages.append(msg)
-    except McapError as exc:
-        problem = (f'the file ends early ({type(exc).__name__}: {exc}), as an unfinished '
-                   'recording does: read the messages before that point')
+                tables[topic] = Table(topic, schema.name)
+            try:
+                msg = decoders[channel.id](message.data)
+            except Exception as exc:  # noqa: B902 - bytes that do not match the definition
+                skipped[topic] = f'a message does not decode: {type(exc).__name__}: {exc}'
+                del tables[topic]
+                continue
+            tables[topic].log_times.append(message.log_time)
+            tables[topic].messages.append(msg)
+    count = sum(len(table) for table in tables.values())
+    if problem:
+        if not count:
+            raise InputError(f'{path}: {problem}: no message to use')
+        problem = f'{path}: {problem}: {count} messages'
+
     for table in tables.values():
         table.sort()
     return Recording(str(path), tables, skipped, problem)
 
 
+def _damage(exc, offset, size):
+    """Return the words for a stream that could not be read on at byte ``offset`` of ``size``."""
+    if isinstance(exc, (EndOfFile, EOFError)):
+        return (f'the file ends early at byte {size}, as an unfinished recording does '
+                f'({type(exc).__name__}: {_short(exc)}); read up to there')
+    return (f'damaged near byte {offset} of {size} ({type(exc).__name__}: {_short(exc)}); '
+            'read up to the damage')
+
+
+def _short(exc, limit=200):
+    """Return an error's text cut to ``limit`` characters (a parser may quote the bad bytes)."""
+    text = str(exc)
+    return text if len(text) <= limit else text[:limit] + '...'
+
+
 # ---- what the plots show ------------------------------------------------------------------------
 
-def robot_description(recording, topics):
-    """Return the last recorded robot description (URDF text, ``topics.robot_description``)."""
+def _description_table(recording, topics):
+    """Return the table of ``topics.robot_description`` if it holds ``std_msgs/String``."""
     table = recording.tables.get(topics.robot_description)
-    return table.messages[-1].data if table is not None and len(table) else None
+    return table if table is not None and table.type_name.endswith('/String') else None
+
+
+def descriptions(recording, topics):
+    """
+    Return the recorded robot description texts (``topics.robot_description``), each once: ``[(log time [s], URDF)]``.
+
+    In order of first appearance, with the log time of the first message that carried it (a
+    description published again unchanged is the same one).
+    """
+    table = _description_table(recording, topics)
+    first = {}
+    for log_time, msg in zip(table.log_times, table.messages) if table is not None else ():
+        first.setdefault(msg.data, log_time * 1e-9)
+    return [(t, text) for text, t in first.items()]
+
+
+def robot_description(recording, topics):
+    """
+    Return the recorded robot description (URDF text, ``topics.robot_description``), or None where there is none.
+
+    Raises ``InputError`` when the description changes during the recording: the samples
+    before and after the change are of two robots, which no one model describes.
+    """
+    found = descriptions(recording, topics)
+    if len(found) > 1:
+        times = ', '.join(f'{t - found[0][0]:.3f}' for t, _ in found[1:])
+        raise InputError(f'{topics.robot_description} changes during the recording ({len(found)} '
+                         f'different descriptions, new ones {times} s after the first): one '
+                         'model cannot describe it; record each robot apart')
+    return found[0][1] if found else None
 
 
 def robot_model(recording, topics, base_link=None, tip_link=None):
     """
-    Return ``(model, note)``: the RobotModel of the last recorded description, or None and why.
+    Return ``(model, note)``: the RobotModel of the recorded description, or None and why.
 
     The chain is ``base_link`` to ``tip_link``, by default the URDF's (``RobotModel.from_urdf``'s
-    rule): a recording does not hold the nodes' chain parameters.
+    rule): a recording does not hold the nodes' chain parameters. A description that changes
+    during the recording gives no model (see :func:`robot_description`).
     """
     from .model import RobotModel
-    description = robot_description(recording, topics)
+    try:
+        description = robot_description(recording, topics)
+    except InputError as exc:
+        return None, str(exc)
     if description is None:
         return None, f'no {topics.robot_description} in the recording'
     try:
@@ -611,6 +710,29 @@ def csv_name(topic):
     return topic.strip('/').replace('/', '.') + '.csv'
 
 
+def write_descriptions(recording, topics, out_dir):
+    """
+    Write each recorded robot description once; return the files written.
+
+    ``robot_description.<k>.urdf`` (k from 1, in order of appearance) and
+    ``robot_description.csv``: per message its ``log_time`` [s], ``urdf_file`` and
+    ``characters``, so that a description published again (or a long one) is not copied into
+    every row.
+    """
+    table = _description_table(recording, topics)
+    files = {}
+    for _, text in descriptions(recording, topics):
+        files[text] = out_dir / f'{csv_name(topics.robot_description)[:-4]}.{len(files) + 1}.urdf'
+        files[text].write_text(text, encoding='utf-8')
+    path = out_dir / csv_name(topics.robot_description)
+    with open(path, 'w', newline='', encoding='utf-8') as f:
+        writer = csv.writer(f)
+        writer.writerow(['log_time', 'urdf_file', 'characters'])
+        for log_time, msg in zip(table.log_times, table.messages):
+            writer.writerow([repr(log_time * 1e-9), files[msg.data].name, len(msg.data)])
+    return [path, *files.values()]
+
+
 def export(path, out_dir, topics, plot=True):
     """
     Write a CSV per topic and (if ``plot``) the PNG plots of a recording into ``out_dir``.
@@ -633,6 +755,9 @@ def export(path, out_dir, topics, plot=True):
     if recording.problem:
         notes.append(recording.problem)
     for topic, table in recording.tables.items():
+        if table is _description_table(recording, topics):
+            written += write_descriptions(recording, topics, out_dir)
+            continue
         table.write_csv(out_dir / csv_name(topic))
         written.append(out_dir / csv_name(topic))
     if not plot:

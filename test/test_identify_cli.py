@@ -29,11 +29,12 @@ import json
 from pathlib import Path
 import re
 
+from damaged import damaged_copies, names_damage, rechunked
 from mcap_ros2.writer import Writer
 import numpy as np
 import pytest
 
-from robot_dynamics import cli, identification, identify, RobotModel, simulation
+from robot_dynamics import cli, identification, identify, recordings, RobotModel, simulation
 from robot_dynamics.errors import InputError
 from robot_dynamics.robots import from_source
 from robot_dynamics.ros.definitions import message_definition, TOPICS
@@ -172,7 +173,8 @@ def test_the_pipeline_reads_the_same_from_samples_and_from_the_recording(run):
     """identify.from_samples on the arrays, from_recording on the MCAP: one pipeline."""
     record, model = run['record'], run['model']
     direct = identify.from_samples(model, record.t, run['q'], run['effort'])
-    recorded, text = identify.from_recording(run['path'], TOPICS)
+    recorded, text, damage = identify.from_recording(run['path'], TOPICS)
+    assert damage is None
     # the recording's stamps carry nanoseconds: the same samples to ~1e-9 s, the same fit
     np.testing.assert_allclose(recorded.result.estimate.values, direct.result.estimate.values,
                                rtol=1e-4, atol=1e-6)
@@ -251,6 +253,55 @@ def test_bad_recordings_are_named_and_write_nothing(run, tmp_path, capsys, case,
     assert status != cli.EXIT_OK
     assert words in err, err
     assert not out.exists() and not report.exists()
+
+
+def test_damaged_copies_identify_from_what_was_read_or_say_why_in_one_line(run, tmp_path,
+                                                                           capsys):
+    def identify(path, name):
+        out = tmp_path / f'{name}.urdf'
+        status = cli.main(['identify', str(path), '--out', str(out)])
+        return status, capsys.readouterr(), out
+
+    status, _, clean = identify(run['path'], 'clean')
+    assert status == cli.EXIT_OK
+    copies = damaged_copies(rechunked(run['path'].read_bytes(), 65_536))
+    flips = sorted(name for name in copies if 'flipped' in name)
+    outcomes = {}
+    for name in [n for n in copies if 'flipped' not in n] + flips[::3]:
+        path = tmp_path / f'{name}.mcap'
+        path.write_bytes(copies[name])
+        status, printed, out = identify(path, name)
+        if status == cli.EXIT_USAGE:
+            lines = printed.err.splitlines()
+            assert len(lines) == 1 and names_damage(lines[0]), (name, printed.err)
+            assert not out.exists(), name
+            outcomes[name] = 'refused'
+        elif names_damage(recordings.read(path).problem):
+            assert status == cli.EXIT_OK and out.is_file(), (name, printed)
+            outcomes[name] = 'identified from what was read'
+        else:
+            assert status == cli.EXIT_OK, (name, printed)
+            assert out.read_text() == clean.read_text(), f'{name}: read differently, silently'
+            outcomes[name] = 'unchanged'
+    assert outcomes['cut_at_0.01'] == 'refused'
+    assert outcomes['cut_at_0.9'] == 'identified from what was read', outcomes
+
+
+def test_identify_refuses_a_description_that_changes(run, tmp_path, capsys):
+    path = tmp_path / 'two.mcap'
+    with open(path, 'wb') as f:
+        writer = Writer(f)
+        schema = writer.register_msgdef('std_msgs/msg/String',
+                                        message_definition('std_msgs/msg/String'))
+        for k, text in enumerate((run['description'], run['description'] + '<!-- v2 -->')):
+            writer.write_message('/robot_description', schema, {'data': text},
+                                 log_time=int((T0 + k) * NS), publish_time=int((T0 + k) * NS))
+        writer.finish()
+    status = cli.main(['identify', str(path), '--out', str(tmp_path / 'x.urdf')])
+    err = capsys.readouterr().err.splitlines()
+    assert status == cli.EXIT_USAGE and len(err) == 1, err
+    assert ('/robot_description changes during the recording (2 different descriptions, new '
+            'ones 1.000 s after the first)') in err[0]
 
 
 def test_excite_and_identify_reject_bad_arguments(tmp_path, capsys):

@@ -26,6 +26,7 @@ from pathlib import Path
 import struct
 import sys
 
+from damaged import damaged_copies, names_damage, rechunked
 from mcap.writer import Writer as McapWriter
 from mcap_ros2.writer import Writer
 import numpy as np
@@ -39,6 +40,8 @@ NS = 1_000_000_000
 T0 = 1000.0          # stamp of the first sample [s]
 LOG_DELAY = 0.0004   # receive time after the stamp [s]
 MIN_PNG_BYTES = 10_000
+#: Chunk size of the damaged recordings [bytes]: damage loses a part of them, not all.
+CHUNK = 16_384
 
 # Standard definitions as a rosbag2 recording on a ROS 2 distribution stores them (comments
 # left out; the format of rosbag2's docs/message_definition_encoding.md): an independent
@@ -203,10 +206,12 @@ def test_csv_of_the_controller_state_keeps_nested_fields_by_joint(simulated, plo
         pytest.approx(goal['time_from_start'][last], abs=1e-9)
 
 
-def test_robot_description_csv_holds_the_urdf(simulated, plotted):
+def test_robot_description_is_written_once_as_urdf(simulated, plotted):
     header, rows = _read_csv(plotted / 'robot_description.csv')
-    assert header == ['log_time', 'data']
-    assert rows[0][1] == simulated['urdf']
+    assert header == ['log_time', 'urdf_file', 'characters']
+    assert rows == [[repr(T0 + LOG_DELAY), 'robot_description.1.urdf',
+                     str(len(simulated['urdf']))]]
+    assert (plotted / 'robot_description.1.urdf').read_text() == simulated['urdf']
 
 
 def test_pngs_are_written(plotted):
@@ -326,7 +331,8 @@ def test_csv_only_needs_no_matplotlib(foreign, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, 'matplotlib.backends.backend_agg', None)   # import fails
     assert cli.main(['plot', str(foreign['path']), '--out', str(tmp_path), '--csv-only']) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        'effort_controller.commands.csv', 'joint_states.csv', 'robot_description.csv']
+        'effort_controller.commands.csv', 'joint_states.csv', 'robot_description.1.urdf',
+        'robot_description.csv']
     assert cli.main(['plot', str(foreign['path']), '--out', str(tmp_path / 'png')]) == \
         cli.EXIT_FAILURE
     assert not (tmp_path / 'png').exists()
@@ -365,13 +371,100 @@ def test_undecodable_topics_are_skipped_and_named(tmp_path):
 
 
 def test_an_unfinished_recording_is_read_up_to_where_it_ends(foreign, tmp_path):
-    data = Path(foreign['path']).read_bytes()
+    data = rechunked(Path(foreign['path']).read_bytes(), 4096)
     cut = tmp_path / 'cut.mcap'
     cut.write_bytes(data[:len(data) // 2])
     recording = recordings.read(cut)
     assert 'ends early' in recording.problem
     status, text = _plot(cut, '--out', tmp_path / 'out', '--csv-only')
     assert status == cli.EXIT_OK and 'ends early' in text
+
+
+def _csv_rows(folder):
+    """Return ``{csv file name: rows with the title row}`` of a plot's output folder."""
+    return {path.name: _read_csv(path)[1] for path in sorted(Path(folder).glob('*.csv'))}
+
+
+def test_damaged_copies_give_what_precedes_the_damage_or_one_line(simulated, tmp_path, capsys):
+    assert cli.main(['plot', str(simulated['path']), '--out', str(tmp_path / 'clean'),
+                     '--csv-only']) == cli.EXIT_OK
+    clean = _csv_rows(tmp_path / 'clean')
+    capsys.readouterr()
+    outcomes = {}
+    for name, data in damaged_copies(rechunked(simulated['path'].read_bytes(), CHUNK)).items():
+        path, out = tmp_path / f'{name}.mcap', tmp_path / name
+        path.write_bytes(data)
+        status = cli.main(['plot', str(path), '--out', str(out), '--csv-only'])
+        printed = capsys.readouterr()
+        if status == cli.EXIT_USAGE:
+            lines = printed.err.splitlines()
+            assert len(lines) == 1 and names_damage(lines[0]), (name, printed.err)
+            assert str(path) in lines[0] and not out.exists(), name
+            outcomes[name] = 'refused'
+            continue
+        assert status == cli.EXIT_OK and printed.err == '', (name, printed)
+        rows = _csv_rows(out)
+        # (plot prints the problem as a note: test_an_unfinished_recording_is_read_...)
+        if not names_damage(recordings.read(path).problem):
+            assert rows == clean, f'{name}: read differently without a word about it'
+            outcomes[name] = 'unchanged'
+            continue
+        # the messages before the damage: the first ones of each topic, as they were
+        assert rows and set(rows) <= set(clean), name
+        for file, kept in rows.items():
+            assert kept == clean[file][:len(kept)], (name, file)
+        outcomes[name] = 'partial' if rows != clean else 'named'
+    # the file cut short: what comes before the cut, with the cut named
+    kept = [sum(map(len, _csv_rows(tmp_path / name).values()))
+            for name in ('cut_at_0.25', 'cut_at_0.6', 'cut_at_0.9')]
+    assert 0 < kept[0] < kept[1] < kept[2] < sum(map(len, clean.values())), kept
+    assert outcomes['cut_at_0.01'] == 'refused'
+    # every single flipped bit is caught (the CRCs) or changes nothing that is read
+    kinds = {kind: sorted(n for n, o in outcomes.items() if o == kind)
+             for kind in set(outcomes.values())}
+    assert set(kinds) >= {'refused', 'partial'}, kinds
+
+
+def test_plot_draws_what_a_cut_recording_holds(simulated, tmp_path):
+    data = rechunked(simulated['path'].read_bytes(), CHUNK)
+    cut = tmp_path / 'cut.mcap'
+    cut.write_bytes(data[:int(0.6 * len(data))])
+    status, text = _plot(cut, '--out', tmp_path / 'out')
+    assert status == cli.EXIT_OK and 'ends early' in text
+    for name in ('tracking.png', 'effort.png', 'tip_path.png'):
+        assert (tmp_path / 'out' / name).stat().st_size > MIN_PNG_BYTES
+
+
+def _two_robots(path, repeats=1):
+    """Record the SCARA's joint states, its description ``repeats`` times, then the 2R's."""
+    scara, planar = (from_source(robot=name)[1] for name in ('scara', 'planar_2r'))
+    states = [(T0 + 0.01 * k, {'header': _header(T0 + 0.01 * k), 'name': ['joint1'],
+                               'position': [0.01 * k], 'velocity': [1.0], 'effort': [0.0]})
+              for k in range(200)]
+    descriptions = [(T0 + 0.001 * k, {'data': scara}) for k in range(repeats)]
+    _write(path, {'/robot_description': ('std_msgs/msg/String', STRING_DEF,
+                                         descriptions + [(T0 + 1.0, {'data': planar})]),
+                  '/joint_states': ('sensor_msgs/msg/JointState', JOINT_STATE_DEF, states)})
+    return scara, planar
+
+
+def test_a_description_that_changes_is_written_once_each_and_no_plot_mixes_them(tmp_path):
+    path = tmp_path / 'two.mcap'
+    scara, planar = _two_robots(path, repeats=50)
+    status, text = _plot(path, '--out', tmp_path / 'out')
+    assert status == cli.EXIT_OK
+    out = tmp_path / 'out'
+    header, rows = _read_csv(out / 'robot_description.csv')
+    assert [row[1:] for row in rows] == [['robot_description.1.urdf', str(len(scara))]] * 50 \
+        + [['robot_description.2.urdf', str(len(planar))]]
+    assert (out / 'robot_description.1.urdf').read_text() == scara
+    assert (out / 'robot_description.2.urdf').read_text() == planar
+    assert (out / 'robot_description.csv').stat().st_size < 100 * len(rows)
+    assert ('/robot_description changes during the recording (2 different descriptions, new '
+            'ones 1.000 s after the first)') in text
+    # the plots that need no model are drawn; no tip path of either robot
+    assert (out / 'tracking.png').is_file() and (out / 'effort.png').is_file()
+    assert 'tip_path.png: not drawn' in text
 
 
 def test_a_file_that_is_not_mcap_is_bad_input(tmp_path, capsys):

@@ -20,8 +20,10 @@ For pip installs, where ``ros2 launch`` is not available: the same nodes, parame
 remappings as ``launch/sim.launch.py``. By default all nodes run in this process, each spun by
 its own single-threaded executor in its own thread; ``processes=True`` starts one process per
 node instead (each node's console script, as ``ros2 run`` would). SIGINT or SIGTERM stops
-everything cleanly, exit status 0. A node that fails to start or dies stops the rest, exit
-status 1.
+everything cleanly, exit status 0: the nodes in the reverse order of their start, each once the
+one before has stopped, so that no node sees what it watches go away (the controller, which
+would take a simulator that ended for a fault, stops first). A node that fails to start or dies
+stops the rest, exit status 1.
 """
 
 import importlib
@@ -80,7 +82,6 @@ class Bringup:
         self.processes = processes
         self.out = out
         self.stop_event = threading.Event()
-        self._stop_spinning = threading.Event()
         self.failure = None
         self._children = {}
         self._threads = []
@@ -120,10 +121,11 @@ class Bringup:
         # an executor built on a context already shut down fails half-way (a traceback at exit)
         executor = SingleThreadedExecutor()
         executor.add_node(node)
+        stop = threading.Event()
 
         def spin():
             try:
-                spin_until(executor, self._stop_spinning)
+                spin_until(executor, stop)
             except ExternalShutdownException:
                 pass
             except Exception as exc:  # noqa: B902 - a node died: report it and stop the rest
@@ -132,7 +134,7 @@ class Bringup:
                     self.stop_event.set()
         thread = threading.Thread(target=spin, name=f'spin_{node.get_name()}', daemon=True)
         thread.start()
-        self._threads.append(thread)
+        self._threads.append((stop, thread))
 
     # ---- readiness ------------------------------------------------------------------------------
 
@@ -206,26 +208,28 @@ class Bringup:
 
     def stop(self):
         """
-        Stop every node (SIGTERM to processes, then kill stragglers).
+        Stop every node, in the reverse order of their start, each after the one before.
 
-        Nodes of this process stop spinning and are destroyed before the context is shut down,
-        so that what they say last goes out (the controller's final safe command).
+        Node processes first (SIGTERM, killed if still there after STOP_TIMEOUT), then the
+        graph's nodes of this process, then the probe and the nodes added (a recorder records
+        until the graph is gone): each stops spinning, and they are destroyed before the
+        context is shut down, so that what they say last goes out (the controller's final safe
+        command).
         """
         # SIGTERM, not SIGINT: a node process that is still importing (a start that failed
         # elsewhere) ends silently, where SIGINT would print a KeyboardInterrupt traceback; a
         # running node shuts down cleanly through rclpy's handler either way.
-        for child in self._children.values():
+        for child in reversed(list(self._children.values())):
             if child.poll() is None:
                 child.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + STOP_TIMEOUT
-        for child in self._children.values():
             try:
-                child.wait(max(0.1, deadline - time.monotonic()))
+                child.wait(STOP_TIMEOUT)
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.wait()
-        self._stop_spinning.set()
-        for thread in self._threads:
+        graph_nodes = 0 if self.processes else len(self.specs)
+        for stop, thread in self._threads[:graph_nodes][::-1] + self._threads[graph_nodes:]:
+            stop.set()
             thread.join(timeout=STOP_TIMEOUT)
         for node in self._nodes + ([self._probe] if self._probe else []):
             node.destroy_node()
@@ -258,7 +262,6 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
     ``record``: an MCAP file to record the default topics of
     :class:`~robot_dynamics.ros.recording.RecorderNode` into, from this process.
     """
-    os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     middleware.init()
     bringup = Bringup(specs, parameter_files, overrides, processes, out)
     clock = ['-p', 'use_sim_time:=true'] if graph.simulated_time(parameter_files,

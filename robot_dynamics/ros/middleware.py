@@ -14,18 +14,31 @@
 
 
 """
-rclpy started with the package's Fast DDS profile: a lost sample is sent again in ~50 ms, not 3 s.
+rclpy started with the package's Fast DDS profile: loopback only, lost samples sent again in 50 ms.
 
-A reliable reader that missed a sample asks for it when the writer's heartbeat tells it what was
-sent, and it delivers in order, so what follows waits too. Fast DDS's periodic heartbeat comes
-every 3 s by default. On a host that does not run a process for a while (a loaded machine)
-Fast DDS's shared-memory transport loses a sample now and then, and nothing else repairs it
-sooner where no more samples follow: in lockstep the simulator publishes one state and waits
-for its answer, and that wait ended at ``lockstep_timeout`` (1 s) instead. The package's
-profile (``fastdds/writers_v2.xml`` or ``_v3.xml``: the element's name differs between Fast DDS
-2, up to Jazzy, and 3, from Kilted) makes every writer's heartbeat period 50 ms. It applies
-unless the environment names a profile of its own, or another middleware
-(``RMW_IMPLEMENTATION``).
+Loopback by default: the graph is a robot's control loop, and nothing on another host should
+reach it or hear it. The profile ``fastdds/loopback_v2.xml`` (``_v3``: the element names differ
+between Fast DDS 2, up to Jazzy, and 3, from Kilted) gives every participant shared memory and
+UDP on 127.0.0.1 only, Fast DDS's built-in transports (bound to every interface) off, and
+discovery's multicast group joined on loopback alone. ``ROS_AUTOMATIC_DISCOVERY_RANGE`` would
+undo that: with ``LOCALHOST``, Kilted's rmw_fastrtps adds a UDP transport of its own, bound to
+0.0.0.0, whatever the profile says. So where that variable is unset or ``LOCALHOST`` the process
+sets it to ``SYSTEM_DEFAULT`` (the profile decides, on Jazzy and Kilted alike); its child
+processes inherit both. A graph across machines is an explicit choice:
+``ROS_AUTOMATIC_DISCOVERY_RANGE=SUBNET`` loads ``fastdds/writers_v2.xml`` (``_v3``) instead,
+Fast DDS's own transports and discovery (secure it with SROS2, see the README).
+
+Both profiles make every reliable writer's heartbeat period 50 ms. A reliable reader that missed
+a sample asks for it when the writer's heartbeat tells it what was sent, and it delivers in
+order, so what follows waits too. Fast DDS's periodic heartbeat comes every 3 s by default. On a
+host that does not run a process for a while (a loaded machine) Fast DDS's shared-memory
+transport loses a sample now and then, and nothing else repairs it sooner where no more samples
+follow: in lockstep the simulator publishes one state and waits for its answer, and that wait
+ended at ``lockstep_timeout`` (1 s) instead.
+
+The environment keeps the last word: a profile of its own (``FASTDDS_DEFAULT_PROFILES_FILE``,
+``FASTRTPS_DEFAULT_PROFILES_FILE``) or another middleware (``RMW_IMPLEMENTATION``) is left
+alone, and so is the discovery range then.
 """
 
 import importlib.metadata
@@ -40,6 +53,11 @@ PROFILE_VARIABLES = {2: 'FASTRTPS_DEFAULT_PROFILES_FILE', 3: 'FASTDDS_DEFAULT_PR
 PROFILES = Path(__file__).with_name('fastdds')
 #: ROS 2 distributions with Fast DDS 2 (their rclpy: up to 7); later ones have Fast DDS 3.
 FAST_DDS_2 = ('humble', 'iron', 'jazzy')
+#: ROS 2's discovery range variable; its value that opts in to a graph across machines, and
+#: the one under which the profile alone decides.
+RANGE_VARIABLE = 'ROS_AUTOMATIC_DISCOVERY_RANGE'
+NETWORK_RANGE = 'SUBNET'
+PROFILE_RANGE = 'SYSTEM_DEFAULT'
 
 
 def fast_dds_major(environ=os.environ):
@@ -60,8 +78,10 @@ def use_profile(environ=os.environ):
     """
     Name the package's Fast DDS profile in ``environ`` unless it names one; return its path.
 
-    None (and ``environ`` untouched) where a profile or another middleware is named, or the
-    Fast DDS version is unknown. Call before rclpy starts: Fast DDS reads it once.
+    ``loopback_v<major>.xml``, with ``ROS_AUTOMATIC_DISCOVERY_RANGE`` set to ``SYSTEM_DEFAULT``
+    where it was unset or ``LOCALHOST``; ``writers_v<major>.xml`` where it is ``SUBNET``. None
+    (and ``environ`` untouched) where a profile or another middleware is named, or the Fast DDS
+    version is unknown. Call before rclpy starts: Fast DDS reads it once.
     """
     if any(environ.get(name) for name in PROFILE_VARIABLES.values()):
         return None
@@ -70,7 +90,13 @@ def use_profile(environ=os.environ):
     major = fast_dds_major(environ)
     if major is None:
         return None
-    path = PROFILES / f'writers_v{major}.xml'
+    scope = environ.get(RANGE_VARIABLE, '').upper()
+    if scope == NETWORK_RANGE:
+        path = PROFILES / f'writers_v{major}.xml'
+    else:
+        path = PROFILES / f'loopback_v{major}.xml'
+        if scope in ('', 'LOCALHOST'):
+            environ[RANGE_VARIABLE] = PROFILE_RANGE
     environ[PROFILE_VARIABLES[major]] = str(path)
     return path
 

@@ -23,7 +23,8 @@ offers ``/robot_description`` transient-local again) and ``topic_type_hash``, an
 serialized CDR bytes as received. ``log_time`` is the time the message was received (the
 middleware's receive stamp; under ``use_sim_time`` the node's simulated clock when it is
 written), ``publish_time`` the publisher's source timestamp, as rosbag2 records them. Messages
-are zstd-compressed in chunks of about 1 MB.
+are zstd-compressed in chunks of about 1 MB. Every CRC the format has is written (each chunk's,
+the data section's, the summary's), so that a reader finds any damage to the file.
 
 Nothing is done per message that is not needed: the subscriptions are raw (nothing is
 deserialised) and read outside rclpy's executor, whose pass per message cost more than the
@@ -136,7 +137,7 @@ class McapRecorder:
             self._stream = open(self.path, 'xb')
         except OSError as exc:
             raise InputError(f'recording {self.path!r}: cannot create it: {exc}') from None
-        self._writer = Writer(self._stream, chunk_size=CHUNK_SIZE)
+        self._writer = Writer(self._stream, chunk_size=CHUNK_SIZE, enable_data_crcs=True)
         self._writer.start(profile=Profile.ROS2, library='robot_dynamics recorder')
         self._schemas = {}
         self._lock = threading.Lock()

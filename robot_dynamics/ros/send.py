@@ -18,7 +18,12 @@
 Installs from PyPI have no ``ros2 action send_goal``; this sends the points of a
 :class:`~robot_dynamics.trajectory.TrajectoryPoints` (read from YAML) as a goal that starts at
 once (header stamp zero), prints the goal's progress, and waits for the result. Ctrl-C (SIGINT)
-or SIGTERM cancels the goal (the controller brings the arm to rest) before exiting.
+or SIGTERM asks the controller to cancel the goal (it brings the arm to rest) and exits: it
+waits for the answer at most CANCEL_WAIT, and not at all where the server is gone. A server that
+goes away while the goal runs (the controller stopped, or killed: discovery drops a process
+that no longer announces itself within the profile's lease, see
+:mod:`~robot_dynamics.ros.middleware`) ends ``send`` with exit status 1 once it has been gone
+for SERVER_GONE.
 """
 
 import signal
@@ -38,6 +43,11 @@ from .runner import spin_until
 
 #: Time [s] allowed after the last point for the result to arrive.
 RESULT_MARGIN = 60.0
+#: Time [s] the action server must have been unreachable before ``send`` says it is gone (one
+#: look can fall between an endpoint's loss and its return on a busy host).
+SERVER_GONE = 0.5
+#: Longest wait [s] for the controller's answer to a cancel on Ctrl-C.
+CANCEL_WAIT = 1.0
 #: Exit statuses: the goal succeeded; it failed, was rejected or no server answered; stopped.
 SUCCEEDED, FAILED, INTERRUPTED = 0, 1, 130
 #: Error codes of the result (control_msgs' FollowJointTrajectory), by value, for messages.
@@ -58,13 +68,33 @@ def goal_message(points):
     return FollowJointTrajectory.Goal(trajectory=msg)
 
 
-def _wait(future, deadline, stop):
-    """Wait for an rclpy future (spun elsewhere) until ``deadline``; False if it did not end."""
+def _wait(future, deadline, stop, server_gone=lambda: False):
+    """
+    Wait for an rclpy future (spun elsewhere) until ``deadline``; return whether it ended.
+
+    Also stops waiting when ``stop`` is set or ``server_gone()`` is true.
+    """
     while not future.done():
-        if stop.is_set() or time.monotonic() > deadline:
+        if stop.is_set() or time.monotonic() > deadline or server_gone():
             return False
         time.sleep(0.01)
     return True
+
+
+class _Absence:
+    """``gone()``: whether ``client``'s server has been unreachable for ``SERVER_GONE`` [s]."""
+
+    def __init__(self, client):
+        self.client = client
+        self.since = None
+
+    def __call__(self):
+        if self.client.server_is_ready():
+            self.since = None
+            return False
+        now = time.monotonic()
+        self.since = self.since if self.since is not None else now
+        return now - self.since >= SERVER_GONE
 
 
 def run(points, action, *, server_timeout=30.0, out=sys.stdout):
@@ -72,8 +102,8 @@ def run(points, action, *, server_timeout=30.0, out=sys.stdout):
     Send ``points`` to the action ``action`` and wait for the result; return the exit status.
 
     0 when the goal succeeded; 1 when no server answered within ``server_timeout`` [s], the goal
-    was rejected or it ended otherwise (the controller's error string is printed); 130 when
-    interrupted (the goal is canceled first).
+    was rejected, the server went away or the goal ended otherwise (the controller's error
+    string is printed); 130 when interrupted (a cancel is sent first).
     """
     context = rclpy.Context()
     middleware.init(context=context)
@@ -108,18 +138,25 @@ def run(points, action, *, server_timeout=30.0, out=sys.stdout):
             time.sleep(0.05)
         print(f'send: {len(points.time_from_start)} points over {duration:.3g} s of '
               f'{list(points.joint_names)} to {action}', file=out, flush=True)
+        gone = _Absence(client)
+        lost = f'the action server {action} is gone (the controller stopped or died)'
         sending = client.send_goal_async(goal_message(points))
-        if not _wait(sending, time.monotonic() + server_timeout, stop):
-            return INTERRUPTED if stop.is_set() else _failed('no answer to the goal')
+        if not _wait(sending, time.monotonic() + server_timeout, stop, gone):
+            return INTERRUPTED if stop.is_set() else _failed(
+                f'{lost}; the goal was not answered' if gone() else 'no answer to the goal')
         handle = sending.result()
         if not handle.accepted:
             return _failed(f'{action} rejected the goal')
         result = handle.get_result_async()
-        if not _wait(result, time.monotonic() + duration + RESULT_MARGIN, stop):
+        if not _wait(result, time.monotonic() + duration + RESULT_MARGIN, stop, gone):
+            if not stop.is_set() and gone():
+                return _failed(f'{lost}; the goal has no result')
             canceling = handle.cancel_goal_async()
-            _wait(canceling, time.monotonic() + 5.0, threading.Event())
+            _wait(canceling, time.monotonic() + CANCEL_WAIT, threading.Event(), gone)
             if stop.is_set():
-                print('send: interrupted; goal canceled', file=sys.stderr)
+                print('send: interrupted; ' + ('goal canceled' if canceling.done() else
+                                               'cancel requested, no answer'),
+                      file=sys.stderr)
                 return INTERRUPTED
             return _failed(f'no result within {duration + RESULT_MARGIN:g} s; goal canceled')
         answer = result.result().result

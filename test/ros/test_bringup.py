@@ -18,7 +18,8 @@
 In one process (the default) and with ``--processes``; SIGINT goes to the process group, as
 Ctrl-C in a terminal does, SIGTERM to bringup alone, as a service manager does. The node
 processes of ``--processes`` are found as children of bringup in ``/proc`` (or by their
-command line) and must all be gone once it exited. Bad parameters end bringup with exit status
+command line) and must all be gone once it exited; every socket of every one of them is bound
+to loopback (or a multicast group), and a clean stop logs no error. Bad parameters end bringup with exit status
 1 and a message naming the problem.
 """
 
@@ -29,6 +30,7 @@ import time
 
 from closed_loop import quintic, SUCCEEDED
 from geometry_msgs.msg import PoseStamped
+from loopback import off_loopback, sockets
 import numpy as np
 import pytest
 from robot_dynamics import RobotModel
@@ -116,6 +118,8 @@ def _assert_clean_exit(processes, proc, children, code):
     output = processes.output(proc)
     assert code == 0, output
     assert 'Traceback' not in output, output
+    # stopping is no fault: the controller stops before the simulator it watches
+    assert '[ERROR]' not in output, output
     assert output.rstrip().endswith('robot-dynamics bringup scara: stopped'), output
     assert not _still_running(children), f'node processes left: {_still_running(children)}'
     assert not _group_exists(proc.pid)
@@ -188,6 +192,14 @@ def test_publishes_joint_states_at_500_hz_or_more(bringup, probe):
     rate = (len(received) - count) / (time.monotonic() - start)
     assert rate >= 500.0, f'/joint_states at {rate:.0f} Hz'
     assert list(received[-1][0].name) == list(RobotModel.load('scara').joint_names)
+
+
+def test_every_socket_stays_on_loopback(bringup):
+    proc, children = bringup
+    pids = [proc.pid, *children]
+    for pid in pids:
+        assert any(address.is_loopback for _, address, _ in sockets(pid)), pid
+    assert off_loopback(pids) == []
 
 
 def test_sigint_stops_everything(bringup, processes):

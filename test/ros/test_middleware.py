@@ -18,6 +18,7 @@
 from importlib.metadata import version
 import subprocess
 import sys
+from xml.etree import ElementTree
 
 import pytest
 from robot_dynamics.ros import middleware
@@ -29,32 +30,67 @@ PUBLISH = ('import rclpy; from robot_dynamics.ros import middleware; from std_ms
 
 
 @pytest.mark.parametrize('distro, variable, name', [
-    ('jazzy', 'FASTRTPS_DEFAULT_PROFILES_FILE', 'writers_v2.xml'),
-    ('humble', 'FASTRTPS_DEFAULT_PROFILES_FILE', 'writers_v2.xml'),
-    ('kilted', 'FASTDDS_DEFAULT_PROFILES_FILE', 'writers_v3.xml'),
-    ('rolling', 'FASTDDS_DEFAULT_PROFILES_FILE', 'writers_v3.xml'),
+    ('jazzy', 'FASTRTPS_DEFAULT_PROFILES_FILE', 'loopback_v2.xml'),
+    ('humble', 'FASTRTPS_DEFAULT_PROFILES_FILE', 'loopback_v2.xml'),
+    ('kilted', 'FASTDDS_DEFAULT_PROFILES_FILE', 'loopback_v3.xml'),
+    ('rolling', 'FASTDDS_DEFAULT_PROFILES_FILE', 'loopback_v3.xml'),
 ])
 def test_a_sourced_distribution_gets_the_profile_of_its_fast_dds(distro, variable, name):
     environ = {'ROS_DISTRO': distro}
     path = middleware.use_profile(environ)
     assert path.name == name and path.is_file()
-    assert environ == {'ROS_DISTRO': distro, variable: str(path)}
+    assert environ == {'ROS_DISTRO': distro, variable: str(path),
+                       'ROS_AUTOMATIC_DISCOVERY_RANGE': 'SYSTEM_DEFAULT'}
+
+
+@pytest.mark.parametrize('given, profile, scope', [
+    (None, 'loopback', 'SYSTEM_DEFAULT'),
+    ('LOCALHOST', 'loopback', 'SYSTEM_DEFAULT'),   # rmw_fastrtps would add a 0.0.0.0 socket
+    ('SYSTEM_DEFAULT', 'loopback', 'SYSTEM_DEFAULT'),
+    ('OFF', 'loopback', 'OFF'),
+    ('SUBNET', 'writers', 'SUBNET'),               # the opt-in to a graph across machines
+])
+def test_loopback_unless_the_discovery_range_is_subnet(given, profile, scope):
+    environ = {'ROS_DISTRO': 'kilted'}
+    if given is not None:
+        environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = given
+    assert middleware.use_profile(environ).name == f'{profile}_v3.xml'
+    assert environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] == scope
+
+
+@pytest.mark.parametrize('major', [2, 3])
+def test_the_loopback_profile_confines_every_participant_to_127_0_0_1(major):
+    # what Fast DDS is told (that it binds nothing else: test_loopback.py, read from /proc)
+    ns = {'dds': 'http://www.eprosima.com'}
+    profiles = ElementTree.parse(middleware.PROFILES / f'loopback_v{major}.xml').getroot()
+    participant = profiles.find('dds:profiles/dds:participant', ns)
+    assert participant.get('is_default_profile') == 'true'
+    rtps = participant.find('dds:rtps', ns)
+    assert rtps.findtext('dds:useBuiltinTransports', namespaces=ns) == 'false'
+    used = [t.text for t in rtps.findall('dds:userTransports/dds:transport_id', ns)]
+    kinds = {}
+    for descriptor in profiles.findall('dds:profiles/dds:transport_descriptors/'
+                                       'dds:transport_descriptor', ns):
+        allowed = [a.text for a in descriptor.findall('dds:interfaceWhiteList/dds:address', ns)]
+        kinds[descriptor.findtext('dds:transport_id', namespaces=ns)] = (
+            descriptor.findtext('dds:type', namespaces=ns), allowed)
+    assert sorted(kinds[t] for t in used) == [('SHM', []), ('UDPv4', ['127.0.0.1'])]
 
 
 @pytest.mark.parametrize('given', [{'FASTDDS_DEFAULT_PROFILES_FILE': '/mine.xml'},
                                    {'FASTRTPS_DEFAULT_PROFILES_FILE': '/mine.xml'},
                                    {'RMW_IMPLEMENTATION': 'rmw_cyclonedds_cpp'}])
 def test_a_profile_or_middleware_of_your_own_is_left_alone(given):
-    environ = dict(given, ROS_DISTRO='kilted')
+    environ = dict(given, ROS_DISTRO='kilted', ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
     assert middleware.use_profile(environ) is None
-    assert environ == dict(given, ROS_DISTRO='kilted')
+    assert environ == dict(given, ROS_DISTRO='kilted', ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
 
 
 def test_without_ros_distro_the_version_comes_from_rclpy():
     # these environments install ROS 2 from wheels, which set no ROS_DISTRO
     expected = 2 if int(version('rclpy').split('.')[0]) <= 7 else 3
     assert middleware.fast_dds_major({}) == expected
-    assert middleware.use_profile({}).name == f'writers_v{expected}.xml'
+    assert middleware.use_profile({}).name == f'loopback_v{expected}.xml'
 
 
 def _publish(env):
@@ -64,16 +100,21 @@ def _publish(env):
     return done
 
 
-def test_the_installed_fast_dds_reads_the_profile_without_error(ros_env):
+@pytest.mark.parametrize('profile', ['loopback', 'writers'])
+def test_the_installed_fast_dds_reads_the_profiles_without_error(ros_env, profile):
     env = {k: v for k, v in ros_env.items() if 'PROFILES_FILE' not in k and k != 'ROS_DISTRO'}
     major = middleware.fast_dds_major({})
-    done = _publish(env)
-    assert done.stdout.splitlines()[0] == str(middleware.PROFILES / f'writers_v{major}.xml')
+    path = middleware.PROFILES / f'{profile}_v{major}.xml'
+    if profile == 'loopback':
+        done = _publish(env)      # chosen by the package
+        assert done.stdout.splitlines()[0] == str(path)
+    else:                         # named by hand: SUBNET would leave this machine's loopback
+        done = _publish(dict(env, **{middleware.PROFILE_VARIABLES[major]: str(path)}))
     # (Fast DDS 2 logs to stdout, 3 to stderr)
     output = done.stdout + done.stderr
     assert 'XMLPARSER' not in output and 'Error' not in output, output
     # the other version's file in its place: refused by name, so this Fast DDS reads the file
-    other = middleware.PROFILES / f'writers_v{5 - major}.xml'
+    other = middleware.PROFILES / f'{profile}_v{5 - major}.xml'
     done = _publish(dict(env, **{middleware.PROFILE_VARIABLES[major]: str(other)}))
     output = done.stdout + done.stderr
     assert "Invalid element found into 'writerTimesType'" in output, output
