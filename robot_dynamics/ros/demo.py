@@ -281,7 +281,7 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
     recording_path = work / RECORDING
     recording_path.unlink(missing_ok=True)
     files = [graph.parameter_file(robot)]
-    overrides = graph.clock_overrides(
+    overrides = graph.complete_overrides(
         'sim', files, graph.overrides('sim', {'lockstep': 'true' if lockstep else ''}))
     clock = ['-p', 'use_sim_time:=true'] if graph.simulated_time(files, overrides) else []
     middleware.init()
