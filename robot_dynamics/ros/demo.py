@@ -222,7 +222,7 @@ def _share(count, total):
 
 #: What the summary says when the joint states stopped in real time: the host did not run the
 #: simulator in time (its process was not scheduled), not a fault of the arm or the controller.
-STARVED = ('  why              the joint states stopped for longer than the controller\'s '
+STARVED = ("  why              the joint states stopped for longer than the controller's "
            'state_timeout: the host did not run the simulator in time (a busy machine), and the '
            'controller went to its safe mode, as it must on a real arm. Run it again on a quieter '
            'machine, or with --lockstep, where a stall of the host slows simulated time instead.')

@@ -19,7 +19,8 @@ The README's shell commands, taken from README.md and run as written in a shell.
 As a user of a pip install runs them: in a folder of their own, with the venv activated
 (``VIRTUAL_ENV`` set, its ``bin`` first on ``PATH``), on the test's domain. The identification
 walk-through's restart: the bundled URDF copied as ``nominal.urdf``, then bringup with the
-identified URDF in place of the bundled robot's model.
+identified URDF in place of the bundled robot's model; the pip user's listing of a node's
+parameters.
 """
 
 import os
@@ -54,7 +55,7 @@ def readme_commands(marker):
 
 
 def _shell(folder, command):
-    """Return ``bash -c`` of ``command`` in ``folder`` with the venv activated, as a user has it."""
+    """Return ``bash -c`` of ``command`` in ``folder``, the venv activated as a user has it."""
     venv = shlex.quote(sys.prefix)
     return ['bash', '-c', f'cd {shlex.quote(str(folder))} && export VIRTUAL_ENV={venv} '
                           f'PATH={venv}/bin:"$PATH" && exec {command}']
@@ -78,3 +79,13 @@ def test_the_identification_restart_runs_as_written(processes, probe, tmp_path):
     assert descriptions[-1][0].data == identified
     assert processes.stop(proc, signal.SIGINT, timeout=60.0) == 0, processes.output(proc)
     assert 'Traceback' not in processes.output(proc)
+
+
+def test_the_parameter_listing_runs_as_written(tmp_path):
+    from robot_dynamics.ros import controller_node
+    (command,) = readme_commands('m.PARAMETERS')
+    listed = subprocess.run(_shell(tmp_path, command), check=True, capture_output=True,
+                            text=True, env=dict(os.environ)).stdout.splitlines()
+    assert len(listed) == len(controller_node.PARAMETERS)
+    for line, spec in zip(listed, controller_node.PARAMETERS):
+        assert line.startswith(f'{spec.name} {spec.default} ') and spec.description in line
