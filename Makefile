@@ -122,7 +122,9 @@ $(STAMP_DEPS): Makefile setup.py package.xml | $(PY)
 		&& $(PIP) install --no-build-isolation $(ROS_WHEELS) '.[test]')
 	@touch $@
 
-# The project alone: no dependency resolution, no build isolation (~3 s). pip builds in-tree, and
+# The project alone: no dependency resolution, no build isolation (~3 s), then numba's cache of
+# its kernels filled for the installed copy (a reinstall makes the cache stale), from outside the
+# repository so that the installed package is the one imported. pip builds in-tree, and
 # files left in build/lib from an earlier build (a deleted module) would go into the wheel: clear
 # it before, and leave no build/ or egg-info behind (the egg-info would shadow the installed
 # metadata for anything run from the repository root). build/ is the one folder the venvs share:
@@ -133,6 +135,8 @@ $(STAMP_PKG): $(STAMP_DEPS) $(PKG_SOURCES)
 		&& $(PIP) install --no-deps --force-reinstall --no-build-isolation . \
 		&& rm -rf build/lib build/bdist.* robot_dynamics.egg-info \
 		&& { rmdir build 2>/dev/null || true; }')
+	$(call step,compiling the numba kernels of the library (a minute after an install),precompile,\
+		cd $(VENV) && $(PY) -m robot_dynamics.precompile)
 	@touch $@
 
 # The interface package, built with CMake against the wheels and installed into the venv prefix

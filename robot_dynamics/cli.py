@@ -583,7 +583,7 @@ def bringup_command(args, out=sys.stdout):
     for node, name, value in args.param:
         overrides.setdefault(node, []).append((name, value))
     graph.check_parameters(mode, files, overrides)
-    overrides = graph.clock_overrides(mode, files, overrides)
+    overrides = graph.complete_overrides(mode, files, overrides)
     return bringup.run(specs, files, overrides, processes=args.processes, out=out,
                        title=f'{PROG} bringup {args.robot or ""}'.rstrip(), record=args.record)
 

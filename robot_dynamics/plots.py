@@ -42,9 +42,8 @@ REFERENCE_STYLE = {'color': 'C1', 'lw': 4.0, 'alpha': 0.45, 'solid_capstyle': 'b
 ACTUAL_STYLE = {'color': 'C0', 'lw': 1.2}
 #: An effort axis shows its limits when they are within this factor of the peak effort.
 LIMIT_IN_VIEW = 2.0
-#: A coordinate plane stands for the plane of motion when their normals are within this [rad].
-PLANE_SNAP = np.radians(10.0)
-#: A tip path leaves its plane when its third principal spread exceeds this share of the first.
+#: A tip path also gets its second view when its spread along the axis its main view leaves out
+#: exceeds this share of its largest spread along an axis.
 OUT_OF_PLANE = 0.05
 AXES = 'xyz'
 
@@ -284,10 +283,6 @@ class View(NamedTuple):
     name: str
 
 
-def _direction_label(v):
-    return f'along ({v[0]:+.2f}, {v[1]:+.2f}, {v[2]:+.2f})'
-
-
 def _coordinate_view(normal):
     """Return the coordinate plane whose normal is base axis ``normal`` (0, 1 or 2) as a View."""
     i, k = [a for a in range(3) if a != normal]
@@ -300,26 +295,17 @@ def tip_views(points):
     """
     Return the :class:`View` s that show a tip path (K, 3) [m]: the planes it moves in.
 
-    The base frame's coordinate planes, ranked by how much of the path's spread they hold: the
-    best is the main view (x-y is the top view, x-z the side view, y-z the front view), and a
-    path that also moves along the axis that view leaves out (a spread above ``OUT_OF_PLANE``
-    of the largest) gets the second best as well. A path in one plane (its third principal
-    spread, of the covariance's eigenvalues, below ``OUT_OF_PLANE`` of the first) that is more
-    than ``PLANE_SNAP`` away from every coordinate plane is drawn in that plane, along its own
-    principal directions. A planar arm moving in the vertical x-z plane gets one view, x-z.
+    The base frame's coordinate planes only, whose axes a reader knows at once, ranked by how
+    much of the path's spread along the base axes they hold: the best is the main view (x-y is
+    the top view, x-z the side view, y-z the front view), and a path that also moves along the
+    axis that view leaves out (a spread above ``OUT_OF_PLANE`` of the largest) gets the second
+    best as well. A planar arm moving in the vertical x-z plane gets one view, x-z; a SCARA's
+    pick-and-place the top view and the side or front view of its lifts.
     """
     p = np.asarray(points, dtype=float).reshape(-1, 3)
     p = p[np.all(np.isfinite(p), axis=1)]
     if len(p) < 2:
         return [_coordinate_view(2)]
-    variance, vectors = np.linalg.eigh(np.cov(p.T))
-    spread = np.sqrt(np.maximum(variance[::-1], 0.0))
-    e = vectors[:, ::-1].T                       # rows: principal directions, largest first
-    planar = spread[2] <= OUT_OF_PLANE * spread[0]
-    if planar and np.arccos(min(1.0, np.abs(e[2]).max())) > PLANE_SNAP:
-        u, v = (w * np.sign(w[np.argmax(np.abs(w))]) for w in e[:2])
-        return [View(np.stack((u, v)), (f'{_direction_label(u)} [m]',
-                                        f'{_direction_label(v)} [m]'), 'plane of motion')]
     axis_spread = p.std(axis=0)
     left_out = np.argsort(axis_spread)           # the normal of the best plane first
     views = [_coordinate_view(left_out[0])]

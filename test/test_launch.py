@@ -42,6 +42,12 @@ def _typed(pairs):
     return {name: yaml.safe_load(text) for name, text in pairs}
 
 
+def _mode_parameters(mode, node):
+    """Return what ``mode`` gives ``node`` after the bundled files (which set no default)."""
+    return _typed(graph.MODE_DEFAULTS.get(mode, {}).get(node, ())
+                  + graph.MODE_PARAMETERS.get(mode, {}).get(node, ()))
+
+
 def _assert_robot_file(path, robot):
     path = Path(path)
     assert path.name == f'{robot}.yaml' and path.is_file()
@@ -73,7 +79,7 @@ def test_launch_starts_the_declared_nodes(mode, robot, monkeypatch):
         robot_file, *rest = options['parameters']
         _assert_robot_file(robot_file, robot)
         # after the file only what the mode sets (the launch arguments are empty here)
-        mode_parameters = _typed(graph.MODE_PARAMETERS.get(mode, {}).get(spec.name, ()))
+        mode_parameters = _mode_parameters(mode, spec.name)
         assert rest == ([mode_parameters] if mode_parameters else [])
     assert all(argument.default_value == '' for argument in declared[2:])
 
@@ -128,7 +134,7 @@ def test_control_law_goes_to_the_node_that_takes_it(mode, monkeypatch):
     for node in nodes:
         robot_file, *rest = node.options['parameters']
         _assert_robot_file(robot_file, 'scara')
-        expected = _typed(graph.MODE_PARAMETERS.get(mode, {}).get(node.options['name'], ()))
+        expected = _mode_parameters(mode, node.options['name'])
         if node.options['name'] in takers:
             expected['control_law'] = 'pd'
         assert rest == ([expected] if expected else [])

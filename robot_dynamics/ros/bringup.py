@@ -50,6 +50,8 @@ EXIT_FAILED = 1
 #: Time allowed for every node to have its model and serve [s]; the first start of a new install
 #: compiles the library's kernels (tens of seconds), later starts load them from the cache.
 READY_TIMEOUT = 180.0
+#: After this long without every node ready [s], say who is waited for and why it may take long.
+SLOW_START = 15.0
 #: Time a node process gets to exit after SIGTERM before it is killed [s].
 STOP_TIMEOUT = 10.0
 _PARAMETER_SERVICES = ('describe_parameters', 'get_parameter_types', 'get_parameters',
@@ -140,12 +142,20 @@ class Bringup:
 
     def wait_ready(self, timeout=READY_TIMEOUT):
         """Wait until every node serves (see ``NodeSpec.ready``); return False on failure."""
-        deadline = time.monotonic() + timeout
+        start = time.monotonic()
+        deadline, slow = start + timeout, start + SLOW_START
         pending = list(self.specs)
         while pending:
             if self._check_children() or self.stop_event.is_set():
                 return False
             pending = [spec for spec in pending if not self._is_ready(spec)]
+            if pending and slow is not None and time.monotonic() > slow:
+                slow = None
+                say(self.out, f'  waiting for {", ".join(spec.name for spec in pending)} '
+                              f'({SLOW_START:g} s so far): the first start of an install '
+                              "compiles the library's kernels (numba), a minute or more; "
+                              '`python -m robot_dynamics.precompile` (make setup) does it '
+                              'beforehand')
             if time.monotonic() > deadline:
                 self.failure = (f'not ready after {timeout:g} s: '
                                 f'{", ".join(spec.name for spec in pending)}')

@@ -203,14 +203,30 @@ def plot(model, motion, recording, out_dir):
             ('effort', recordings.effort(recording, TOPICS, model), plots.plot_effort, {}),
             ('tip_path', recordings.tip_path(recording, TOPICS, model), plots.plot_tip_path,
              {'planned': planned, 'waypoints': goal_points,
-              'title': f'{model.name}: tip path, base frame\nplanned: a joint move to above '
-                       'pick, then straight lines; points: the /compute_ik solutions'})):
+              'title': f'{model.name}: pick-and-place tip path, base frame'})):
         if data is None:
             raise InputError(f'{recordings.PLOT_FILES[name]}: {why}')
         path = out_dir / recordings.PLOT_FILES[name]
         draw(path, **{**data._asdict(), **changes})
         written.append(str(path))
     return written
+
+
+def _share(count, total):
+    """Return ``'count of total (share %)'``, e.g. ``'63 of 8,916 (0.7 %)'``."""
+    if not total:
+        return f'{count:,} of 0'
+    percent = 100.0 * count / total
+    share = f'{percent:.1f} %' if percent >= 0.1 or count == 0 else '< 0.1 %'
+    return f'{count:,} of {total:,} ({share})'
+
+
+#: What the summary says when the joint states stopped in real time: the host did not run the
+#: simulator in time (its process was not scheduled), not a fault of the arm or the controller.
+STARVED = ("  why              the joint states stopped for longer than the controller's "
+           'state_timeout: the host did not run the simulator in time (a busy machine), and the '
+           'controller went to its safe mode, as it must on a real arm. Run it again on a quieter '
+           'machine, or with --lockstep, where a stall of the host slows simulated time instead.')
 
 
 def _peak(ratios, joints):
@@ -245,20 +261,24 @@ def summary_lines(report):
                      'the goal ran')
     else:
         rate = report['control_rate_hz']
-        line = (f'  control          {report["control_cycles"]} cycles'
+        cycles, missed = report['control_cycles'], report['missed_cycles']
+        line = (f'  control          {cycles:,} cycles'
                 + (f' at {rate:.1f} Hz' if rate is not None else ''))
+        missed = f'{_share(missed, cycles + missed)} joint states missed'
         if report.get('lockstep'):
             line += (f' of simulated time in lockstep (each state answered before the next '
-                     f'step), {report["missed_cycles"]} joint states missed; real-time factor '
-                     f'{report["real_time_factor"]:.2f}')
+                     f'step), {missed}; real-time factor {report["real_time_factor"]:.2f}')
         else:
-            line += (f', {report["missed_cycles"]} joint states missed; latency p50 '
-                     f'{latency["p50"]:.3f} ms, p99 {latency["p99"]:.3f} ms')
+            line += (f', {missed}; latency p50 {latency["p50"]:.3f} ms, p99 '
+                     f'{latency["p99"]:.3f} ms')
         lines.append(line)
     ik = report['ik_latency_ms']
-    lines.append(f'  IK               {report["ik_successes"]} of {report["ik_calls"]} calls '
+    lines.append(f'  IK               {_share(report["ik_successes"], report["ik_calls"])} calls '
                  'solved' + (f', p50 {ik["p50"]:.3f} ms, p99 {ik["p99"]:.3f} ms'
                              if ik['p50'] is not None else ''))
+    if not report['succeeded'] and not report.get('lockstep') and \
+            'joint states stopped' in report['result']['error_string']:
+        lines.append(STARVED)
     return lines
 
 
@@ -282,7 +302,7 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
     recording_path = work / RECORDING
     recording_path.unlink(missing_ok=True)
     files = [graph.parameter_file(robot)]
-    overrides = graph.clock_overrides(
+    overrides = graph.complete_overrides(
         'sim', files, graph.overrides('sim', {'lockstep': 'true' if lockstep else ''}))
     clock = ['-p', 'use_sim_time:=true'] if graph.simulated_time(files, overrides) else []
     middleware.init()

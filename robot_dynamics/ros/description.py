@@ -103,7 +103,11 @@ class ModelSubscription:
             return
         self._urdf = msg.data
         self.model = model
-        self._node.get_logger().info(f'model {model!r} from the robot description')
+        # the set-up below loads the library's kernels from numba's cache, or compiles them
+        # (minutes) on a new install that skipped `python -m robot_dynamics.precompile`
+        self._node.get_logger().info(
+            f'model {model!r} from the robot description; loading the compiled kernels (the '
+            'first start of an install compiles them: a minute or more)')
         self._on_model(model)
         # the node is set up (and its kernels compiled): the heap it runs on stays
         freeze_heap()

@@ -28,6 +28,11 @@ the processes allow unless ``realtime`` is set as well, one without ``realtime``
 lockstep (a simulator faster than real time would otherwise outrun its controller) unless
 ``lockstep`` is set to false, and whenever the simulator's clock may leave wall time every
 other node runs on it (``use_sim_time``).
+
+:func:`complete_overrides` applies that rule and two more, as every bringup and launch file
+does: the model's source given last replaces the earlier ones (a user's URDF replaces the
+bundled robot's model), and a simulated arm, which has no brakes, is held against gravity by
+its controller's safe command (:data:`MODE_DEFAULTS`).
 """
 
 import difflib
@@ -110,6 +115,15 @@ NODE_ARGUMENTS = {
 #: Parameters a mode gives its nodes after every file, ``{mode: {node: ((name, text), ...)}}``;
 #: values are YAML text, as in ``-p name:=value``.
 MODE_PARAMETERS = {'hardware': {'controller': (('hardware', 'true'),)}}
+
+#: Parameters a mode gives its nodes where no file and no override sets them (same layout). A
+#: simulated arm has no brakes: its controller's safe command holds it against gravity, so that
+#: a host too busy to run the simulator in time does not drop the idle arm. A real arm keeps the
+#: node's default (zero effort, which its brakes take over).
+MODE_DEFAULTS = {'sim': {'controller': (('safe_mode', 'gravity_compensation'),)}}
+
+#: The model node's sources of the description, of which it takes exactly one.
+MODEL_SOURCES = ('robot', 'urdf_file', 'dh_file', 'robot_description')
 
 
 def nodes(mode='sim'):
@@ -198,6 +212,42 @@ def file_values(files, node):
     return values
 
 
+def complete_overrides(mode, files, overrides):
+    """
+    Return ``overrides`` (``{node: [(name, value text), ...]}``) as a bringup applies them.
+
+    The model's one source (:func:`model_source_overrides`), the mode's
+    :data:`MODE_DEFAULTS` where nothing sets them, and one clock (:func:`clock_overrides`).
+    """
+    result = model_source_overrides(files, overrides)
+    for node, pairs in MODE_DEFAULTS.get(mode, {}).items():
+        given = set(file_values(files, node)) | {name for name, _ in result.get(node, ())}
+        missing = [(name, text) for name, text in pairs if name not in given]
+        if missing:
+            result[node] = missing + result.get(node, [])
+    return clock_overrides(mode, files, result)
+
+
+def model_source_overrides(files, overrides):
+    """
+    Return ``overrides`` completed so that the model node has one source: the last one given.
+
+    The layers are the ``files`` in order, then the overrides; a layer that names a source
+    (:data:`MODEL_SOURCES`, non-empty) replaces those of the layers before it, which are
+    cleared: ``--robot scara -p model.urdf_file:=my.urdf`` models ``my.urdf``. Several
+    sources in one layer stay an error of the model node.
+    """
+    layers = [file_values([path], 'model') for path in files]
+    layers.append({name: parse(text) for name, text in overrides.get('model', ())})
+    named = [{name for name in MODEL_SOURCES if layer.get(name)} for layer in layers]
+    last = next((names for names in reversed(named) if names), set())
+    cleared = [name for name in MODEL_SOURCES if name in set().union(*named) - last]
+    result = {node: list(pairs) for node, pairs in overrides.items()}
+    if cleared:
+        result['model'] = [(name, "''") for name in cleared] + result.get('model', [])
+    return result
+
+
 def clock_overrides(mode, files, overrides):
     """
     Return ``overrides`` (``{node: [(name, value text), ...]}``) completed for one clock.
@@ -252,7 +302,7 @@ def launch_nodes(mode, values):
     extra = overrides(mode, values)
     check_parameters(mode, files, extra)
     extra = {name: {key: parse(text) for key, text in pairs}
-             for name, pairs in clock_overrides(mode, files, extra).items()}
+             for name, pairs in complete_overrides(mode, files, extra).items()}
     return [{'package': PACKAGE, 'executable': spec.executable, 'name': spec.name,
              'namespace': '', 'remappings': list(spec.remappings),
              'parameters': files + ([extra[spec.name]] if spec.name in extra else [])}

@@ -59,7 +59,7 @@ class Loop:
         given = graph.overrides('sim', {'lockstep': 'true' if lockstep else ''})
         given.setdefault('controller', []).append(('state_publish_rate_hz',
                                                    f'{STATE_RATE_HZ:.1f}'))
-        clock = graph.clock_overrides('sim', self.files, given)
+        clock = graph.complete_overrides('sim', self.files, given)
         self.simulator_args = [f'{n}:={v}' for n, v in clock.get('simulator', ())] \
             + list(simulator)
         self.controller_args = [f'{n}:={v}' for n, v in clock['controller']] + list(controller)

@@ -28,7 +28,7 @@ from pathlib import Path
 import signal
 import time
 
-from closed_loop import quintic, SUCCEEDED
+from closed_loop import at_rest, quintic, SUCCEEDED
 from geometry_msgs.msg import PoseStamped
 from loopback import off_loopback, sockets
 import numpy as np
@@ -50,6 +50,8 @@ RUNNING = 'running; Ctrl-C stops every node'
 TIMEOUT = 240.0
 #: Wall time over which the rate of /joint_states is measured [s].
 RATE_WINDOW = 4.0
+#: Stops of the simulator's process, 0.2 s each (four times state_timeout), 0.3 s apart.
+STALLS = 5
 
 
 def _wait_output(processes, proc, text, timeout=TIMEOUT):
@@ -217,6 +219,43 @@ def test_sigterm_stops_every_node_process(processes, probe):
     assert states[-1][0].control_law == 'pd_gravity'
     os.kill(proc.pid, signal.SIGTERM)   # bringup alone: it stops its nodes itself
     code = proc.wait(60.0)
+    _assert_clean_exit(processes, proc, children, code)
+
+
+def test_the_idle_simulated_arm_keeps_its_position_through_stalls_of_the_simulator(
+        processes, probe):
+    # real time, as make demo and bringup run: the host stops the simulator's process for four
+    # times state_timeout, again and again; each time the controller goes to its safe mode, and
+    # the simulator, running again, first catches up the steps it missed with the newest command.
+    # With zero effort as the safe command the quill sagged a few mm per stall here (5 mm in 5)
+    # and was held lower each time; the simulated arm's safe command holds it against gravity
+    states = probe.collect(JointState, '/joint_states')
+    controller = probe.collect(ControllerState, '/controller/controller_state')
+    proc, children = _start(processes, 'bringup_stall', '--processes')
+    (simulator,) = [pid for pid, (_, cmdline) in children.items()
+                    if 'simulator_node' in map(_basename, cmdline)
+                    or 'robot_dynamics.ros.simulator_node' in cmdline]
+    probe.wait_for(lambda: controller and controller[-1][0].mode == 'hold', what='holding')
+    probe.wait_for(lambda: at_rest(states), what='the held arm at rest')
+    before = np.array(states[-1][0].position)
+    count = len(controller)
+    for _ in range(STALLS):
+        os.kill(simulator, signal.SIGSTOP)
+        try:
+            time.sleep(0.2)
+        finally:
+            os.kill(simulator, signal.SIGCONT)
+        time.sleep(0.3)
+    probe.wait_for(lambda: controller[-1][0].mode == 'hold' and at_rest(states),
+                   what='holding again, at rest')
+    output = processes.output(proc)
+    # the stalls were seen: safe mode, with the simulated arm's safe command
+    assert any(m.mode == 'safe' for m, _ in controller[count:]), output
+    assert output.count('safe mode (gravity compensation)') >= 1, output
+    drop = np.abs(np.array(states[-1][0].position) - before).max()
+    print(f'largest change of a joint over {STALLS} stalls: {drop:.2g} (rad or m)')
+    assert drop < 1e-3, output
+    code = processes.stop(proc, signal.SIGINT, timeout=60.0)
     _assert_clean_exit(processes, proc, children, code)
 
 

@@ -24,7 +24,7 @@ import rclpy
 from rclpy.context import Context
 from robot_dynamics import RobotModel
 from robot_dynamics.ros.controller_node import ControllerNode
-from robot_dynamics.ros.conversions import to_seconds
+from robot_dynamics.ros.conversions import time_msg, to_seconds
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -33,6 +33,8 @@ from trajectory_msgs.msg import JointTrajectory
 pytestmark = pytest.mark.ros
 
 Result = FollowJointTrajectory.Result
+#: How far ahead of the simulated clock the topic trajectories are stamped [s].
+TOPIC_LEAD = 5.0
 
 
 @pytest.mark.parametrize('robot, bound', [('planar_2r', 1e-3), ('scara', 1e-3),
@@ -151,15 +153,20 @@ def test_topic_trajectory_and_gains_at_run_time(loop, probe):
     q0 = arm.position()
     publisher = probe.node.create_publisher(JointTrajectory, '/controller/joint_trajectory', 10)
     probe.wait_for(lambda: publisher.get_subscription_count() > 0, what='the controller')
-    # a first goal, preempted by the second, which then succeeds: a warning, then an info line
-    first, _ = quintic(model, q0, q0 + [0.5, 0.5], 3.0)
-    publisher.publish(first)
-    probe.wait_for(lambda: arm.mode() == 'trajectory', what='the first topic trajectory')
-    # the second starts where the arm is now: one from q0, a second or more into the first on a
-    # loaded machine, would have to jump back faster than the velocity limits (and be rejected)
-    q1 = arm.position()
+    # a first goal, preempted by the second, which then succeeds: a warning, then an info line.
+    # Both at set times of the simulated clock, TOPIC_LEAD ahead: the second starts 1 s into
+    # the first from where the first's reference is then, however fast the host runs the loop
+    # and this test (sent when the probe saw the first move, on a busy host the first had
+    # already ended, or the arm was a second further than the probe said)
+    start = arm.now() + TOPIC_LEAD
+    first, first_path = quintic(model, q0, q0 + [0.5, 0.5], 3.0)
+    first.header.stamp = time_msg(round(start * 1e9))
+    q1 = first_path.sample(np.array([1.0])).q[0]
     msg, path = quintic(model, q1, q1 + [-0.3, 0.3], 1.0, names=['joint2', 'joint1'])
+    msg.header.stamp = time_msg(round((start + 1.0) * 1e9))
+    publisher.publish(first)
     publisher.publish(msg)
+    probe.wait_for(lambda: arm.mode() == 'trajectory', what='the topic trajectories')
     probe.wait_for(lambda: np.abs(arm.position() - path.end).max() < 1e-3
                    and arm.mode() == 'hold', what='the topic trajectory to end')
     output = arm.processes.output(arm.controller)

@@ -65,8 +65,8 @@ def test_demo_report_and_plots(processes, tmp_path, robot):
     assert report['max_tracking_error'] >= report['rms_tracking_error']
     assert f'{robot}: pick-and-place succeeded' in output
     assert 'n/a' not in output and 'missed of' not in output
-    assert 'in lockstep (each state answered before the next step), 0 joint states missed' \
-        in output
+    assert 'in lockstep (each state answered before the next step), 0 of ' in output
+    assert '(0.0 %) joint states missed' in output
     # planned within the limits, with the margins left to the controller's feedback
     plan = report['plan']
     assert max(plan['peak_velocity_ratio']) <= REFERENCE_VELOCITY_FRACTION * 1.002
@@ -120,6 +120,7 @@ def test_demo_in_real_time_as_make_demo_runs_it(processes, tmp_path):
         assert report['rms_tracking_error'] < 1e-2
     else:
         assert status == 1 and 'safe mode' in report['result']['error_string'], output
+        assert 'the host did not run the simulator in time' in output, output
 
 
 def _report(**changes):
@@ -145,9 +146,15 @@ def test_the_summary_says_what_was_measured():
         '  plan             6 motions in 9.2 s (nominal 8 s, slowed 1.5x, 1.2x for the limits);'
         ' peak velocity 80 % (shoulder), effort 45 % (quill) of the limits',
         '  tracking error   rms 4.4e-05, max 0.00012 (rad; m for quill; 800 samples)',
-        '  control          9000 cycles at 998.2 Hz, 12 joint states missed; latency p50 0.800 '
-        'ms, p99 1.300 ms',
-        '  IK               41 of 41 calls solved, p50 1.000 ms, p99 2.000 ms']
+        '  control          9,000 cycles at 998.2 Hz, 12 of 9,012 (0.1 %) joint states missed; '
+        'latency p50 0.800 ms, p99 1.300 ms',
+        '  IK               41 of 41 (100.0 %) calls solved, p50 1.000 ms, p99 2.000 ms']
+    assert 'joint states missed' in summary_lines(_report(missed_cycles=63,
+                                                          control_cycles=8853))[3]
+    assert '63 of 8,916 (0.7 %) joint states missed' in summary_lines(
+        _report(missed_cycles=63, control_cycles=8853))[3]
+    assert '1 of 100,000 (< 0.1 %)' in summary_lines(_report(missed_cycles=1,
+                                                             control_cycles=99999))[3]
     # a goal refused at once: nothing tracked, one controller state in its time
     failed = summary_lines(_report(
         succeeded=False, result={'status': 6, 'error_code': -1,
@@ -161,3 +168,20 @@ def test_the_summary_says_what_was_measured():
     assert failed[2] == '  tracking error   not measured: no controller state while the goal ran'
     assert failed[3].startswith('  control          not measured')
     assert not any('n/a' in line or 'None' in line for line in failed)
+    assert not any(line.startswith('  why') for line in failed)
+
+
+@pytest.mark.parametrize('lockstep', [False, True])
+def test_the_summary_says_when_the_host_starved_the_simulator(lockstep):
+    from robot_dynamics.ros.demo import summary_lines
+    lines = summary_lines(_report(
+        succeeded=False, lockstep=lockstep, real_time_factor=1.0,
+        result={'status': 6, 'error_code': -4,
+                'error_string': 'joint states stopped: safe mode'}))
+    assert lines[0] == 'scara: pick-and-place FAILED (joint states stopped: safe mode)'
+    why = [line for line in lines if line.startswith('  why')]
+    if lockstep:     # on simulated time a stall is no fault: a stop of the states is a death
+        assert not why
+    else:
+        assert why == [lines[-1]] and 'the host did not run the simulator' in why[0]
+        assert 'with --lockstep' in why[0]

@@ -364,6 +364,47 @@ def test_one_clock_for_the_graph(given, lockstep, realtime, tmp_path):
     assert graph.simulated_time(files + [user], from_file) is simulated
 
 
+def test_a_users_model_source_replaces_the_bundled_robot(tmp_path):
+    files = [graph.parameter_file('planar_2r')]
+    # on the command line: the bundled robot is cleared before the URDF is given
+    given = {'model': [('urdf_file', 'identified.urdf')],
+             'simulator': [('plant_urdf_file', 'nominal.urdf')]}
+    completed = graph.model_source_overrides(files, given)
+    assert completed == {'model': [('robot', "''"), ('urdf_file', 'identified.urdf')],
+                         'simulator': [('plant_urdf_file', 'nominal.urdf')]}
+    assert given['model'] == [('urdf_file', 'identified.urdf')]       # not modified
+    # in a parameter file after the robot's: the same
+    user = tmp_path / 'mine.yaml'
+    user.write_text('model:\n  ros__parameters:\n    dh_file: arm.dh.yaml\n')
+    assert graph.model_source_overrides(files + [user], {}) == {'model': [('robot', "''")]}
+    # a later layer naming the robot again wins over the user's file
+    assert graph.model_source_overrides(files + [user], {'model': [('robot', 'scara')]}) == \
+        {'model': [('dh_file', "''"), ('robot', 'scara')]}
+    # nothing to clear: one source, or another robot in place of the file's
+    assert graph.model_source_overrides(files, {}) == {}
+    assert graph.model_source_overrides(files, {'model': [('robot', 'scara')]}) == \
+        {'model': [('robot', 'scara')]}
+    # two sources in one layer stay two: the model node refuses them by name
+    both = {'model': [('urdf_file', 'a.urdf'), ('dh_file', 'b.yaml')]}
+    assert graph.model_source_overrides(files, both)['model'][0] == ('robot', "''")
+    assert len(graph.model_source_overrides(files, both)['model']) == 3
+
+
+@pytest.mark.parametrize('mode', graph.MODES)
+def test_a_simulated_arm_is_held_in_safe_mode_a_real_one_keeps_zero_effort(mode, tmp_path):
+    files = [graph.parameter_file('scara')]
+    safe_mode = dict(graph.complete_overrides(mode, files, {}).get('controller', ()))
+    assert safe_mode.get('safe_mode') == ('gravity_compensation' if mode == 'sim' else None)
+    # what a user sets, in a file or on the command line, is kept
+    user = tmp_path / 'brakes.yaml'
+    user.write_text('controller:\n  ros__parameters:\n    safe_mode: zero_effort\n')
+    assert 'safe_mode' not in dict(
+        graph.complete_overrides(mode, files + [user], {}).get('controller', ()))
+    given = {'controller': [('safe_mode', 'zero_effort')]}
+    assert [pair for pair in graph.complete_overrides(mode, files, given)['controller']
+            if pair[0] == 'safe_mode'] == [('safe_mode', 'zero_effort')]
+
+
 def test_lockstep_from_a_parameter_file_and_the_hardware_keeps_wall_time(tmp_path):
     user = tmp_path / 'fast.yaml'
     user.write_text('simulator:\n  ros__parameters:\n    realtime: false\n')
@@ -380,5 +421,7 @@ def test_launch_lockstep_argument_reaches_the_simulator_and_every_clock():
     launched = {options['name']: options['parameters'][1:]
                 for options in graph.launch_nodes('sim', values)}
     assert launched['simulator'] == [{'realtime': False, 'lockstep': True}]
-    for name in ('model', 'kinematics', 'controller'):
+    for name in ('model', 'kinematics'):
         assert launched[name] == [{'use_sim_time': True}]
+    assert launched['controller'] == [{'use_sim_time': True,
+                                       'safe_mode': 'gravity_compensation'}]

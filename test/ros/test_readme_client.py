@@ -14,11 +14,12 @@
 
 
 """
-The README's Python client, as written, against the running graph of the bundled SCARA.
+The README's Python client, as written, against the running graph of a bundled robot.
 
 The code block is taken from README.md and run as a process of its own on the test's domain,
 next to model, kinematics, simulator and controller processes: as written it reaches its target
-(the goal succeeds and the arm's tip ends there), and with the target moved out of reach it
+on the SCARA it is written for, and on the planar 2R with the target its comment gives for that
+arm (the goal succeeds and the arm's tip ends there); with the target moved out of reach it
 stops on the failed IK and sends no goal.
 """
 
@@ -34,10 +35,10 @@ from robot_dynamics.ros.graph import parameter_file
 pytestmark = pytest.mark.ros
 
 README = Path(__file__).resolve().parents[2] / 'README.md'
-#: The snippet's target, the only line the out-of-reach run changes.
-TARGET = ('request.pose_stamped.pose.position.x, request.pose_stamped.pose.position.y = '
-          '0.45, 0.2')
-TIP = np.array([0.45, 0.2, 0.3])
+#: The snippet's target, the only line the other runs change.
+TARGET = 'x, y, z = 0.45, 0.2, 0.3'
+#: The comment above it that gives the planar 2R's target.
+PLANAR_2R = re.compile(r'the planar 2R\n#[^\n]*: x, y, z = ([-\d., ]+)\n')
 STATUS = '/controller/follow_joint_trajectory/_action/status'
 TIMEOUT = 120.0
 
@@ -51,24 +52,36 @@ def readme_client():
     return clients[0]
 
 
+def target(code, robot):
+    """Return the snippet's target for ``robot`` as written in it [m]."""
+    if robot == 'scara':
+        text = TARGET.split('=')[1]
+    else:
+        (text,) = PLANAR_2R.findall(code)
+    return np.array([float(value) for value in text.split(',')])
+
+
+@pytest.mark.parametrize('robot', ['scara', 'planar_2r'])
 def test_the_readme_client_checks_success_and_reaches_its_target(
-        loop, processes, probe, tmp_path):
-    run = loop('scara')
+        loop, processes, probe, tmp_path, robot):
+    run = loop(robot)
     processes.start('kinematics', ['kinematics_node', '--ros-args', '-r', '__node:=kinematics',
                                    '-r', '~/solve_ik:=/compute_ik', '--params-file',
-                                   str(parameter_file('scara'))])
+                                   str(parameter_file(robot))])
     statuses = probe.collect(GoalStatusArray, STATUS)
     code = readme_client()
+    tip = target(code, robot)
+    aimed = code.replace(TARGET, 'x, y, z = ' + ', '.join(map(repr, tip.tolist())))
 
     far = tmp_path / 'far.py'
-    far.write_text(code.replace(TARGET, TARGET.replace('0.45, 0.2', '4.5, 2.0')))
+    far.write_text(code.replace(TARGET, 'x, y, z = ' + ', '.join(map(repr, (10 * tip).tolist()))))
     proc = processes.start('client_far', ['python', str(far)])
     assert proc.wait(TIMEOUT) == 1
     output = processes.output(proc)
     assert 'no IK solution (-31)' in output and 'Traceback' not in output, output
 
     near = tmp_path / 'client.py'
-    near.write_text(code)
+    near.write_text(aimed)
     proc = processes.start('client', ['python', str(near)])
     assert proc.wait(TIMEOUT) == 0, processes.output(proc)
     assert processes.output(proc).split() == ['0'], processes.output(proc)   # SUCCESSFUL
@@ -80,4 +93,4 @@ def test_the_readme_client_checks_success_and_reaches_its_target(
     probe.wait_for(lambda: at_rest(run.states), what='the arm at rest')
     state = run.states[-1][0]
     q = np.array(state.position)[run.model.indices_in(state.name)]
-    np.testing.assert_allclose(run.model.fk(q)[:3, 3], TIP, atol=1e-3)
+    np.testing.assert_allclose(run.model.fk(q)[:3, 3], tip, atol=1e-3)
