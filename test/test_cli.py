@@ -21,6 +21,7 @@ from pathlib import Path
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from robot_dynamics import cli
@@ -83,6 +84,37 @@ def test_simulate_rejects_bad_arguments_clearly(tmp_path):
                    '--control-rate', '300', '--duration', '0.1')
     assert proc.returncode == 2
     assert 'must be a whole multiple of the control rate' in proc.stderr
+
+
+def test_simulate_a_goal_file_writes_the_joint_states(tmp_path):
+    # the trajectory file of send; the robot's configured law (computed torque), its initial
+    # positions [0.4, 0.8] and goal time 1 s, as bringup
+    goal, table = tmp_path / 'goal.yaml', tmp_path / 'states.csv'
+    goal.write_text('joint_names: [joint2, joint1]\npoints:\n'
+                    '- {positions: [0.4, 0.6], time_from_start: 1.0}\n'
+                    '- {positions: [0.9, 0.5], time_from_start: 2.0}\n')
+    proc = run_cli('simulate', '--robot', 'planar_2r', '--goal', str(goal), '--csv', str(table),
+                   '--duration', '3')
+    assert proc.returncode == 0, proc.stderr
+    assert 'computed_torque' in proc.stdout and 'goal succeeded' in proc.stdout
+    lines = table.read_text().splitlines()
+    assert lines[0].split(',') == ['time', 'position.joint1', 'position.joint2',
+                                   'velocity.joint1', 'velocity.joint2', 'effort.joint1',
+                                   'effort.joint2']
+    rows = np.array([[float(v) for v in line.split(',')] for line in lines[1:]])
+    assert rows.shape == (3001, 7)
+    np.testing.assert_allclose(rows[:, 0], np.arange(3001) * 1e-3, rtol=0, atol=1e-12)
+    # braked at the configured start until the first command; at the goal's end at rest
+    np.testing.assert_array_equal(rows[0, 1:], [0.4, 0.8, 0.0, 0.0, 0.0, 0.0])
+    np.testing.assert_allclose(rows[-1, 1:3], [0.5, 0.9], atol=1e-4)
+    assert np.abs(rows[-1, 3:5]).max() < 1e-3
+    # a goal for other joints is refused by name
+    goal.write_text('joint_names: [a, b]\npoints:\n- {positions: [0.4, 0.6], '
+                    'time_from_start: 1.0}\n')
+    proc = run_cli('simulate', '--robot', 'planar_2r', '--goal', str(goal))
+    assert proc.returncode == 2 and "'a'" in proc.stderr, proc.stderr
+    proc = run_cli('simulate', '--robot', 'planar_2r')
+    assert proc.returncode == 2 and '--controller: required without --goal' in proc.stderr
 
 
 def test_info_prints_and_reports_every_robot(tmp_path, bundled):
