@@ -51,9 +51,10 @@ import struct
 from typing import NamedTuple, Optional
 import zlib
 
-from mcap.exceptions import EndOfFile
+from mcap.exceptions import EndOfFile, InvalidMagic
 from mcap.reader import NonSeekingReader
-from mcap.records import Schema
+from mcap.records import DataEnd, Schema
+from mcap.stream_reader import CRCValidationError
 from mcap.well_known import MessageEncoding, SchemaEncoding
 from mcap_ros2.decoder import DecoderFactory
 import numpy as np
@@ -369,9 +370,14 @@ def read(path, topics=None):
 
 def _damage(exc, offset, size):
     """Return the words for a stream that could not be read on at byte ``offset`` of ``size``."""
-    if isinstance(exc, (EndOfFile, EOFError)):
+    # a record cut short fails in whichever parser reads it; a CRC or a bad magic is damage
+    cut = isinstance(exc, (EndOfFile, EOFError)) or offset >= size
+    if cut and not isinstance(exc, (CRCValidationError, InvalidMagic)):
         return (f'the file ends early at byte {size}, as an unfinished recording does '
                 f'({type(exc).__name__}: {_short(exc)}); read up to there')
+    if isinstance(getattr(exc, 'record', None), DataEnd):
+        return (f'the data section fails its CRC ({_short(exc)}): damaged outside the chunks '
+                'of messages, which pass their own CRCs; read all')
     return (f'damaged near byte {offset} of {size} ({type(exc).__name__}: {_short(exc)}); '
             'read up to the damage')
 

@@ -65,6 +65,7 @@ def test_demo_report_and_plots(processes, tmp_path, robot):
     assert report['max_tracking_error'] >= report['rms_tracking_error']
     assert f'{robot}: pick-and-place succeeded' in output
     assert 'n/a' not in output and 'missed of' not in output
+    assert '[ERROR]' not in output, output     # stopping the graph is no fault
     assert 'in lockstep (each state answered before the next step), 0 of ' in output
     assert '(0.0 %) joint states missed' in output
     # planned within the limits, with the margins left to the controller's feedback

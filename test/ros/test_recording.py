@@ -24,9 +24,11 @@ what the test received live, and ``robot-dynamics plot`` turns it into CSV files
 import array
 import csv
 from pathlib import Path
+import struct
 import subprocess
 import sys
 import threading
+import zlib
 
 from action_msgs.msg import GoalInfo, GoalStatus, GoalStatusArray
 from builtin_interfaces.msg import Duration, Time
@@ -58,6 +60,8 @@ from visualization_msgs.msg import Marker, MarkerArray
 pytestmark = pytest.mark.ros
 
 ROBOT = 'scara'
+#: The MCAP DataEnd record's opcode (MCAP specification).
+DATA_END = 0x0F
 FEEDBACK = '/controller/follow_joint_trajectory/_action/feedback'
 STATUS = '/controller/follow_joint_trajectory/_action/status'
 #: Seconds of joint states to record after the recorder subscribed.
@@ -163,6 +167,12 @@ def test_definitions_decode_what_rclpy_serializes(tmp_path):
     recorder.close()
     recording = recordings.read(path)
     assert recording.skipped == {} and recording.problem == ''
+    # every CRC is written, the data section's too (the reader checks each one)
+    data = path.read_bytes()
+    start = 8                            # after the magic: opcode (1 byte), length (8), body
+    while data[start] != DATA_END:
+        start += 9 + struct.unpack_from('<Q', data, start + 1)[0]
+    assert struct.unpack_from('<I', data, start + 9)[0] == zlib.crc32(data[:start]) != 0
     for i, (type_name, msg) in enumerate(messages.items()):
         table = recording.tables[f'/topic{i}']
         assert table.type_name == type_name
