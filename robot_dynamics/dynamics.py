@@ -38,7 +38,6 @@ shape. Units: N*m for revolute and N for prismatic joints, rad/s^2 or m/s^2 for 
 """
 
 import enum
-import math
 
 import numpy as np
 
