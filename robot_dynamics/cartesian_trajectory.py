@@ -309,16 +309,23 @@ def to_target(start, target, max_linear_velocity, max_angular_velocity, *, start
                                start_acceleration=None if acc is None else acc.reshape(6))
 
 
+#: IK settings of :func:`check_motion`: each sample seeded with the previous one and solved
+#: without random restarts by iterations alone (not a time budget: the verdict must not depend
+#: on how busy the host is), to a tolerance far below any tracking error.
+CHECK_IK_OPTIONS = {'tol_position': 1e-5, 'tol_orientation': 1e-4, 'timeout': 10.0,
+                    'max_restarts': 0, 'max_iterations': 200}
+
+
 def check_motion(model, motion, seed, **options):
     """
     Raise ``InputError`` unless ``motion`` is reachable and within the joint limits.
 
     The motion (a :class:`~robot_dynamics.trajectory.TaskMotion`) is converted through IK from
     ``seed`` (n,) by :meth:`~robot_dynamics.trajectory.TaskMotion.to_joint_trajectory`
-    (``options`` go there): an unreachable pose or a branch flip is named with its time; then
-    the joint positions and velocities are checked
+    (``options`` go there, over :data:`CHECK_IK_OPTIONS`): an unreachable pose or a branch flip
+    is named with its time; then the joint positions and velocities are checked
     (:func:`~robot_dynamics.trajectory.check_limits`). Returns the joint trajectory.
     """
-    joints = motion.to_joint_trajectory(model, seed, **options)
+    joints = motion.to_joint_trajectory(model, seed, **{**CHECK_IK_OPTIONS, **options})
     check_limits(model, joints)
     return joints

@@ -859,7 +859,7 @@ def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
     if path.failed:
         k = path.failed[0]
         raise InputError(
-            f'Cartesian line: sample {k} of {len(poses)} (t = {times[k]:.4g} s, tip at '
+            f'Cartesian motion: sample {k} of {len(poses)} (t = {times[k]:.4g} s, tip at '
             f'{np.array2string(poses[k][:3, 3], precision=4)} m) is unreachable: position '
             f'error {path.position_error[k]:.3g} m, orientation error '
             f'{path.orientation_error[k]:.3g} rad ({path.results[k].reason})')
@@ -867,7 +867,7 @@ def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
         k = path.jumps[0]
         step = np.abs(path.q[k] - path.q[k - 1])
         j = int(np.argmax(step))
-        raise InputError(f'Cartesian line: joint {model.joint_names[j]!r} jumps by '
+        raise InputError(f'Cartesian motion: joint {model.joint_names[j]!r} jumps by '
                          f'{step[j]:.3g} between sample {k - 1} (t = {times[k - 1]:.4g} s) and '
                          f'sample {k} (t = {times[k]:.4g} s), more than max_joint_step = '
                          f'{max_joint_step}: a branch flip or a singularity on the path')
