@@ -206,7 +206,7 @@ class CartesianFollower:
     # ---- internals ------------------------------------------------------------------------------
 
     def _build(self, goal, t):
-        """The goal's trajectory from the reference at ``t``, its points after ``t``."""
+        """Return the goal's trajectory from the reference at ``t``, its points after ``t``."""
         times = (t if goal.start_time is None else goal.start_time) + \
             np.asarray(goal.time_from_start, dtype=float)
         keep = times > t

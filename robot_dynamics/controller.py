@@ -67,9 +67,9 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from .cartesian_follower import CartesianFollower
 from .control import Law
 from .errors import choice, InputError
-from .cartesian_follower import CartesianFollower
 from .follower import (DEFAULT_STOP_TIME, Event as GoalEvent, Goal, Outcome,
                        TrajectoryFollower)
 from .limits import middle
@@ -489,12 +489,12 @@ class Controller:
         return _goal_events(ended)
 
     def _posture_law(self):
-        """The task law, its posture where the Cartesian motion started when it names none."""
+        """Return the task law, its posture where the Cartesian motion started if it has none."""
         law = self.task_law
         return law if law.posture is not None else law.with_gains(posture=self._posture)
 
     def _task_reference(self, t, q, qd):
-        """The tip reference at ``t`` and the goal events, from the measured state."""
+        """Return the tip reference at ``t`` and the goal events, from the measured state."""
         T = self.model.fk(q)
         return self.cartesian.update(t, T, self.model.jacobian(q) @ qd)
 
@@ -590,7 +590,7 @@ class Controller:
 
 
 def _preempted(saved):
-    """The joint goals that a switch to task space ended (see ``_enter_task_space``)."""
+    """Return the joint goals' events of a switch to task space (``_enter_task_space``)."""
     return [] if saved is None else [GoalEvent(g.tag, Outcome.PREEMPTED,
                                                'preempted by a Cartesian goal')
                                      for g in saved[1:] if g is not None]

@@ -42,10 +42,10 @@ import math
 
 import numpy as np
 
+from . import kinematics
 from ._jit import kernel_array, njit
 from .errors import (as_array, as_joint_array, choice, InputError, ShapeError,
                      SingularMassMatrixError)
-from . import kinematics
 from .kinematics import (chain, cross3, local_transform, matvec6, motion_cross6, motion_subspace,
                          rotate3, states)
 from .linalg import singular_pivot, spd_solve

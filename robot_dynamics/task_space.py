@@ -264,7 +264,7 @@ def _work(n):
 @njit
 def _law_state(constants, parameters, q, qd, pose_d, twist_d, acc_d, tau, e, work):
     """
-    The law for one state (module docstring): writes ``tau`` (n,) and ``e`` (6,).
+    Run the law on one state (module docstring): write ``tau`` (n,) and ``e`` (6,).
 
     Returns ``(condition number of J_m, near_singularity)``.
     """

@@ -853,6 +853,7 @@ class CartesianLine(TaskMotion):
         axis = np.concatenate((self._dp, self._rotvec))
         return TaskPoint(pose, sd[..., None] * axis, sdd[..., None] * axis)
 
+
 def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
     """IK along ``poses`` (K, 4, 4) without branch flips (``ik_path``); (K, n) or raise."""
     path = ik_path(model, poses, seed, max_jump=max_joint_step, **ik_options)

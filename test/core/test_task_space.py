@@ -179,7 +179,8 @@ def test_posture_change_moves_the_elbow_and_leaves_the_tip():
 
 
 @pytest.mark.parametrize('name, move', [
-    ('iiwa14', [0.15, -0.1, -0.1]), ('scara', [-0.1, -0.05, -0.05]), ('planar_2r', [0.2, 0.0, 0.2])])
+    ('iiwa14', [0.15, -0.1, -0.1]), ('scara', [-0.1, -0.05, -0.05]),
+    ('planar_2r', [0.2, 0.0, 0.2])])
 def test_straight_line_tracked_in_the_rk4_plant(name, move):
     model = RobotModel.load(name)
     q0 = np.array(Q_START[name])
