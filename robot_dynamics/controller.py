@@ -115,6 +115,7 @@ class Kind(enum.Enum):
     SAFE_MODE = 'safe mode'
     FAULT = 'fault'
     STATE_REJECTED = 'state rejected'
+    NEAR_SINGULARITY = 'near singularity'
 
 
 class Event(NamedTuple):
@@ -272,6 +273,8 @@ class Controller:
             events += _goal_events(ended)
             if self.task_space or self.interface is Interface.EFFORT:
                 command = compute(t, q, qd, reference)
+                if self.task_space:
+                    events += self._singularity_events(command)
                 values, requested, saturated = command.tau, command.tau_requested, \
                     command.saturated
             else:
@@ -472,6 +475,7 @@ class Controller:
         saved = (self.follower.trajectory, self.follower.pending, self.follower.active)
         self.cartesian.start(TaskPoint(T, J @ point.qd, J @ point.qdd + Jd @ point.qd), t)
         self.task_space = True
+        self._near_singularity = False
         self._posture = self.q.copy()
         self.set_task_law(self.task_law)
         return saved
@@ -492,6 +496,17 @@ class Controller:
         """Return the task law, its posture where the Cartesian motion started if it has none."""
         law = self.task_law
         return law if law.posture is not None else law.with_gains(posture=self._posture)
+
+    def _singularity_events(self, command):
+        """Say once when the task law starts (and stops) damping near a singularity."""
+        near = bool(command.near_singularity)
+        if near == self._near_singularity:
+            return []
+        self._near_singularity = near
+        words = ('near a singularity: the task inertia is damped' if near else
+                 'away from the singularity again')
+        return [Event(Kind.NEAR_SINGULARITY, f'{words} (condition number '
+                                             f'{float(command.condition_number):.3g})')]
 
     def _task_reference(self, t, q, qd):
         """Return the tip reference at ``t`` and the goal events, from the measured state."""

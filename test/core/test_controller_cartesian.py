@@ -168,3 +168,21 @@ def test_refused_goals_change_nothing_and_stale_states_stop_the_goal():
     assert cycle.mode is Mode.SAFE
     assert [e.outcome for e in cycle.events if e.tag is moving] == [Outcome.STOPPED]
     assert not rig.controller.task_space
+
+
+def test_the_stretched_arm_says_once_that_it_is_near_a_singularity():
+    model = RobotModel.load('planar_2r')
+    task = OperationalSpace(model, [2000.0] * 3 + [200.0] * 3, null_stiffness=10.0)
+    controller = Controller(model, ComputedTorque(model, 400.0, 40.0), task_law=task)
+    bent, stretched = np.array([0.4, 1.1]), np.array([0.4, 1e-3])
+    zero = np.zeros(2)
+    controller.update(0.0, bent, zero)
+    controller.set_target(model.fk(bent))
+    kinds = []
+    for k, q in enumerate([bent, stretched, stretched, bent]):
+        cycle = controller.update(1e-3 * (k + 1), q, zero)
+        kinds.append([e.message for e in cycle.events if e.kind is Kind.NEAR_SINGULARITY])
+        assert np.all(np.abs(cycle.command) <= model.effort_limit)
+    assert kinds[0] == [] and kinds[2] == []
+    assert kinds[1][0].startswith('near a singularity') and 'condition number' in kinds[1][0]
+    assert kinds[3][0].startswith('away from the singularity')
