@@ -57,6 +57,7 @@ from .control import _effort, _Law, _task_gains_array, joint_gains, Law, TASK_RO
 from .dynamics import crba_state, crba_work, rnea_state, rnea_work
 from .errors import as_array, as_joint_array, InputError, ShapeError
 from .kinematics import _pose_jacobian
+from .linalg import cholesky_solve
 from .spatial import rotation_log
 
 #: Default scaled singular value (the square root of the smallest eigenvalue of ``J M^-1 J^T``
@@ -234,12 +235,13 @@ class OperationalSpace(_Law):
         :meth:`robot_dynamics.control._Law.for_one_state`).
         """
         constants, parameters, n = self._constants, self._parameters, self.model.dof
+        work = _work(n)       # one caller at a time per compute, as a control loop is
 
         def compute(t, q, qd, ref):
             pose_d, twist_d, acc_d = ref
             tau, e = np.empty(n), np.empty(6)
             cond, near = _law_state(constants, parameters, q, qd, pose_d, twist_d, acc_d, tau,
-                                    e, _work(n))
+                                    e, work)
             return self._command(tau, e, cond, near)
         return compute
 
@@ -308,10 +310,13 @@ def _law_state(constants, parameters, q, qd, pose_d, twist_d, acc_d, tau, e, wor
         tau0[j] = -2.0 * zn * np.sqrt(kn[j] * M[j, j]) * qd[j]
         if use_posture:
             tau0[j] += kn[j] * (posture[j] - q[j])
-    rhs = np.empty((n, m + 1))
-    rhs[:, :m] = Jm.T
-    rhs[:, m] = tau0
-    X = np.linalg.solve(M, rhs)                       # M^-1 [J^T, tau_0]
+    X = np.empty((n, m + 1))
+    X[:, :m] = Jm.T
+    X[:, m] = tau0
+    A = M.copy()
+    if cholesky_solve(A, X, n, np.diag(M).copy()) >= 0:   # M^-1 [J^T, tau_0]
+        tau[:] = np.nan                                   # a singular M: reported by caller
+        return np.inf, True
     Linv = Jm @ np.ascontiguousarray(X[:, :m])
     # scaled to a unit diagonal (its eigenvalues compare rows of different units), then the
     # damped inverse of its eigenvalues: Lambda = S U diag(s / (s^2 + delta^2)) U^T S
@@ -319,9 +324,10 @@ def _law_state(constants, parameters, q, qd, pose_d, twist_d, acc_d, tau, e, wor
     for i in range(m):
         scale[i] = 1.0 / np.sqrt(max(Linv[i, i], 1e-300))
     Ls = (scale.reshape((m, 1)) * Linv) * scale
-    s, U = np.linalg.eigh(0.5 * (Ls + Ls.T))
+    s, U = np.empty(m), np.empty((m, m))
+    _symmetric_eigen(0.5 * (Ls + Ls.T), s, U)
     floor = threshold * threshold
-    low = max(s[0], 0.0)
+    low = max(s.min(), 0.0)
     near = low < floor
     delta2 = floor * floor - low * low if near else 0.0
     lam = np.empty(m)
@@ -335,7 +341,8 @@ def _law_state(constants, parameters, q, qd, pose_d, twist_d, acc_d, tau, e, wor
     for i in range(m):
         Linv_f[i] /= np.sqrt(lam[i])
     Kt = (Linv_f * k) @ Linv_f.T
-    w, W = np.linalg.eigh(0.5 * (Kt + Kt.T))
+    w, W = np.empty(m), np.empty((m, m))
+    _symmetric_eigen(0.5 * (Kt + Kt.T), w, W)
     for i in range(m):
         w[i] = np.sqrt(max(w[i], 0.0))
     D = 2.0 * zeta * (L @ ((W * w) @ W.T) @ L.T)
@@ -343,10 +350,58 @@ def _law_state(constants, parameters, q, qd, pose_d, twist_d, acc_d, tau, e, wor
     # tau = h + J^T F + N^T tau_0, N^T tau_0 = tau_0 - J^T Lambda J M^-1 tau_0
     F -= Lam @ (Jm @ np.ascontiguousarray(X[:, m]))
     tau[:] = h + Jm.T @ F + tau0
-    sv = np.linalg.eigvalsh(Jm @ Jm.T)
-    low = np.sqrt(max(sv[0], 0.0))
-    cond = np.sqrt(max(sv[m - 1], 0.0)) / low if low > 0.0 else np.inf
+    sv = np.empty(m)
+    _symmetric_eigen(Jm @ Jm.T, sv, np.empty((m, m)))
+    low = np.sqrt(max(sv.min(), 0.0))
+    cond = np.sqrt(max(sv.max(), 0.0)) / low if low > 0.0 else np.inf
     return cond, near
+
+
+@njit
+def _symmetric_eigen(A, s, V):
+    """
+    Write the eigenvalues ``s`` (m,) and eigenvectors ``V`` (columns) of a symmetric ``A``.
+
+    Cyclic Jacobi rotations (Golub and Van Loan, Matrix Computations, §8.5), for the few rows
+    of a task (m <= 6), where a LAPACK call costs more than the arithmetic; ``A`` is
+    overwritten. Unordered.
+    """
+    m = A.shape[0]
+    V[:] = 0.0
+    for i in range(m):
+        V[i, i] = 1.0
+    for _ in range(60):
+        off = 0.0
+        total = 0.0
+        for i in range(m):
+            for j in range(m):
+                total += A[i, j] * A[i, j]
+                if i != j:
+                    off += A[i, j] * A[i, j]
+        if off <= 1e-32 * total:
+            break
+        for p in range(m - 1):
+            for q in range(p + 1, m):
+                apq = A[p, q]
+                if apq == 0.0:
+                    continue
+                theta = (A[q, q] - A[p, p]) / (2.0 * apq)
+                t = 1.0 / (abs(theta) + np.sqrt(theta * theta + 1.0))
+                if theta < 0.0:
+                    t = -t
+                c = 1.0 / np.sqrt(t * t + 1.0)
+                r = t * c
+                for k in range(m):      # A P, then P^T (A P); V P
+                    akp, akq = A[k, p], A[k, q]
+                    A[k, p], A[k, q] = c * akp - r * akq, r * akp + c * akq
+                for k in range(m):
+                    apk, aqk = A[p, k], A[q, k]
+                    A[p, k], A[q, k] = c * apk - r * aqk, r * apk + c * aqk
+                for k in range(m):
+                    vkp, vkq = V[k, p], V[k, q]
+                    V[k, p], V[k, q] = c * vkp - r * vkq, r * vkp + c * vkq
+    for i in range(m):
+        s[i] = A[i, i]
 
 
 @njit
