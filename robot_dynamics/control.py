@@ -89,6 +89,7 @@ class Law(enum.Enum):
     COMPUTED_TORQUE = 'computed_torque'
     RESOLVED_ACCELERATION = 'resolved_acceleration'
     ADAPTIVE = 'adaptive'
+    OPERATIONAL_SPACE = 'operational_space'
 
 
 class Friction(enum.Enum):
@@ -611,6 +612,19 @@ class ComputedTorque(_JointLaw):
         return compute
 
 
+def _task_gains_array(value, name):
+    """Return task gains (6,) from a scalar, six values or ``{row: value}`` (:data:`TASK_ROWS`)."""
+    arr = as_array(_by_name(value, TASK_ROWS, name, 'task row'), (), name)
+    if arr.ndim > 1 or arr.size not in (1, 6):
+        raise ShapeError(f'{name}: expected a scalar or 6 values (vx vy vz wx wy wz), got '
+                         f'shape {arr.shape}')
+    arr = np.broadcast_to(arr.reshape(-1), (6,)).copy()
+    if np.any(arr < 0.0):
+        raise InputError(f'{name}: gains must be >= 0, got {arr}')
+    arr.setflags(write=False)
+    return arr
+
+
 def _flat_batch(x, batch, tail):
     """Return ``x`` (..., ``*tail``) broadcast to the batch shape ``batch``, as (B, ``*tail``)."""
     if x.shape[:x.ndim - len(tail)] != batch:
@@ -687,15 +701,7 @@ class ResolvedAcceleration(_Law):
 
     @staticmethod
     def _task_gains(value, name):
-        arr = as_array(_by_name(value, TASK_ROWS, name, 'task row'), (), name)
-        if arr.ndim > 1 or arr.size not in (1, 6):
-            raise ShapeError(f'{name}: expected a scalar or 6 values (vx vy vz wx wy wz), got '
-                             f'shape {arr.shape}')
-        arr = np.broadcast_to(arr.reshape(-1), (6,)).copy()
-        if np.any(arr < 0.0):
-            raise InputError(f'{name}: gains must be >= 0, got {arr}')
-        arr.setflags(write=False)
-        return arr
+        return _task_gains_array(value, name)
 
     @property
     def gains(self):
@@ -1005,7 +1011,8 @@ def make_controller(law, model, **parameters):
     ----------
     law : str or Law
         ``'pd'``, ``'pd_gravity'``, ``'pid'``, ``'computed_torque'``,
-        ``'resolved_acceleration'`` or ``'adaptive'``.
+        ``'resolved_acceleration'``, ``'adaptive'`` or ``'operational_space'``
+        (:class:`robot_dynamics.task_space.OperationalSpace`).
     model : RobotModel
         The controller's model.
     **parameters
@@ -1016,7 +1023,11 @@ def make_controller(law, model, **parameters):
     PD, PDGravity, PID, ComputedTorque, ResolvedAcceleration or Adaptive
 
     """
-    return _CLASSES[choice(law, Law, 'law')](model, **parameters)
+    law = choice(law, Law, 'law')
+    if law is Law.OPERATIONAL_SPACE:
+        from .task_space import OperationalSpace   # it builds on this module
+        return OperationalSpace(model, **parameters)
+    return _CLASSES[law](model, **parameters)
 
 
 # ---- the catalogue: laws with gains from a natural frequency ------------------------------------

@@ -77,12 +77,13 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from .cartesian_follower import CartesianFollower
 from .control import Law
 from .errors import choice, InputError
 from .follower import DEFAULT_STOP_TIME, Event, Goal, Kind, Outcome, TrajectoryFollower
 from .limits import middle
 from .plant import Interface
-from .trajectory import TrajectoryPoint
+from .trajectory import TaskPoint, TrajectoryPoint
 
 #: Default age [s, on the states' clock] of the newest state beyond which the states are stale.
 DEFAULT_STATE_TIMEOUT = 0.05
@@ -91,6 +92,9 @@ DEFAULT_STATE_TIMEOUT = 0.05
 DEFAULT_WALL_STATE_TIMEOUT = 2.0
 #: Default velocity interface feedback [1/s]: command = reference velocity + this x error.
 DEFAULT_VELOCITY_FEEDBACK = 10.0
+#: Default peak tip speeds [m/s, rad/s] of the motion to a target pose.
+DEFAULT_MAX_LINEAR_VELOCITY = 0.25
+DEFAULT_MAX_ANGULAR_VELOCITY = 1.0
 #: A gap between cycles longer than this many periods counts the cycles in between as missed.
 MISSED_GAP = 1.5
 #: Configurations sampled (within the limits) for each joint's smallest inertia (gain bounds).
@@ -164,6 +168,11 @@ class Controller:
         Time [s] to bring a motion to rest after a cancel, an abort or a stop.
     source : object, optional
         The source of joint states to follow (see the module docstring); None: the first one.
+    task_law : OperationalSpace, optional
+        The task-space law of Cartesian goals and targets (effort interface); None: they are
+        refused. Its posture None means "where the Cartesian motion started".
+    max_linear_velocity, max_angular_velocity : float
+        Peak tip speeds [m/s, rad/s] of the motion to a target pose (:meth:`set_target`).
 
     """
 
@@ -171,7 +180,9 @@ class Controller:
                  state_timeout=DEFAULT_STATE_TIMEOUT,
                  wall_state_timeout=DEFAULT_WALL_STATE_TIMEOUT, rate_hz=1000.0,
                  velocity_feedback=DEFAULT_VELOCITY_FEEDBACK, stop_time=DEFAULT_STOP_TIME,
-                 source=None):
+                 source=None, task_law=None,
+                 max_linear_velocity=DEFAULT_MAX_LINEAR_VELOCITY,
+                 max_angular_velocity=DEFAULT_MAX_ANGULAR_VELOCITY):
         self.model = model
         self.interface = choice(interface, Interface, 'interface')
         self.safe_mode = choice(safe_mode, SafeMode, 'safe_mode')
@@ -193,6 +204,12 @@ class Controller:
         self.wall_state_timeout = float(wall_state_timeout)
         self.velocity_feedback = float(velocity_feedback)
         self.follower = TrajectoryFollower(model, stop_time=stop_time)
+        # task space: Cartesian goals and targets, then a compliant hold, until a joint goal
+        self.cartesian = CartesianFollower(model, stop_time=stop_time)
+        self.task_space = False
+        self.max_linear_velocity = float(max_linear_velocity)
+        self.max_angular_velocity = float(max_angular_velocity)
+        self.set_task_law(task_law)
         self.mode = Mode.WAITING
         self.time = None          # the newest usable state's time
         self.q = self.qd = None   # and that state
@@ -244,10 +261,17 @@ class Controller:
         q, qd = self.q, self.qd
         events = []
         try:
-            reference, ended = self.follower.update(t, q, qd)
+            if self.task_space:
+                reference, ended = self._task_reference(t, q, qd)
+                compute = self._task_compute
+            else:
+                reference, ended = self.follower.update(t, q, qd)
+                compute = self._compute
             events += ended
-            if self.interface is Interface.EFFORT:
-                command = self._compute(t, q, qd, reference)
+            if self.task_space or self.interface is Interface.EFFORT:
+                command = compute(t, q, qd, reference)
+                if self.task_space:
+                    events += self._singularity_events(command)
                 values, requested, saturated = command.tau, command.tau_requested, \
                     command.saturated
             else:
@@ -258,7 +282,8 @@ class Controller:
             failed = self.fault(f'control cycle failed: {type(exc).__name__}: {exc}')
             return failed._replace(events=events + failed.events)
         self.cycles += 1
-        self.mode = Mode.TRAJECTORY if self.follower.active is not None else Mode.HOLD
+        running = self.cartesian.active if self.task_space else self.follower.active
+        self.mode = Mode.TRAJECTORY if running is not None else Mode.HOLD
         return Cycle(t, self.mode, values, reference, q, qd, requested, saturated, events)
 
     def no_state(self, elapsed, wall_elapsed=None):
@@ -346,9 +371,15 @@ class Controller:
                                            'states', goal.tag, Outcome.INVALID)]
         if goal.start_time is None:
             goal = goal._replace(start_time=self.time)
+        if self.task_space:
+            # the joint reference starts where the arm is; the Cartesian motion ends only when
+            # the goal is accepted
+            self.follower.hold(self.q, self.time)
         events = self.follower.submit(goal, self.time)
         if any(e.tag is goal.tag for e in events):
             return events
+        if self.task_space:
+            events += self._leave_task_space('preempted by a joint goal')
         times = np.asarray(goal.time_from_start, dtype=float)
         delay = goal.start_time - self.time
         when = 'now' if delay <= 0.0 else f'in {delay:.3f} s'
@@ -358,12 +389,127 @@ class Controller:
 
     def cancel(self, tag):
         """End the goal ``tag`` at the newest state's time (a running one stops smoothly)."""
+        if self.task_space:
+            return self.cartesian.cancel(tag, self.time)
         return self.follower.cancel(tag, self.time)
 
     @property
     def goals(self):
         """Return the tags of the goal waiting for its start and of the running one (if any)."""
+        if self.task_space:
+            return [] if self.cartesian.active is None else [self.cartesian.active.tag]
         return [g.tag for g in (self.follower.pending, self.follower.active) if g is not None]
+
+    # ---- task space -----------------------------------------------------------------------------
+
+    def set_task_law(self, task_law):
+        """Use ``task_law`` (an OperationalSpace law) for Cartesian goals from the next cycle."""
+        self.task_law = task_law
+        self._task_compute = None
+        if task_law is not None and self.task_space:
+            self._task_compute = self._posture_law().for_one_state()
+
+    def submit_cartesian(self, goal):
+        """
+        Take a :class:`~robot_dynamics.cartesian_follower.CartesianGoal`; return the events.
+
+        It preempts whatever runs, joint goals included, once it is checked (reach, limits:
+        ``INVALID`` with the reason, and nothing changes); it starts at its start time (None:
+        the newest state's) from the reference in force. After it the arm holds compliantly
+        (the task law about the last reference pose, the null space at the posture).
+        """
+        refused = self._task_refusal()
+        if refused:
+            return [Event(Kind.GOAL_ENDED, refused, goal.tag, Outcome.INVALID)]
+        saved = self._enter_task_space()
+        events = self.cartesian.submit(goal, self.time, self.q)
+        if any(e.tag is goal.tag for e in events):
+            self._restore_joint_space(saved)
+            return events
+        accepted = Event(Kind.GOAL_ACCEPTED, f'accepted: a Cartesian goal of '
+                                             f'{len(goal.time_from_start)} points over '
+                                             f'{self.cartesian.motion.duration:.3f} s', goal.tag)
+        return [accepted] + events + _preempted(saved)
+
+    def set_target(self, pose):
+        """
+        Move the tip to ``pose`` (4, 4) within the speed limits, then hold; return the events.
+
+        Raises ``InputError`` naming the problem (no fresh states, out of reach, beyond the
+        limits) and changes nothing; a running goal of either kind ends as ``PREEMPTED``.
+        """
+        refused = self._task_refusal()
+        if refused:
+            raise InputError(refused)
+        saved = self._enter_task_space()
+        try:
+            events = self.cartesian.target(pose, self.time, self.max_linear_velocity,
+                                           self.max_angular_velocity, self.q)
+        except InputError:
+            self._restore_joint_space(saved)
+            raise
+        return events + _preempted(saved)
+
+    def _task_refusal(self):
+        if self.mode in (Mode.WAITING, Mode.SAFE):
+            return f'the controller is {self.mode.value}: no fresh joint states'
+        if self.task_law is None or self.interface is not Interface.EFFORT:
+            return 'Cartesian goals need the effort interface and a task-space law'
+        return ''
+
+    def _enter_task_space(self):
+        """
+        Switch to task space from the joint reference in force; return what to restore.
+
+        None when already in task space; else the joint follower's reference, waiting goal and
+        running goal, which end as ``PREEMPTED`` (:func:`_preempted`) if the switch is kept.
+        """
+        if self.task_space:
+            return None
+        t = self.time
+        point = self.follower.trajectory.sample(t)
+        T, J, Jd = self.model.fk(point.q), self.model.jacobian(point.q), \
+            self.model.jacobian_dot(point.q, point.qd)
+        saved = (self.follower.trajectory, self.follower.pending, self.follower.active)
+        self.cartesian.start(TaskPoint(T, J @ point.qd, J @ point.qdd + Jd @ point.qd), t)
+        self.task_space = True
+        self._near_singularity = False
+        self._posture = self.q.copy()
+        self.set_task_law(self.task_law)
+        return saved
+
+    def _restore_joint_space(self, saved):
+        """Undo :meth:`_enter_task_space` (a refused goal changes nothing)."""
+        if saved is not None:
+            self.follower.trajectory, self.follower.pending, self.follower.active = saved
+            self.task_space = False
+
+    def _leave_task_space(self, message):
+        """End the Cartesian goal (``PREEMPTED``) and return to joint space; return events."""
+        ended = self.cartesian.preempt(message)
+        self.task_space = False
+        return ended
+
+    def _posture_law(self):
+        """Return the task law, its posture where the Cartesian motion started if it has none."""
+        law = self.task_law
+        return law if law.posture is not None else law.with_gains(posture=self._posture)
+
+    def _singularity_events(self, command):
+        """Say once when the task law starts (and stops) damping near a singularity."""
+        near = bool(command.near_singularity)
+        if near == self._near_singularity:
+            return []
+        self._near_singularity = near
+        words = ('near a singularity: the task inertia is damped' if near else
+                 'away from the singularity again')
+        return [Event(Kind.NEAR_SINGULARITY, f'{words} (condition number '
+                                             f'{float(command.condition_number):.3g})')]
+
+    def _task_reference(self, t, q, qd):
+        """Return the tip reference at ``t`` and the goal events, from the measured state."""
+        T = self.model.fk(q)
+        return self.cartesian.update(t, T, self.model.jacobian(q) @ qd)
 
     def set_law(self, law):
         """
@@ -433,6 +579,10 @@ class Controller:
         q = middle(self.model.lower, self.model.upper)
         scratch.update(0.0, q, np.zeros_like(q))
         scratch.no_state(1.0)
+        if self.task_law is not None:
+            zero = np.zeros(6)
+            self.task_law.for_one_state()(0.0, q, np.zeros_like(q),
+                                          (self.model.fk(q), zero, zero))
 
     # ---- internals ------------------------------------------------------------------------------
 
@@ -499,6 +649,12 @@ class Controller:
 
     def _end_goals(self, t, reason):
         """End every goal (``STOPPED``) and bring the reference to rest; return the events."""
+        if self.task_space:
+            # what the controller holds after a fault or a gap: the joint position, as ever
+            ended = self.cartesian.stop(t, reason)
+            self.task_space = False
+            self.follower.hold(self.q, t)
+            return ended
         try:
             return self.follower.stop(t, reason)
         except Exception:  # noqa: B902 - a follower that failed: end its goals without it
@@ -535,6 +691,13 @@ def _smallest_inertia(model):
     q = lower + (upper - lower) * rng.random((INERTIA_SAMPLES, model.dof))
     q = np.vstack((q, middle(model.lower, model.upper)))
     return np.diagonal(model.mass_matrix(q), axis1=-2, axis2=-1).min(axis=0)
+
+
+def _preempted(saved):
+    """Return the joint goals' events of a switch to task space (``_enter_task_space``)."""
+    return [] if saved is None else [Event.goal_ended(g.tag, Outcome.PREEMPTED,
+                                                      'preempted by a Cartesian goal')
+                                     for g in saved[1:] if g is not None]
 
 
 __all__ = ['Controller', 'Cycle', 'Event', 'Goal', 'Kind', 'Mode', 'SafeMode']

@@ -41,6 +41,7 @@ import enum
 
 import numpy as np
 
+from . import kinematics
 from ._jit import kernel_array, njit
 from .errors import (as_array, as_joint_array, choice, InputError, ShapeError,
                      SingularMassMatrixError)
@@ -396,7 +397,27 @@ def _tip_wrenches(model, B, f_ext):
     return kernel_array(np.broadcast_to(F, (B, 6)))
 
 
-def inverse_dynamics(model, q, qd, qdd, *, gravity=None, f_ext=None, friction=False):
+def _frame_wrench(model, q, f_ext, frame):
+    """
+    Split a wrench at ``frame`` into the kernels' tip wrench and joint torques ``J^T f_ext``.
+
+    Returns ``(tip_wrench, None)`` for the tip (or no wrench: the kernels' own pass), else
+    ``(None, tau_ext)`` (B, n) with ``tau_ext = J_frame(q)^T f_ext``, ``J_frame`` the geometric
+    Jacobian of the frame's origin (base axes): the wrench's joint torques, exact, since the
+    dynamics are linear in it (Hayes 2008, §4.4: ``N = J^T F``).
+    """
+    if f_ext is None or frame is None or frame == model.tip_link:
+        return f_ext, None
+    if frame not in model.link_names:
+        raise InputError(f'f_ext_frame: unknown frame {frame!r}; the frames are '
+                         f'{model.link_names}')
+    F = _tip_wrenches(model, q.shape[0], f_ext)
+    _, J = kinematics._pose_and_jacobian(model, q, frame)
+    return None, np.einsum('bri,br->bi', J, F)
+
+
+def inverse_dynamics(model, q, qd, qdd, *, gravity=None, f_ext=None, friction=False,
+                     f_ext_frame=None):
     """
     Joint torques that produce ``qdd`` at ``(q, qd)``: recursive Newton-Euler, O(n).
 
@@ -409,10 +430,14 @@ def inverse_dynamics(model, q, qd, qdd, *, gravity=None, f_ext=None, friction=Fa
     gravity : array_like, shape (3,), optional
         Gravity [m/s^2] in the base frame; default ``model.gravity``.
     f_ext : array_like, shape (6,) or (..., 6), optional
-        Wrench ``[fx, fy, fz, nx, ny, nz]`` [N, N m] that the tip exerts on the environment, at
-        the tip origin, in the base frame; adds ``J^T f_ext``.
+        Wrench ``[fx, fy, fz, nx, ny, nz]`` [N, N m] that the arm exerts on the environment
+        (the opposite of the wrench the environment applies to it), at the origin of
+        ``f_ext_frame``, in the base frame's axes; adds ``J^T f_ext``.
     friction : bool
         Add :func:`friction_torques`.
+    f_ext_frame : str, optional
+        The link frame at whose origin ``f_ext`` acts (any of ``model.link_names``); default
+        the tip.
 
     Returns
     -------
@@ -421,7 +446,10 @@ def inverse_dynamics(model, q, qd, qdd, *, gravity=None, f_ext=None, friction=Fa
 
     """
     (q, qd, qdd), shape = states(model, ('q', q), ('qd', qd), ('qdd', qdd))
-    tau = _rnea(model, q, qd, qdd, _gravity(model, gravity), f_ext)
+    f_tip, tau_ext = _frame_wrench(model, q, f_ext, f_ext_frame)
+    tau = _rnea(model, q, qd, qdd, _gravity(model, gravity), f_tip)
+    if tau_ext is not None:
+        tau += tau_ext
     if friction:
         tau += friction_torques(model, qd)
     return tau.reshape(shape + (model.dof,))
@@ -731,7 +759,7 @@ def _cholesky_solve(model, q, M, rhs):
 
 
 def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=False,
-                     method='aba'):
+                     method='aba', f_ext_frame=None):
     """
     Joint accelerations ``qdd`` (..., n) under torques ``tau`` (..., n).
 
@@ -749,11 +777,15 @@ def forward_dynamics(model, q, qd, tau, *, gravity=None, f_ext=None, friction=Fa
     :func:`robot_dynamics.linalg.singular_pivot`, to its pivots (ABA's articulated inertias
     ``D_i``, or the Cholesky pivots) with the same scales ``|S_i| . (sum_{j >= i} |I_j|) |S_i|``
     (units of ``M_ii``), so the verdict does not depend on the model's units. Other arguments
-    as in :func:`inverse_dynamics`.
+    as in :func:`inverse_dynamics` (``f_ext`` at ``f_ext_frame``: the arm's wrench on the
+    environment).
     """
     method = choice(method, ForwardDynamicsMethod, 'method')
     (q, qd, tau), shape = states(model, ('q', q), ('qd', qd), ('tau', tau))
     g = _gravity(model, gravity)
+    f_ext, tau_ext = _frame_wrench(model, q, f_ext, f_ext_frame)
+    if tau_ext is not None:
+        tau = tau - tau_ext
     if friction:
         tau = tau - friction_torques(model, qd)
     if method is ForwardDynamicsMethod.ABA:

@@ -121,6 +121,7 @@ class Kind(enum.Enum):
     STATE_REJECTED = 'state rejected'
     SECOND_SOURCE = 'second source'
     SOURCE_CHANGED = 'source changed'
+    NEAR_SINGULARITY = 'near singularity'
 
 
 class Event(NamedTuple):

@@ -319,10 +319,16 @@ class RobotModel:
 
     # ---- dynamics -------------------------------------------------------------------------------
 
-    def inverse_dynamics(self, q, qd, qdd, *, gravity=None, f_ext=None, friction=False):
-        """Joint torques (..., n) by recursive Newton-Euler; see dynamics.inverse_dynamics."""
+    def inverse_dynamics(self, q, qd, qdd, *, gravity=None, f_ext=None, friction=False,
+                         f_ext_frame=None):
+        """
+        Joint torques (..., n) by recursive Newton-Euler; see dynamics.inverse_dynamics.
+
+        ``f_ext`` is the wrench the arm exerts on the environment at ``f_ext_frame``'s origin
+        (default the tip), base-frame axes.
+        """
         return dynamics.inverse_dynamics(self, q, qd, qdd, gravity=gravity, f_ext=f_ext,
-                                         friction=friction)
+                                         friction=friction, f_ext_frame=f_ext_frame)
 
     def mass_matrix(self, q):
         """Joint-space mass matrix (..., n, n) by the composite-rigid-body algorithm."""
@@ -346,10 +352,15 @@ class RobotModel:
         return dynamics.nonlinear_effects(self, q, qd, gravity=gravity)
 
     def forward_dynamics(self, q, qd, tau, *, gravity=None, f_ext=None, friction=False,
-                         method='aba'):
-        """Joint accelerations (..., n); ``method`` 'aba' (O(n)), 'crba' or 'strobe' (RNEA)."""
+                         method='aba', f_ext_frame=None):
+        """
+        Joint accelerations (..., n); ``method`` 'aba' (O(n)), 'crba' or 'strobe' (RNEA).
+
+        ``f_ext`` at ``f_ext_frame`` as in :meth:`inverse_dynamics`.
+        """
         return dynamics.forward_dynamics(self, q, qd, tau, gravity=gravity, f_ext=f_ext,
-                                         friction=friction, method=method)
+                                         friction=friction, method=method,
+                                         f_ext_frame=f_ext_frame)
 
     def kinetic_energy(self, q, qd):
         """Kinetic energy ``0.5 qd^T M qd`` [J] (...)."""

@@ -653,9 +653,122 @@ def _clamped_spline(h, p, v0, a0):
     return c
 
 
-# ---- Cartesian line -----------------------------------------------------------------------------
+# ---- Cartesian motions and the line -------------------------------------------------------------
 
-class CartesianLine:
+class TaskMotion:
+    """
+    A tip motion sampled as :class:`TaskPoint` s, and its conversion to joints.
+
+    What :class:`CartesianLine` and
+    :class:`~robot_dynamics.cartesian_trajectory.CartesianTrajectory` share: a subclass gives
+    ``sample(t)``, ``start_time``, ``end_time`` and ``duration``.
+    """
+
+    def to_joint_trajectory(self, model, seed, *, samples=None, link=None,
+                            max_joint_step=CARTESIAN_MAX_JOINT_STEP,
+                            rate_damping=CARTESIAN_RATE_DAMPING, **ik_options):
+        """
+        Convert the motion to a joint trajectory through inverse kinematics.
+
+        The motion is sampled at ``samples`` uniform times and solved by
+        :func:`robot_dynamics.ik.ik_path`: each pose seeded with the previous solution, the
+        closed forms picking the nearest branch, so the arm stays on one branch. Joint
+        velocities and accelerations at the samples come from the task rows ``m`` of the
+        Jacobian (``model.task_mask``): ``qd = J_m^+ V_m`` and
+        ``qdd = J_m^+ (A_m - Jdot_m qd)``, and the samples are joined by quintic Hermite
+        segments, so the joint trajectory is C2 and matches the motion at every sample.
+
+        Parameters
+        ----------
+        model : RobotModel
+            The robot.
+        seed : array_like, shape (n,)
+            Joint positions near the start pose [rad or m].
+        samples : int, optional
+            Number of IK samples (>= 2), uniform in time; default
+            ``CARTESIAN_SAMPLES_PER_SECOND`` per second,
+            at least ``CARTESIAN_MIN_SAMPLES``.
+        link : str, optional
+            Must be the tip (the IK solves for the tip); kept for a clear error.
+        max_joint_step : float
+            Largest change [rad or m] of any joint between neighbouring samples; more is reported
+            as a branch flip.
+        rate_damping : float
+            Damping of the least-squares inverse used for ``qd`` and ``qdd``.
+        **ik_options
+            Passed to the IK (``tol_position``, ``tol_orientation``, ``mask``, ...).
+
+        Returns
+        -------
+        JointTrajectory
+            Piecewise quintic through the IK samples.
+
+        Raises
+        ------
+        InputError
+            Naming the first unreachable sample and its time, or a branch flip.
+
+        """
+        if link is not None and link != model.tip_link:
+            raise InputError(f'link: only the tip {model.tip_link!r} is supported, got {link!r}')
+        n = model.dof
+        seed = as_array(seed, (n,), 'seed').reshape(n)
+        if samples is None:
+            samples = max(CARTESIAN_MIN_SAMPLES,
+                          int(np.ceil(self.duration * CARTESIAN_SAMPLES_PER_SECOND)) + 1)
+        samples = int(samples)
+        if samples < 2:
+            raise InputError(f'samples: expected >= 2, got {samples}')
+        times = np.linspace(self.start_time, self.end_time, samples)
+        q = _solve_path(model, self.sample(times).pose, times, seed, max_joint_step, ik_options)
+        qd, qdd = self.joint_rates(model, q, times, mask=ik_options.get('mask'),
+                                   rate_damping=rate_damping)
+        return from_waypoints(times - times[0], q, qd, qdd, start_time=times[0])
+
+    def joint_rates(self, model, q, t, *, mask=None, rate_damping=CARTESIAN_RATE_DAMPING):
+        """
+        Return the joint velocities and accelerations that follow the motion at its IK solutions.
+
+        With the task rows ``m`` of the Jacobian (``mask``, default ``model.task_mask``):
+        ``qd = J_m^+ V_m`` and ``qdd = J_m^+ (A_m - Jdot_m qd)``, ``V`` and ``A`` the motion's
+        twist and acceleration at ``t``, by damped least squares (``rate_damping``).
+
+        Parameters
+        ----------
+        model : RobotModel
+            The robot.
+        q : array_like, shape (K, n)
+            Joint positions [rad or m] that put the tip on the motion at the times ``t``.
+        t : array_like, shape (K,)
+            Times [s] of the motion.
+        mask : array_like, shape (6,), optional
+            Task rows ``vx vy vz wx wy wz`` to follow (0 or 1); default ``model.task_mask``.
+        rate_damping : float
+            Damping of the least-squares inverse of the Jacobian.
+
+        Returns
+        -------
+        qd, qdd : numpy.ndarray, shape (K, n)
+            [rad/s or m/s], [rad/s^2 or m/s^2].
+
+        """
+        q = as_array(q, (model.dof,), 'q')
+        t = as_array(t, (), 't')
+        if q.ndim != 2 or t.shape != q.shape[:1]:
+            raise ShapeError(f'q, t: expected shapes (K, {model.dof}) and (K,), got {q.shape} '
+                             f'and {t.shape}')
+        point = self.sample(t)
+        rows = np.flatnonzero(model.task_mask if mask is None else np.asarray(mask, dtype=float))
+        _, J = kinematics._pose_and_jacobian(model, q)
+        Jm = J[:, rows, :]
+        qd = damped_least_squares(Jm, point.twist[:, rows, None], rate_damping)[..., 0]
+        Jd = model.jacobian_dot(q, qd)[:, rows, :]
+        rhs = point.acceleration[:, rows] - (Jd @ qd[..., None])[..., 0]
+        qdd = damped_least_squares(Jm, rhs[..., None], rate_damping)[..., 0]
+        return qd, qdd
+
+
+class CartesianLine(TaskMotion):
     """
     Straight-line tip motion: position along the segment, orientation by slerp.
 
@@ -740,108 +853,6 @@ class CartesianLine:
         axis = np.concatenate((self._dp, self._rotvec))
         return TaskPoint(pose, sd[..., None] * axis, sdd[..., None] * axis)
 
-    def to_joint_trajectory(self, model, seed, *, samples=None, link=None,
-                            max_joint_step=CARTESIAN_MAX_JOINT_STEP,
-                            rate_damping=CARTESIAN_RATE_DAMPING, **ik_options):
-        """
-        Convert the line to a joint trajectory through inverse kinematics.
-
-        The line is sampled at ``samples`` uniform times and solved by
-        :func:`robot_dynamics.ik.ik_path`: each pose seeded with the previous solution, the
-        closed forms picking the nearest branch, so the arm stays on one branch. Joint
-        velocities and accelerations at the samples come from the task rows ``m`` of the
-        Jacobian (``model.task_mask``): ``qd = J_m^+ V_m`` and
-        ``qdd = J_m^+ (A_m - Jdot_m qd)``, and the samples are joined by quintic Hermite
-        segments, so the joint trajectory is C2 and matches the line at every sample.
-
-        Parameters
-        ----------
-        model : RobotModel
-            The robot.
-        seed : array_like, shape (n,)
-            Joint positions near the start pose [rad or m].
-        samples : int, optional
-            Number of IK samples (>= 2); default ``CARTESIAN_SAMPLES_PER_SECOND`` per second,
-            at least ``CARTESIAN_MIN_SAMPLES``.
-        link : str, optional
-            Must be the tip (the IK solves for the tip); kept for a clear error.
-        max_joint_step : float
-            Largest change [rad or m] of any joint between neighbouring samples; more is reported
-            as a branch flip.
-        rate_damping : float
-            Damping of the least-squares inverse used for ``qd`` and ``qdd``.
-        **ik_options
-            Passed to the IK (``tol_position``, ``tol_orientation``, ``mask``, ...).
-
-        Returns
-        -------
-        JointTrajectory
-            Piecewise quintic through the IK samples.
-
-        Raises
-        ------
-        InputError
-            Naming the first unreachable sample and its time, or a branch flip.
-
-        """
-        if link is not None and link != model.tip_link:
-            raise InputError(f'link: only the tip {model.tip_link!r} is supported, got {link!r}')
-        n = model.dof
-        seed = as_array(seed, (n,), 'seed').reshape(n)
-        if samples is None:
-            samples = max(CARTESIAN_MIN_SAMPLES,
-                          int(np.ceil(self.duration * CARTESIAN_SAMPLES_PER_SECOND)) + 1)
-        samples = int(samples)
-        if samples < 2:
-            raise InputError(f'samples: expected >= 2, got {samples}')
-        times = np.linspace(self.start_time, self.end_time, samples)
-        q = _solve_path(model, self.sample(times).pose, times, seed, max_joint_step, ik_options)
-        qd, qdd = self.joint_rates(model, q, times, mask=ik_options.get('mask'),
-                                   rate_damping=rate_damping)
-        return from_waypoints(times - times[0], q, qd, qdd, start_time=times[0])
-
-    def joint_rates(self, model, q, t, *, mask=None, rate_damping=CARTESIAN_RATE_DAMPING):
-        """
-        Return the joint velocities and accelerations that follow the line at its IK solutions.
-
-        With the task rows ``m`` of the Jacobian (``mask``, default ``model.task_mask``):
-        ``qd = J_m^+ V_m`` and ``qdd = J_m^+ (A_m - Jdot_m qd)``, ``V`` and ``A`` the line's
-        twist and acceleration at ``t``, by damped least squares (``rate_damping``).
-
-        Parameters
-        ----------
-        model : RobotModel
-            The robot.
-        q : array_like, shape (K, n)
-            Joint positions [rad or m] that put the tip on the line at the times ``t``.
-        t : array_like, shape (K,)
-            Times [s] on the line.
-        mask : array_like, shape (6,), optional
-            Task rows ``vx vy vz wx wy wz`` to follow (0 or 1); default ``model.task_mask``.
-        rate_damping : float
-            Damping of the least-squares inverse of the Jacobian.
-
-        Returns
-        -------
-        qd, qdd : numpy.ndarray, shape (K, n)
-            [rad/s or m/s], [rad/s^2 or m/s^2].
-
-        """
-        q = as_array(q, (model.dof,), 'q')
-        t = as_array(t, (), 't')
-        if q.ndim != 2 or t.shape != q.shape[:1]:
-            raise ShapeError(f'q, t: expected shapes (K, {model.dof}) and (K,), got {q.shape} '
-                             f'and {t.shape}')
-        point = self.sample(t)
-        rows = np.flatnonzero(model.task_mask if mask is None else np.asarray(mask, dtype=float))
-        _, J = kinematics._pose_and_jacobian(model, q)
-        Jm = J[:, rows, :]
-        qd = damped_least_squares(Jm, point.twist[:, rows, None], rate_damping)[..., 0]
-        Jd = model.jacobian_dot(q, qd)[:, rows, :]
-        rhs = point.acceleration[:, rows] - (Jd @ qd[..., None])[..., 0]
-        qdd = damped_least_squares(Jm, rhs[..., None], rate_damping)[..., 0]
-        return qd, qdd
-
 
 def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
     """IK along ``poses`` (K, 4, 4) without branch flips (``ik_path``); (K, n) or raise."""
@@ -849,7 +860,7 @@ def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
     if path.failed:
         k = path.failed[0]
         raise InputError(
-            f'Cartesian line: sample {k} of {len(poses)} (t = {times[k]:.4g} s, tip at '
+            f'Cartesian motion: sample {k} of {len(poses)} (t = {times[k]:.4g} s, tip at '
             f'{np.array2string(poses[k][:3, 3], precision=4)} m) is unreachable: position '
             f'error {path.position_error[k]:.3g} m, orientation error '
             f'{path.orientation_error[k]:.3g} rad ({path.results[k].reason})')
@@ -857,7 +868,7 @@ def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
         k = path.jumps[0]
         step = np.abs(path.q[k] - path.q[k - 1])
         j = int(np.argmax(step))
-        raise InputError(f'Cartesian line: joint {model.joint_names[j]!r} jumps by '
+        raise InputError(f'Cartesian motion: joint {model.joint_names[j]!r} jumps by '
                          f'{step[j]:.3g} between sample {k - 1} (t = {times[k - 1]:.4g} s) and '
                          f'sample {k} (t = {times[k]:.4g} s), more than max_joint_step = '
                          f'{max_joint_step}: a branch flip or a singularity on the path')

@@ -1,0 +1,188 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Cartesian goals and targets in the Controller library object, on the RK4 plant, explicit time.
+
+Truth: the straight line between the goal's poses (the tip's distance from it), the goal's
+last pose, the events each goal must produce (accepted, preempted, canceled, invalid, stopped)
+and a tip at rest after a cancel.
+"""
+
+import numpy as np
+import pytest
+from robot_dynamics import RobotModel
+from robot_dynamics.cartesian_follower import CartesianGoal
+from robot_dynamics.control import ComputedTorque
+from robot_dynamics.controller import Controller, Kind, Mode
+from robot_dynamics.errors import InputError
+from robot_dynamics.follower import Goal, Outcome, Tolerances
+from robot_dynamics.plant import Plant
+from robot_dynamics.task_space import OperationalSpace
+from scipy.spatial.transform import Rotation
+
+DT = 1e-3
+Q_START = {'iiwa14': [0.2, 0.6, -0.3, -1.4, 0.4, 0.9, 0.1], 'scara': [0.5, 1.2, 0.1],
+           'planar_2r': [0.4, 1.1]}
+MOVE = {'iiwa14': [0.15, -0.1, -0.1], 'scara': [-0.1, -0.05, -0.05],
+        'planar_2r': [0.2, 0.0, 0.2]}
+
+
+class Rig:
+    """A Controller with a task law on the RK4 plant, stepped in lockstep at 1 kHz."""
+
+    def __init__(self, name):
+        self.model = model = RobotModel.load(name)
+        self.q0 = np.array(Q_START[name])
+        law = ComputedTorque(model, 400.0, 40.0)
+        task = OperationalSpace(model, [2000.0] * 3 + [200.0] * 3, null_stiffness=10.0)
+        self.controller = Controller(model, law, task_law=task)
+        self.plant = Plant(model, DT, friction=False, q0=self.q0)
+        self.events = []
+        self.tips = []
+        self.run(0.05)
+
+    def run(self, seconds):
+        for _ in range(int(round(seconds / DT))):
+            cycle = self.controller.update(self.plant.t, self.plant.q, self.plant.qd)
+            self.events += cycle.events
+            self.plant.step(cycle.command)
+            self.tips.append(self.model.fk(self.plant.q))
+
+    def ended(self, tag):
+        return [e.outcome for e in self.events if e.tag is tag and e.kind is Kind.GOAL_ENDED]
+
+    def line_goal(self, tag, move, duration=1.5, rotate=None):
+        T0 = self.model.fk(self.plant.q)
+        T1 = T0.copy()
+        T1[:3, 3] += move
+        if rotate is not None:
+            T1[:3, :3] = Rotation.from_rotvec(rotate).as_matrix() @ T0[:3, :3]
+        quats = Rotation.from_matrix(np.stack((T0[:3, :3], T1[:3, :3]))).as_quat()
+        goal = CartesianGoal(tag, None, [0.0, duration], [T0[:3, 3], T1[:3, 3]], quats)
+        return goal, T0, T1
+
+
+@pytest.mark.parametrize('name', ['iiwa14', 'scara', 'planar_2r'])
+def test_a_cartesian_goal_follows_the_line_and_then_holds(name):
+    rig = Rig(name)
+    tag = object()
+    rotate = [0.1, -0.2, 0.15] if name == 'iiwa14' else None
+    goal, T0, T1 = rig.line_goal(tag, MOVE[name], rotate=rotate)
+    events = rig.controller.submit_cartesian(goal)
+    assert [e.kind for e in events] == [Kind.GOAL_ACCEPTED]
+    start = len(rig.tips)
+    rig.run(2.0)
+    assert rig.ended(tag) == [Outcome.SUCCEEDED]
+    tips = np.array(rig.tips[start:])[:, :3, 3]
+    d = T1[:3, 3] - T0[:3, 3]
+    rel = tips - T0[:3, 3]
+    off = rel - np.outer(rel @ d / (d @ d), d)
+    assert np.linalg.norm(off, axis=1).max() < 1e-3
+    final = rig.tips[-1]
+    assert np.linalg.norm(final[:3, 3] - T1[:3, 3]) < 1e-3
+    if rotate is not None:
+        err = Rotation.from_matrix(final[:3, :3] @ T1[:3, :3].T).magnitude()
+        assert err < 0.01
+    # after it, a compliant hold at the last pose
+    assert rig.controller.task_space and rig.controller.mode is Mode.HOLD
+    rig.run(0.3)
+    assert np.linalg.norm(rig.tips[-1][:3, 3] - T1[:3, 3]) < 1e-3
+
+
+def test_goals_of_either_kind_preempt_each_other():
+    rig = Rig('iiwa14')
+    n = rig.model.dof
+    joint_tag, cart_tag, back_tag = object(), object(), object()
+    target = rig.q0 + 0.2
+    rig.controller.submit(Goal(joint_tag, None, np.array([2.0]), target[None, :], None, None,
+                               Tolerances.unchecked(n)))
+    rig.run(0.5)
+    goal, _, T1 = rig.line_goal(cart_tag, [0.0, 0.1, 0.05])
+    events = rig.controller.submit_cartesian(goal)
+    assert {(e.kind, e.outcome) for e in events if e.tag is joint_tag} == \
+        {(Kind.GOAL_ENDED, Outcome.PREEMPTED)}
+    rig.run(1.0)
+    assert rig.controller.task_space
+    events = rig.controller.submit(Goal(back_tag, None, np.array([2.0]), rig.q0[None, :], None,
+                                        None, Tolerances.unchecked(n)))
+    assert rig.ended(cart_tag) == [] and \
+        [e.outcome for e in events if e.tag is cart_tag] == [Outcome.PREEMPTED]
+    rig.events += events
+    rig.run(2.5)
+    assert not rig.controller.task_space
+    assert rig.ended(back_tag) == [Outcome.SUCCEEDED]
+    assert np.abs(rig.plant.q - rig.q0).max() < 1e-3
+
+
+def test_cancel_brings_the_tip_to_rest_and_holds():
+    rig = Rig('iiwa14')
+    tag = object()
+    goal, _, _ = rig.line_goal(tag, [0.0, 0.2, 0.0], duration=2.0)
+    rig.controller.submit_cartesian(goal)
+    rig.run(0.8)
+    rig.events += rig.controller.cancel(tag)
+    assert rig.ended(tag) == [Outcome.CANCELED]
+    rig.run(0.6)
+    tips = np.array(rig.tips[-100:])[:, :3, 3]
+    assert np.abs(tips - tips[-1]).max() < 1e-4          # at rest after stop_time
+    assert rig.controller.task_space
+
+
+def test_refused_goals_change_nothing_and_stale_states_stop_the_goal():
+    rig = Rig('planar_2r')
+    tag = object()
+    goal, T0, _ = rig.line_goal(tag, [3.0, 0.0, 3.0])       # beyond the 4 m reach
+    events = rig.controller.submit_cartesian(goal)
+    assert [e.outcome for e in events] == [Outcome.INVALID]
+    assert 'unreachable' in events[0].message
+    assert not rig.controller.task_space
+    with pytest.raises(InputError, match='unreachable'):
+        far = T0.copy()
+        far[:3, 3] *= 2.0
+        rig.controller.set_target(far)
+    assert not rig.controller.task_space
+    # a target within reach, then the states stop: the goal-less task hold ends, joint hold
+    near = T0.copy()
+    near[:3, 3] *= 0.9
+    rig.controller.set_target(near)
+    # 0.34 m at the default 0.25 m/s: 2.6 s
+    rig.run(3.0)
+    assert np.linalg.norm(rig.tips[-1][:3, 3] - near[:3, 3]) < 1e-3
+    moving = object()
+    goal, _, _ = rig.line_goal(moving, [-0.2, 0.0, -0.2])
+    rig.controller.submit_cartesian(goal)
+    rig.run(0.3)
+    cycle = rig.controller.no_state(1.0)
+    assert cycle.mode is Mode.SAFE
+    assert [e.outcome for e in cycle.events if e.tag is moving] == [Outcome.STOPPED]
+    assert not rig.controller.task_space
+
+
+def test_the_stretched_arm_says_once_that_it_is_near_a_singularity():
+    model = RobotModel.load('planar_2r')
+    task = OperationalSpace(model, [2000.0] * 3 + [200.0] * 3, null_stiffness=10.0)
+    controller = Controller(model, ComputedTorque(model, 400.0, 40.0), task_law=task)
+    bent, stretched = np.array([0.4, 1.1]), np.array([0.4, 1e-3])
+    zero = np.zeros(2)
+    controller.update(0.0, bent, zero)
+    controller.set_target(model.fk(bent))
+    kinds = []
+    for k, q in enumerate([bent, stretched, stretched, bent]):
+        cycle = controller.update(1e-3 * (k + 1), q, zero)
+        kinds.append([e.message for e in cycle.events if e.kind is Kind.NEAR_SINGULARITY])
+        assert np.all(np.abs(cycle.command) <= model.effort_limit)
+    assert kinds[0] == [] and kinds[2] == []
+    assert kinds[1][0].startswith('near a singularity') and 'condition number' in kinds[1][0]
+    assert kinds[3][0].startswith('away from the singularity')
