@@ -360,15 +360,17 @@ class RobotModel:
         """Regressor (..., n, 10 n) of ``M qdd_r + C(q, qd) qd_r + g``; see dynamics."""
         return dynamics.slotine_li_regressor(self, q, qd, qd_r, qdd_r, gravity=gravity)
 
-    def prepare(self, link=None, gravity=None):
+    def prepare(self, link=None, gravity=None, generated=False):
         """
         Return a :class:`~robot_dynamics.prepared.PreparedModel`: single-state calls for loops.
 
         Its ``inverse_dynamics``, ``forward_dynamics``, ``gravity_torques``, ``mass_matrix``,
         ``fk`` and ``jacobian`` (of ``link``, default the tip) take one state, check nothing but
         sizes and write into ``out``: several times faster per call than these methods.
+        ``generated=True``: the dynamics from code generated for this model
+        (:mod:`robot_dynamics.generated`), built at first use and cached.
         """
-        return prepared.PreparedModel(self, link=link, gravity=gravity)
+        return prepared.PreparedModel(self, link=link, gravity=gravity, generated=generated)
 
     def warm_up(self):
         """

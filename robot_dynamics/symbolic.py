@@ -189,6 +189,10 @@ def simplified(expr):
     return sp.trigsimp(sp.expand(expr))
 
 
+def _unchanged(expr):
+    return expr
+
+
 def _map(matrix, f):
     return matrix.applyfunc(f)
 
@@ -253,16 +257,17 @@ def christoffel_symbols(ch, D, simplify=True):
     """Return ``c[i][j][k] = 1/2 (dD_kj/dq_i + dD_ki/dq_j - dD_ij/dq_k)`` (0-based indices)."""
     n = ch.dof
     dD = [D.diff(q) for q in ch.q]
-    f = simplified if simplify else sp.expand
+    f = simplified if simplify else _unchanged
     return [[[f((dD[i][k, j] + dD[j][k, i] - dD[k][i, j]) / 2) for k in range(n)]
              for j in range(n)] for i in range(n)]
 
 
-def coriolis_matrix(ch, christoffel):
+def coriolis_matrix(ch, christoffel, simplify=True):
     """Return ``C`` (n, n), ``C_kj = sum_i c_ijk qd_i`` (the library's default form)."""
     n = ch.dof
-    return sp.Matrix(n, n, lambda k, j: sp.factor_terms(
-        sum(christoffel[i][j][k] * ch.qd[i] for i in range(n))))
+    f = sp.factor_terms if simplify else _unchanged
+    return sp.Matrix(n, n, lambda k, j: f(sum(christoffel[i][j][k] * ch.qd[i]
+                                              for i in range(n))))
 
 
 def potential_energy(ch, kinematics):
@@ -275,7 +280,7 @@ def gravity_torques(ch, kinematics=None, simplify=True):
     """Return ``g(q) = dP/dq`` (n, 1)."""
     kinematics = kinematics or body_kinematics(ch, simplify)
     P = potential_energy(ch, kinematics)
-    f = simplified if simplify else sp.expand
+    f = simplified if simplify else _unchanged
     return sp.Matrix([f(P.diff(q)) for q in ch.q])
 
 
@@ -304,7 +309,7 @@ def derive(model_or_chain, symbolic_parameters=False, simplify=True):
     kin = body_kinematics(ch, simplify)
     D = mass_matrix(ch, simplify, kin)
     c = christoffel_symbols(ch, D, simplify)
-    C = coriolis_matrix(ch, c)
+    C = coriolis_matrix(ch, c, simplify)
     g = gravity_torques(ch, kin, simplify)
     qd, qdd = sp.Matrix(ch.qd), sp.Matrix(ch.qdd)
     return Equations(chain=ch, D=D, christoffel=c, C=C, g=g, tau=D * qdd + C * qd + g)
