@@ -224,7 +224,7 @@ class PreparedModel:
 
     @staticmethod
     def _generated(model, gravity):
-        """Return the model's :class:`~robot_dynamics.generated.GeneratedKernels`, or None with a warning."""
+        """Return the model's generated kernels, or None with a warning (the recursion serves)."""
         from . import generated
         try:
             return generated.kernels(model, gravity)

@@ -54,7 +54,7 @@ _INERTIA_INDEX = (('xx', 0, 0), ('xy', 0, 1), ('yy', 1, 1), ('xz', 0, 2), ('yz',
 
 
 def exact(x):
-    """Return the float ``x`` as an exact sympy number: an integer when within 1e-12, else its decimal."""
+    """Return ``x`` as an exact sympy number: an integer when within 1e-12, else its decimal."""
     r = round(float(x))
     if abs(float(x) - r) < 1e-12:
         return sp.Integer(r)
