@@ -153,6 +153,20 @@ def test_prepared_model_with_generated_code(cache, rng):
         fast.mass_matrix(np.zeros(3), np.empty((2, 2)))
 
 
+def test_environment_switch_reaches_the_controllers_one_state_law(cache, monkeypatch, rng):
+    from robot_dynamics.control import ComputedTorque
+    model = RobotModel.load('planar_2r')
+    monkeypatch.setenv('ROBOT_DYNAMICS_GENERATED', '1')
+    assert model.prepare().generated is not None
+    law = ComputedTorque(model, kp=100.0, kd=20.0).for_one_state()
+    monkeypatch.setenv('ROBOT_DYNAMICS_GENERATED', '0')
+    assert model.prepare().generated is None
+    recursion = ComputedTorque(model, kp=100.0, kd=20.0).for_one_state()
+    q, qd, q_d, qd_d, qdd_d = rng.normal(size=(5, 2))
+    close(law(0.0, q, qd, (q_d, qd_d, qdd_d)).tau_requested,
+          recursion(0.0, q, qd, (q_d, qd_d, qdd_d)).tau_requested, 'computed torque')
+
+
 def test_prepared_model_falls_back_with_a_warning(monkeypatch, tmp_path):
     blocker = tmp_path / 'not_a_folder'
     blocker.write_text('')
