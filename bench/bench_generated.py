@@ -91,7 +91,7 @@ def operation_rows(name):
     rows = [{'table': title, 'robot': name, 'n': n, 'approach': approach, 'mul': int(mul),
              'add': int(add)} for approach, (mul, add) in generated.table_8_1(n).items()]
     general = generated.general_counts(n)
-    rows.append({'table': title, 'robot': name, 'n': n, 'approach': 'library recursion',
+    rows.append({'table': title, 'robot': name, 'n': n, 'approach': 'general recursion',
                  'mul': general['mul'], 'add': general['add']})
     own = ops['inverse_dynamics']
     rows.append({'table': title, 'robot': name, 'n': n, 'approach': 'generated',

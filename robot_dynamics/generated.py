@@ -26,8 +26,10 @@ differentiation of the mass matrix's program). Every intermediate value is one a
 common subexpressions are computed once, and everything that is zero or one for the robot
 (a joint axis, a zero offset, a planar arm's out-of-plane terms) folds away; what no output
 needs is dropped. The program is written as Python to a user cache folder keyed by the model's
-hash and compiled with numba (cached to disk: only the first use pays), which needs no C
-compiler and whose dispatch from Python is cheaper than a ctypes call.
+hash and compiled with numba (cached to disk: only the first use pays). numba needs no C
+compiler, and its dispatch is the cheapest call from Python: for a trivial kernel of four arrays
+it measured 15x less than ctypes with ``arr.ctypes.data`` pointers, and 50x less than with
+``ndpointer`` argument types.
 
 :func:`count_operations` counts the multiplications and additions of a program: a product of
 k factors is k - 1 multiplications (a factor -1 is a sign, free; ``x**k`` is k - 1), a sum of
