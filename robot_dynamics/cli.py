@@ -747,7 +747,7 @@ def derive_command(args, out=None):
     """Run ``robot-dynamics derive``; return the exit status."""
     out = out or sys.stdout
     import time
-    from . import generated, symbolic
+    from . import generated, robots, symbolic
     from .model import RobotModel
     model = RobotModel.load(args.robot)
     n = model.dof
@@ -774,7 +774,14 @@ def derive_command(args, out=None):
         print(f'generated in {took:.1f} s', file=out)
         return EXIT_OK
     simplify = n <= SIMPLIFY_MAX_DOF
-    eq = symbolic.derive(model, symbolic_parameters=args.symbolic_parameters, simplify=simplify)
+    table = robots.share_directory() / 'config' / f'{args.robot}.dh.yaml'
+    if args.symbolic_parameters and table.is_file():
+        # the DH table's own lengths a_i, d_i, rather than the joint offsets of its URDF
+        print(f'from the DH table {table.name}', file=out)
+        eq = symbolic.derive(symbolic.dh_chain(str(table)), simplify=simplify)
+    else:
+        eq = symbolic.derive(model, symbolic_parameters=args.symbolic_parameters,
+                             simplify=simplify)
     _print_equations(eq, simplify, args.latex, out)
     return EXIT_OK
 

@@ -184,6 +184,88 @@ def chain(model, symbolic_parameters=False, barycentric=False):
                  gravity=gravity.reshape(3, 1), values=values, parameters=tuple(parameters))
 
 
+def dh_chain(source, convention=None):
+    """
+    Return the :class:`Chain` of a DH table (a YAML path or rows, as ``from_dh``) with symbols.
+
+    The lecture's symbols: ``a_i`` and ``d_i`` for the non-zero link lengths and offsets, the
+    twists and angle offsets exact numbers (pi/2 stays pi/2), and per link ``m_i``, the COM
+    ``c_ix`` and the inertia about the COM ``I_ixx`` in DH frame i (where the table gives them),
+    ``g``. The COM of link i is ``a_i + c_ix`` from joint i along the link (frame i is at its far
+    end).
+    """
+    from . import dh
+    model = dh.model_from_dh(source, convention=convention)      # validates the table
+    doc, _ = dh._read(source)
+    convention = dh.Convention(convention or doc.get('convention', 'standard'))
+    symbols = {}
+
+    def symbol(name, value):
+        value = float(value)
+        if value == 0:
+            return sp.Integer(0)
+        s = sp.Symbol(name, real=True)
+        symbols[s] = value
+        return s
+
+    def angle(value):
+        return sp.nsimplify(float(value), [sp.pi], tolerance=1e-12)
+
+    def Rz(t):
+        T = sp.eye(4)
+        T[:3, :3] = rotation(sp.Matrix([0, 0, 1]), t)
+        return T
+
+    def Rx(t):
+        T = sp.eye(4)
+        T[:3, :3] = rotation(sp.Matrix([1, 0, 0]), t)
+        return T
+
+    def translate(x, y, z):
+        T = sp.eye(4)
+        T[:3, 3] = sp.Matrix([x, y, z])
+        return T
+
+    ch = chain(model)
+    placement, mass, first, inertia = [], [], [], []
+    # the previous DH frame in the previous body (dh.model_from_dh's T_prev)
+    previous = _exact_matrix(dh._pose(doc.get('base'), 'base'))
+    for i, row in enumerate(doc['joints']):
+        k = i + 1
+        a, d = symbol(f'a_{k}', row['a']), symbol(f'd_{k}', row['d'])
+        alpha, theta = angle(row['alpha']), angle(row['theta'])
+        if convention is dh.Convention.STANDARD:
+            placement.append(previous * Rz(theta) * translate(0, 0, d))
+            link = translate(a, 0, 0) * Rx(alpha)
+        else:
+            placement.append(previous * Rx(alpha) * translate(a, 0, 0) * Rz(theta)
+                             * translate(0, 0, d))
+            link = sp.eye(4)
+        previous = link
+        m = symbol(f'm_{k}', row.get('mass', 0.0))
+        c = sp.Matrix([symbol(f'c_{k}{_AXES[j]}', v)
+                       for j, v in enumerate(row.get('com', (0, 0, 0)))])
+        Ic = sp.zeros(3, 3)
+        numbers = dh.inertia_tensor(row.get('inertia'), f'row {k}')
+        for name, r, q in _INERTIA_INDEX:
+            Ic[r, q] = Ic[q, r] = symbol(f'I_{k}{name}', numbers[r, q])
+        # COM and inertia in the body (joint) frame, the inertia about its origin
+        R, t = link[:3, :3], link[:3, 3]
+        c_body = R * c + t
+        mass.append(m)
+        first.append(m * c_body)
+        inertia.append(R * Ic * R.T
+                       + m * ((c_body.T * c_body)[0, 0] * sp.eye(3) - c_body * c_body.T))
+    g0 = np.asarray(model.gravity, dtype=float)
+    magnitude = float(np.linalg.norm(g0))
+    gravity = (symbol('g', magnitude) * _exact_matrix(g0 / magnitude) if magnitude > 0
+               else _exact_matrix(g0))
+    return dataclasses.replace(ch, placement=tuple(placement), mass=tuple(mass),
+                               first_moment=tuple(first), inertia=tuple(inertia),
+                               gravity=gravity.reshape(3, 1), values=symbols,
+                               parameters=tuple(symbols))
+
+
 def simplified(expr):
     """Return ``expr`` expanded and with its trigonometric sums combined (sympy trigsimp)."""
     return sp.trigsimp(sp.expand(expr))

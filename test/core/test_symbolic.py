@@ -93,9 +93,13 @@ def test_equations_equal_the_recursions_and_pinocchio(name, rng):
 
 @pytest.mark.parametrize('name', ['planar_3r', 'scara'])
 def test_dh_tables_standard_and_modified(name, rng):
-    """The DH tables (planar_3r: modified; scara: standard, with its prismatic quill)."""
-    model = RobotModel.from_dh(str(robots.share_directory() / 'config' / f'{name}.dh.yaml'))
-    eq = symbolic.derive(model, simplify=False)
+    """The DH tables with their own symbols (planar_3r: modified; scara: standard, RRP)."""
+    table = str(robots.share_directory() / 'config' / f'{name}.dh.yaml')
+    model = RobotModel.from_dh(table)
+    ch = symbolic.dh_chain(table)
+    names = {s.name for s in ch.parameters}
+    assert {'a_2', 'm_2', 'g'} <= names and 'alpha_1' not in names
+    eq = symbolic.derive(ch, simplify=False)
     value = evaluate(eq)
     for _ in range(2):
         q, qd, qdd = state(rng, model)
@@ -218,6 +222,27 @@ def test_rp_arm_is_becker_and_klink():
     np.testing.assert_allclose((got['C'] @ [1.0, 0.5]).ravel(), [1.4, -1.4], atol=1e-12)
     np.testing.assert_allclose(got['g'].ravel(), [17.8065168208, 5.7981064547], atol=1e-9)
     np.testing.assert_allclose(got['tau'].ravel(), [21.6665168208, 2.3981064547], atol=1e-9)
+
+
+def test_scara_dh_table_gives_the_lecture_symbols():
+    """
+    D11 of the RRP SCARA in its DH lengths a_1, a_2 (the notes' r1, r2).
+
+    The COM ``c_ix`` is given in DH frame i, at the link's far end: link i's COM is
+    ``a_i + c_ix`` from joint i along the link; the quill's mass sits at the end of link 2.
+    """
+    ch = symbolic.dh_chain(str(robots.share_directory() / 'config' / 'scara.dh.yaml'))
+    s = {sym.name: sym for sym in ch.parameters}
+    D = symbolic.mass_matrix(ch)
+    q2 = ch.q[1]
+    a1, a2, m1, m2, m3, c1, c2 = (s[k] for k in ('a_1', 'a_2', 'm_1', 'm_2', 'm_3', 'c_1x',
+                                                 'c_2x'))
+    inertias = s['I_1zz'] + s['I_2zz'] + s['I_3zz']
+    r1, r2 = a1 + c1, a2 + c2
+    d11 = (inertias + m1 * r1**2 + m2 * (a1**2 + r2**2 + 2 * a1 * r2 * sp.cos(q2))
+           + m3 * (a1**2 + a2**2 + 2 * a1 * a2 * sp.cos(q2)))
+    assert sp.expand(D[0, 0] - d11) == 0
+    assert D[2, 2] == m3 and D[0, 2] == 0
 
 
 def test_chain_rejects_two_parametrizations():
