@@ -718,7 +718,8 @@ def _print_equations(eq, simplify, latex, out):
         for symbol in ch.parameters:
             print(f'  {show(symbol)} = {ch.values[symbol]:.6g}', file=out)
     if not simplify:
-        print(f'(expanded, not simplified: {n} joints > {SIMPLIFY_MAX_DOF})', file=out)
+        print(f'(not simplified, and D and g only: {n} joints > {SIMPLIFY_MAX_DOF}; C and tau '
+              'as code: --count, model.prepare(generated=True))', file=out)
 
     def name(symbol, *indices):
         joined = ''.join(str(i + 1) for i in indices)
@@ -727,6 +728,10 @@ def _print_equations(eq, simplify, latex, out):
     for i in range(n):
         for j in range(i, n):
             print(f'{name("d", i, j)} = {show(eq.D[i, j])}', file=out)
+    for k in range(n):
+        print(f'{name("g", k)} = {show(eq.g[k])}', file=out)
+    if eq.C is None:
+        return
     for i, j, k in itertools.product(range(n), repeat=3):
         if j >= i and eq.christoffel[i][j][k] != 0:
             print(f'{name("c", i, j, k)} = {show(eq.christoffel[i][j][k])}'
@@ -734,8 +739,6 @@ def _print_equations(eq, simplify, latex, out):
     for k, j in itertools.product(range(n), repeat=2):
         if eq.C[k, j] != 0:
             print(f'{name("C", k, j)} = {show(eq.C[k, j])}', file=out)
-    for k in range(n):
-        print(f'{name("g", k)} = {show(eq.g[k])}', file=out)
     for k in range(n):
         print(f'{name(tau, k)} = ' + ' + '.join(
             [f'{name("d", k, j)} {name(qdd, j)}' for j in range(n)]
@@ -778,10 +781,17 @@ def derive_command(args, out=None):
     if args.symbolic_parameters and table.is_file():
         # the DH table's own lengths a_i, d_i, rather than the joint offsets of its URDF
         print(f'from the DH table {table.name}', file=out)
-        eq = symbolic.derive(symbolic.dh_chain(str(table)), simplify=simplify)
+        ch = symbolic.dh_chain(str(table))
     else:
-        eq = symbolic.derive(model, symbolic_parameters=args.symbolic_parameters,
-                             simplify=simplify)
+        ch = symbolic.chain(model, symbolic_parameters=args.symbolic_parameters)
+    if simplify:
+        eq = symbolic.derive(ch)
+    else:
+        # the Christoffel symbols of an expanded D are megabytes of text: D and g only
+        kinematics = symbolic.body_kinematics(ch, simplify=False)
+        eq = symbolic.Equations(
+            chain=ch, D=symbolic.mass_matrix(ch, False, kinematics), christoffel=None, C=None,
+            g=symbolic.gravity_torques(ch, kinematics, simplify=False), tau=None)
     _print_equations(eq, simplify, args.latex, out)
     return EXIT_OK
 
