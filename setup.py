@@ -53,6 +53,8 @@ setup(
         'numba',
         'pyyaml',
         'urdfdom-py',
+        # closed-form equations and generated code (robot_dynamics.symbolic, .generated)
+        'sympy',
         # ROS 2 recordings (MCAP): the recorder node writes them, robot-dynamics plot reads them
         'mcap',
         'mcap-ros2-support',

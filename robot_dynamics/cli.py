@@ -35,6 +35,9 @@ Subcommands:
 - ``identify``: the arm's dynamic parameters from a recording of ``/joint_states`` with effort
   and ``/robot_description`` (:mod:`robot_dynamics.identification`), written into that
   description; a JSON report and PNG plots of measured against predicted torque.
+- ``derive``: a robot's equations of motion in closed form (:mod:`robot_dynamics.symbolic`),
+  with numbers or symbols; ``--count`` the operations of its generated code
+  (:mod:`robot_dynamics.generated`) beside Turney, Mudge and Lee's Table 8.1.
 
 Exit status: 0 on success, 1 if a simulation diverged or a file could not be written, 2 for
 bad arguments (argparse's convention).
@@ -42,6 +45,7 @@ bad arguments (argparse's convention).
 
 import argparse
 import dataclasses
+import itertools
 import json
 import math
 import sys
@@ -332,7 +336,7 @@ def build_parser():
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
     sub.required = True
     for add in (_simulate_parser, _demo_parser, _info_parser, _bringup_parser, _plot_parser,
-                _excite_parser, _send_parser, _identify_parser):
+                _excite_parser, _send_parser, _identify_parser, _derive_parser):
         add(sub, robots)
     return parser
 
@@ -704,6 +708,129 @@ def identify_command(args, out=sys.stdout):
     if args.report:
         _write_json(args.report, report)
         print(f'  report written to {args.report}', file=out)
+    return EXIT_OK
+
+
+# ---- derive -------------------------------------------------------------------------------------
+
+#: Up to this many joints ``derive`` simplifies the equations (sympy's trigsimp); beyond, it
+#: prints them expanded, as simplifying takes minutes.
+SIMPLIFY_MAX_DOF = 3
+
+
+def _derive_parser(sub, robots):
+    p = sub.add_parser(
+        'derive', help='closed-form M, Christoffel symbols, C, g of a robot; operation counts',
+        description='Print the equations of motion of a bundled robot in closed form '
+                    '(Lagrange: D(q), the Christoffel symbols, C(q, qd), g(q), tau), with the '
+                    "model's numbers or symbols for its parameters; --count compares the "
+                    'operations of the code generated for it with Turney, Mudge and Lee '
+                    '(1981) Table 8.1.')
+    p.add_argument('--robot', required=True, choices=robots, metavar='NAME',
+                   help=f'bundled robot: {", ".join(robots)}')
+    p.add_argument('--symbolic-parameters', action='store_true',
+                   help='symbols for the masses, COMs, inertias, joint offsets and g (every '
+                        'one that is not zero in the model) instead of numbers')
+    p.add_argument('--latex', action='store_true', help='print LaTeX instead of plain text')
+    p.add_argument('--count', action='store_true',
+                   help='only the operation counts of the generated inverse dynamics beside '
+                        'Table 8.1 and the general recursion')
+    p.set_defaults(handler=derive_command)
+
+
+def _print_equations(eq, simplify, latex, out):
+    import sympy as sp
+    ch = eq.chain
+
+    def show(expr):
+        # numbers as decimals (the model's 0.4318, not 2159/5000); a symbol's 1/2 stays exact
+        if not ch.values:
+            expr = expr.xreplace({r: sp.Float(r, 6) for r in expr.atoms(sp.Rational)
+                                  if not r.is_Integer})
+        return sp.latex(expr, symbol_names=dots) if latex else sp.sstr(expr)
+    dots = {**{v: rf'\dot q_{{{i + 1}}}' for i, v in enumerate(ch.qd)},
+            **{v: rf'\ddot q_{{{i + 1}}}' for i, v in enumerate(ch.qdd)}}
+    n = ch.dof
+    if ch.values:
+        print('parameters:', file=out)
+        for symbol in ch.parameters:
+            print(f'  {show(symbol)} = {ch.values[symbol]:.6g}', file=out)
+    if not simplify:
+        print(f'(not simplified, and D and g only: {n} joints > {SIMPLIFY_MAX_DOF}; C and tau '
+              'as code: --count, model.prepare(generated=True))', file=out)
+
+    def name(symbol, *indices):
+        joined = ''.join(str(i + 1) for i in indices)
+        return f'{symbol}_{{{joined}}}' if latex else f'{symbol}{joined}'
+    tau, qd, qdd = (r'\tau', r'\dot q', r'\ddot q') if latex else ('tau', 'qd', 'qdd')
+    for i in range(n):
+        for j in range(i, n):
+            print(f'{name("d", i, j)} = {show(eq.D[i, j])}', file=out)
+    for k in range(n):
+        print(f'{name("g", k)} = {show(eq.g[k])}', file=out)
+    if eq.C is None:
+        return
+    for i, j, k in itertools.product(range(n), repeat=3):
+        if j >= i and eq.christoffel[i][j][k] != 0:
+            print(f'{name("c", i, j, k)} = {show(eq.christoffel[i][j][k])}'
+                  + (f' = {name("c", j, i, k)}' if j > i else ''), file=out)
+    for k, j in itertools.product(range(n), repeat=2):
+        if eq.C[k, j] != 0:
+            print(f'{name("C", k, j)} = {show(eq.C[k, j])}', file=out)
+    for k in range(n):
+        print(f'{name(tau, k)} = ' + ' + '.join(
+            [f'{name("d", k, j)} {name(qdd, j)}' for j in range(n)]
+            + [f'{name("C", k, j)} {name(qd, j)}' for j in range(n) if eq.C[k, j] != 0]
+            + [name('g', k)]), file=out)
+
+
+def derive_command(args, out=None):
+    """Run ``robot-dynamics derive``; return the exit status."""
+    out = out or sys.stdout
+    import time
+    from . import generated, robots, symbolic
+    from .model import RobotModel
+    model = RobotModel.load(args.robot)
+    n = model.dof
+    types = ''.join('P' if p else 'R' for p in model.is_prismatic)
+    print(f'{args.robot}: {n} joints ({types}), gravity {model.gravity.tolist()} m/s^2', file=out)
+    if args.count:
+        start = time.perf_counter()
+        _, operations = generated.generate_source(model)
+        took = time.perf_counter() - start
+        print(f'operations per inverse dynamics, n = {n} (Turney, Mudge and Lee 1981, Table '
+              f'8.1):', file=out)
+        print(f'  {"approach":<40} {"mul":>8} {"add":>8}', file=out)
+        for approach, (mul, add) in generated.table_8_1(n).items():
+            print(f'  {approach:<40} {mul:>8.0f} {add:>8.0f}', file=out)
+        general = generated.general_counts(n)
+        print(f'  {"general recursion (Craig RNEA, no folding)":<40} {general["mul"]:>8} '
+              f'{general["add"]:>8}', file=out)
+        own = operations['inverse_dynamics']
+        print(f'  {"generated for " + args.robot:<40} {own["mul"]:>8} {own["add"]:>8}   '
+              f'(and {own["fn"]} sin/cos)', file=out)
+        for name in ('mass_matrix', 'gravity_torques', 'coriolis_matrix'):
+            ops = operations[name]
+            print(f'  {"  generated " + name:<40} {ops["mul"]:>8} {ops["add"]:>8}', file=out)
+        print(f'generated in {took:.1f} s', file=out)
+        return EXIT_OK
+    simplify = n <= SIMPLIFY_MAX_DOF
+    table = robots.share_directory() / 'config' / f'{args.robot}.dh.yaml'
+    if args.symbolic_parameters and table.is_file():
+        # the DH table's own lengths a_i, d_i, rather than the joint offsets of its URDF
+        print(f'from the DH table {table.name}', file=out)
+        ch = symbolic.dh_chain(str(table))
+    else:
+        ch = symbolic.chain(model, symbolic_parameters=args.symbolic_parameters)
+    if simplify:
+        eq = symbolic.derive(ch)
+    else:
+        # the Christoffel symbols of an expanded D are megabytes of text: D and g only
+        kinematics = symbolic.body_kinematics(ch, simplify=False)
+        eq = symbolic.Equations(
+            chain=ch, D=symbolic.mass_matrix(ch, False, kinematics), christoffel=None, C=None,
+            g=symbolic.gravity_torques(ch, kinematics, simplify=False), tau=None)
+    _print_equations(eq, simplify, args.latex, out)
     return EXIT_OK
 
 

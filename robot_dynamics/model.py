@@ -33,6 +33,7 @@ methods here only forward to them, so one model can serve any number of callers 
 
 import collections
 import dataclasses
+import os
 import time
 import types
 from types import MappingProxyType
@@ -44,6 +45,8 @@ from .errors import closest, InputError, LIST_LIMIT, listed, ModelError
 
 JOINT_TYPES = ('revolute', 'continuous', 'prismatic')
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+#: Environment variable: ``1`` makes :meth:`RobotModel.prepare` use generated code by default.
+GENERATED_SWITCH = 'ROBOT_DYNAMICS_GENERATED'
 
 
 def _frozen(x, shape, name):
@@ -382,7 +385,7 @@ class RobotModel:
         """Regressor (..., n, 10 n) of ``M qdd_r + C(q, qd) qd_r + g``; see dynamics."""
         return dynamics.slotine_li_regressor(self, q, qd, qd_r, qdd_r, gravity=gravity)
 
-    def prepare(self, link=None, gravity=None):
+    def prepare(self, link=None, gravity=None, generated=None):
         """
         Return a :class:`~robot_dynamics.prepared.PreparedModel`: single-state calls for loops.
 
@@ -390,8 +393,14 @@ class RobotModel:
         ``fk`` and ``jacobian`` (of ``link``, default the tip) take one state, check nothing but
         sizes and write into ``out``: no checks, batch handling or allocation per call, which
         these methods spend more time on than the computation for one state.
+        ``generated=True``: the dynamics from code generated for this model
+        (:mod:`robot_dynamics.generated`), built at first use and cached; by default (None) the
+        environment's ``ROBOT_DYNAMICS_GENERATED=1`` says so, which reaches every loop that
+        prepares its model (the controller's one-state laws, the simulator).
         """
-        return prepared.PreparedModel(self, link=link, gravity=gravity)
+        if generated is None:
+            generated = os.environ.get(GENERATED_SWITCH, '0') not in ('', '0')
+        return prepared.PreparedModel(self, link=link, gravity=gravity, generated=generated)
 
     def warm_up(self):
         """

@@ -30,7 +30,14 @@ specialization once (seconds) or fail to, and values are not checked for finiten
 nan out).
 
 Batches ``(N, n)``, tip wrenches, other links or gravity per call are the checked API's.
+
+``generated=True`` makes inverse dynamics, gravity, mass matrix and Coriolis matrix the code
+generated for this robot (:mod:`robot_dynamics.generated`: the same numbers to rounding, fewer
+operations); built at the first use of a model (seconds, minutes for 7 joints) and cached.
+When it cannot be built, a ``RuntimeWarning`` says why and the recursion serves.
 """
+
+import warnings
 
 import numpy as np
 
@@ -112,10 +119,15 @@ def _inverse_dynamics(consts, q, qd, qdd, friction, out):
     rnea_state(basis, axis, prismatic, mass, com, inertia, tip, q, qd, qdd, a0, fext,
                rnea_work(n), out)
     if friction:
-        damping, coulomb = _friction(consts)
-        for j in range(n):
-            out[j] += friction_torque(damping[j], coulomb[j], qd[j], COULOMB_VELOCITY_SCALE)
+        _add_friction(consts, qd, out)
     return True
+
+
+@njit
+def _add_friction(consts, qd, out):
+    damping, coulomb = _friction(consts)
+    for j in range(out.shape[0]):
+        out[j] += friction_torque(damping[j], coulomb[j], qd[j], COULOMB_VELOCITY_SCALE)
 
 
 @njit
@@ -201,7 +213,7 @@ class PreparedModel:
     checked per call. Holds no state between calls: one instance may serve several threads.
     """
 
-    def __init__(self, model, link=None, gravity=None):
+    def __init__(self, model, link=None, gravity=None, generated=False):
         self.model = model
         self.link = model.tip_link if link is None else link
         body, T_body_link = model.link_body(self.link)
@@ -209,7 +221,19 @@ class PreparedModel:
         self.gravity = g.copy()
         self._consts = self._pack(model, body, T_body_link, g)
         self._n = model.dof
+        self.generated = self._generated(model, g) if generated else None
         self._warm_up()
+
+    @staticmethod
+    def _generated(model, gravity):
+        """Return the model's generated kernels, or None with a warning (the recursion serves)."""
+        from . import generated
+        try:
+            return generated.kernels(model, gravity)
+        except Exception as exc:  # noqa: B902 - sympy's or numba's error: the recursion serves
+            warnings.warn(f'{model.name}: no generated code ({type(exc).__name__}: {exc}); '
+                          'using the recursion', RuntimeWarning, stacklevel=3)
+            return None
 
     @staticmethod
     def _pack(model, body, T_body_link, gravity):
@@ -230,6 +254,7 @@ class PreparedModel:
             self.forward_dynamics(zero, zero, zero, friction=friction)
         self.gravity_torques(zero)
         self.mass_matrix(zero)
+        self.coriolis_matrix(zero, zero)
         self.fk(zero)
         self.jacobian(zero)
 
@@ -245,6 +270,13 @@ class PreparedModel:
         n = self._n
         if out is None:
             out = np.empty(n)
+        if self.generated is not None:
+            if not self.generated.inverse_dynamics(q, qd, qdd, out):
+                raise self._size_error(q=(q, (n,)), qd=(qd, (n,)), qdd=(qdd, (n,)),
+                                       out=(out, (n,)))
+            if friction:
+                _add_friction(self._consts, qd, out)
+            return out
         if not _inverse_dynamics(self._consts, q, qd, qdd, friction, out):
             raise self._size_error(q=(q, (n,)), qd=(qd, (n,)), qdd=(qdd, (n,)), out=(out, (n,)))
         return out
@@ -254,7 +286,8 @@ class PreparedModel:
         n = self._n
         if out is None:
             out = np.empty(n)
-        if not _gravity_torques(self._consts, q, out):
+        kernel = self.generated.gravity_torques if self.generated is not None else None
+        if not (kernel(q, out) if kernel else _gravity_torques(self._consts, q, out)):
             raise self._size_error(q=(q, (n,)), out=(out, (n,)))
         return out
 
@@ -279,8 +312,24 @@ class PreparedModel:
         n = self._n
         if out is None:
             out = np.empty((n, n))
-        if not _mass_matrix(self._consts, q, out):
+        kernel = self.generated.mass_matrix if self.generated is not None else None
+        if not (kernel(q, out) if kernel else _mass_matrix(self._consts, q, out)):
             raise self._size_error(q=(q, (n,)), out=(out, (n, n)))
+        return out
+
+    def coriolis_matrix(self, q, qd, out=None):
+        """
+        Coriolis matrix (n, n) in the Christoffel form (``model.coriolis_matrix``).
+
+        Generated code only: without it, the model's checked method (no faster than it).
+        """
+        n = self._n
+        if out is None:
+            out = np.empty((n, n))
+        if self.generated is None:
+            out[:] = self.model.coriolis_matrix(q, qd)
+        elif not self.generated.coriolis_matrix(q, qd, out):
+            raise self._size_error(q=(q, (n,)), qd=(qd, (n,)), out=(out, (n, n)))
         return out
 
     def fk(self, q, out=None):
