@@ -97,6 +97,18 @@ def axis_angle_to_matrix(axis, angle):
     return _I3 + np.sin(angle) * K + (1.0 - np.cos(angle)) * (K @ K)
 
 
+def rotvec_to_matrix(rotvec):
+    """Exponential map: rotation vector ``theta * k`` (..., 3) to a rotation (..., 3, 3)."""
+    rotvec = np.asarray(rotvec, dtype=float)
+    theta = np.linalg.norm(rotvec, axis=-1)[..., None, None]
+    K = skew(rotvec)
+    small = theta < 1e-8
+    t = np.where(small, 1.0, theta)
+    a = np.where(small, 1.0 - theta ** 2 / 6.0, np.sin(t) / t)
+    b = np.where(small, 0.5 - theta ** 2 / 24.0, (1.0 - np.cos(t)) / t ** 2)
+    return _I3 + a * K + b * (K @ K)
+
+
 def matrix_to_quaternion(R):
     """
     Convert rotations (..., 3, 3) to unit quaternions ``(x, y, z, w)`` with ``w >= 0``.

@@ -451,6 +451,16 @@ def test_rotvec_near_pi(rng, offset):
         assert np.allclose(Rotation.from_rotvec(v).as_matrix(), R, atol=1e-14)
 
 
+@pytest.mark.parametrize('scale', [0.0, 1e-12, 1e-9, 1e-5, 1.0, np.pi - 1e-6])
+def test_rotvec_exp_is_the_matrix_exponential(rng, scale):
+    v = rng.normal(size=(4, 3))
+    v *= scale / np.linalg.norm(v, axis=-1, keepdims=True)
+    R = spatial.rotvec_to_matrix(v)
+    assert R.shape == (4, 3, 3)
+    for vi, Ri in zip(v, R):
+        assert np.allclose(Ri, expm(S(vi)), atol=1e-14)
+
+
 # ---- slerp and pose error -----------------------------------------------------------------------
 
 
