@@ -45,7 +45,7 @@ setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*', 'bench', 'bench.*']),
-    package_data={'robot_dynamics.ros': ['fastdds/*.xml']},
+    package_data={'robot_dynamics.ros.wire': ['fastdds/*.xml']},
     data_files=data_files,
     install_requires=[
         'numpy',
@@ -74,11 +74,11 @@ setup(
     entry_points={
         'console_scripts': [
             'robot-dynamics = robot_dynamics.cli:main',
-            'model_node = robot_dynamics.ros.model_node:main',
-            'kinematics_node = robot_dynamics.ros.kinematics_node:main',
-            'simulator_node = robot_dynamics.ros.simulator_node:main',
-            'controller_node = robot_dynamics.ros.controller_node:main',
-            'recorder_node = robot_dynamics.ros.recording:main',
+            'model_node = robot_dynamics.ros.nodes.model_node:main',
+            'kinematics_node = robot_dynamics.ros.nodes.kinematics_node:main',
+            'simulator_node = robot_dynamics.ros.nodes.simulator_node:main',
+            'controller_node = robot_dynamics.ros.nodes.controller_node:main',
+            'recorder_node = robot_dynamics.ros.tools.recorder:main',
         ],
     },
 )

@@ -21,17 +21,17 @@ time (``time.process_time``, as ``bench_prepared``): for a
 
 - ``read JointState``: rclpy ``deserialize_message`` and the positions and velocities in model
   order, checked (``RobotModel.indices_in``, ``conversions.joint_values``), against
-  :meth:`~robot_dynamics.ros.cdr.JointStateReader.state` on the same bytes;
+  :meth:`~robot_dynamics.ros.wire.cdr.JointStateReader.state` on the same bytes;
 - ``write JointState``: refilling a JointState from arrays (``tolist``, as the simulator does)
-  and ``serialize_message`` against :meth:`~robot_dynamics.ros.cdr.JointStateWriter.write`;
+  and ``serialize_message`` against :meth:`~robot_dynamics.ros.wire.cdr.JointStateWriter.write`;
 
 and for the command, a ``std_msgs/Float64MultiArray`` of one value per joint,
 
 - ``read Float64MultiArray``: ``deserialize_message`` against
-  :func:`~robot_dynamics.ros.cdr.read_float64_array`, each followed by the simulator's check
+  :func:`~robot_dynamics.ros.wire.cdr.read_float64_array`, each followed by the simulator's check
   (``conversions.joint_values``: one finite value per joint);
 - ``write Float64MultiArray``: a message from ``tolist`` and ``serialize_message`` against
-  :func:`~robot_dynamics.ros.cdr.write_float64_array`.
+  :func:`~robot_dynamics.ros.wire.cdr.write_float64_array`.
 
 rclpy's (de)serialization is what a typed subscription's take and a typed publish do besides
 the transport. Robots: ``planar_2r`` (2 joints), ``puma560`` (6) and a 20-joint chain. Before
@@ -44,9 +44,9 @@ from common import best_us, check_close, timing_row
 import numpy as np
 from rclpy.serialization import deserialize_message, serialize_message
 from robot_dynamics import RobotModel
-from robot_dynamics.ros.cdr import (JointStateReader, JointStateWriter, read_float64_array,
-                                    write_float64_array)
-from robot_dynamics.ros.conversions import joint_values
+from robot_dynamics.ros.wire.cdr import (JointStateReader, JointStateWriter, read_float64_array,
+                                         write_float64_array)
+from robot_dynamics.ros.wire.conversions import joint_values
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 

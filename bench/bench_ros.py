@@ -15,12 +15,12 @@
 """
 ROS 2 benchmark: the IK service round trip and the simulator node, across processes over DDS.
 
-The nodes run as processes started here from the declared node set (``robot_dynamics.ros.graph``:
-executables, ``config/<robot>.yaml``, remappings), on a ``ROS_DOMAIN_ID`` of their own (the lock
-files of ``test/ros/isolation.py``, shared with the ROS tests), discovery on loopback, logs in a
-temporary folder; every process is stopped by its process group at the end, also on error. The
-bench process is the client and the subscriber, spinning one single-threaded executor in its
-own thread of control (spun until each call's future completes, as an rclpy script does, with
+The nodes run as processes started here from the declared node set
+(``robot_dynamics.ros.tools.graph``: executables, ``config/<robot>.yaml``, remappings), on a
+``ROS_DOMAIN_ID`` of their own (the lock files of ``test/ros/isolation.py``, shared with the
+ROS tests), discovery on loopback, logs in a temporary folder; every process is stopped by its
+process group at the end, also on error. The bench process is the client and the subscriber,
+spinning one single-threaded executor in its own thread of control (spun until each call's future completes, as an rclpy script does, with
 ``compat.spin_until_complete``: Jazzy's ``spin_until_future_complete`` costs more at each call).
 
 Tables (``bench/run.py`` prints one per ``table``):
@@ -109,12 +109,12 @@ from robot_dynamics import RobotModel
 from robot_dynamics.ik import closed_form
 from robot_dynamics.limits import middle
 from robot_dynamics.plant import Plant
-from robot_dynamics.ros import graph
-from robot_dynamics.ros.compat import spin_until_complete
-from robot_dynamics.ros.controller_node import ControllerNode
-from robot_dynamics.ros.conversions import duration_msg, matrix_to_pose, to_seconds
-from robot_dynamics.ros.kinematics_node import KinematicsNode
-from robot_dynamics.ros.runner import run_node
+from robot_dynamics.ros.nodes.controller_node import ControllerNode
+from robot_dynamics.ros.nodes.kinematics_node import KinematicsNode
+from robot_dynamics.ros.nodes.runner import run_node
+from robot_dynamics.ros.tools import graph
+from robot_dynamics.ros.wire.compat import spin_until_complete
+from robot_dynamics.ros.wire.conversions import duration_msg, matrix_to_pose, to_seconds
 from robot_dynamics_interfaces.msg import ControllerState, SimulatorStatus
 from robot_dynamics_interfaces.srv import SolveIK
 from ros_floor import cpu_seconds, floor_row, VARIANTS as FLOOR_VARIANTS

@@ -23,13 +23,13 @@ time on the system clock), while its main thread spins an executor. The *echo* a
 with a ``std_msgs/Float64MultiArray`` holding the state's stamp and the time it answered. The
 topics have the loop's QoS: states reliable depth 10 out, newest only (best effort, depth 1)
 in, as the controller takes them; answers reliable. Both processes hand the GIL over and
-freeze their heap as the nodes do (``robot_dynamics.ros.runner``).
+freeze their heap as the nodes do (``robot_dynamics.ros.nodes.runner``).
 
 Variants of the echo (``VARIANTS``), each changing one thing:
 
 - ``executor``: a subscription callback run by rclpy's ``SingleThreadedExecutor``: the floor;
 - ``wait set``: a thread sleeping in a wait set that holds the subscription alone
-  (``robot_dynamics.ros.on_demand.SubscriptionThread``, as the controller's cycle does),
+  (``robot_dynamics.ros.wire.on_demand.SubscriptionThread``, as the controller's cycle does),
   messages converted to and from Python objects by rclpy;
 - ``wait set, raw``: the same taking and publishing serialized messages (``raw=True``, bytes to
   ``publish``): the stamp read with ``struct`` from the CDR, the answer packed behind a fixed
@@ -72,10 +72,10 @@ from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import serialize_message
 from robot_dynamics import RobotModel
-from robot_dynamics.ros.cdr import JointStateReader, write_float64_array
-from robot_dynamics.ros.on_demand import OnDemand, SubscriptionThread
-from robot_dynamics.ros.qos import NEWEST_ONLY
-from robot_dynamics.ros.runner import freeze_heap, share_the_gil
+from robot_dynamics.ros.nodes.runner import freeze_heap, share_the_gil
+from robot_dynamics.ros.wire.cdr import JointStateReader, write_float64_array
+from robot_dynamics.ros.wire.on_demand import OnDemand, SubscriptionThread
+from robot_dynamics.ros.wire.qos import NEWEST_ONLY
 from robot_dynamics.trajectory import NS_PER_S
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray

@@ -13,17 +13,19 @@
 # limitations under the License.
 
 """
-Drive a real arm: the node set of mode 'hardware' in ``robot_dynamics.ros.graph`` (no simulator).
+Drive a real arm: the node set of mode 'hardware' (no simulator).
+
+The node set is ``robot_dynamics.ros.tools.graph``'s.
 
     ros2 launch robot_dynamics hardware.launch.py params_file:=my_arm.yaml
 
 States come from the hardware's ``/joint_states``. ``--show-args`` lists the arguments. The
 nodes, their parameter files and remappings come from the graph declaration, which
-``robot-dynamics bringup --hardware`` starts too (``robot_dynamics.ros.launch_description``
+``robot-dynamics bringup --hardware`` starts too (``robot_dynamics.ros.tools.launch_description``
 turns it into launch actions).
 """
 
-from robot_dynamics.ros.launch_description import generate
+from robot_dynamics.ros.tools.launch_description import generate
 
 
 def generate_launch_description():

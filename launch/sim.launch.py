@@ -13,16 +13,17 @@
 # limitations under the License.
 
 """
-Start a simulated arm: the node set of mode 'sim' in ``robot_dynamics.ros.graph``.
+Start a simulated arm: the node set of mode 'sim' in ``robot_dynamics.ros.tools.graph``.
 
     ros2 launch robot_dynamics sim.launch.py robot:=scara
 
 ``ros2 launch robot_dynamics sim.launch.py --show-args`` lists the arguments. The nodes, their
 parameter files and remappings come from the graph declaration, which ``robot-dynamics
-bringup`` starts too (``robot_dynamics.ros.launch_description`` turns it into launch actions).
+bringup`` starts too (``robot_dynamics.ros.tools.launch_description`` turns it into launch
+actions).
 """
 
-from robot_dynamics.ros.launch_description import generate
+from robot_dynamics.ros.tools.launch_description import generate
 
 
 def generate_launch_description():

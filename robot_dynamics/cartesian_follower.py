@@ -133,8 +133,8 @@ class CartesianFollower:
         times = start + np.asarray(goal.time_from_start, dtype=float)
         if times.size and times[-1] <= t:
             return [Event.goal_ended(goal.tag, Outcome.OLD_START_TIME,
-                          f'every point of the goal is in the past (its last point was due '
-                          f'{t - times[-1]:.3f} s ago)')]
+                                     f'every point of the goal is in the past (its last point '
+                                     f'was due {t - times[-1]:.3f} s ago)')]
         try:
             motion = self._build(goal, max(start, t))
             check_motion(self.model, motion, q)
@@ -199,8 +199,8 @@ class CartesianFollower:
         if tol.goal_time > 0.0 and t > end + tol.goal_time:
             self.active = None
             return point, [Event.goal_ended(goal.tag, Outcome.GOAL_TOLERANCE_VIOLATED,
-                                 f'goal tolerance violated {tol.goal_time:g} s after the last '
-                                 f'point: {bad}')]
+                                            f'goal tolerance violated {tol.goal_time:g} s after '
+                                            f'the last point: {bad}')]
         return point, []
 
     # ---- internals ------------------------------------------------------------------------------

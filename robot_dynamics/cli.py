@@ -20,8 +20,9 @@ Subcommands:
 - ``simulate``: a closed loop in the library (no ROS): RK4 plant, a control law at its own rate,
   optional model error and torque noise; prints a summary, writes the JSON report (``--report``)
   and PNG plots (``--plot``, ``--compare-plot``; matplotlib needed).
-- ``demo``: the main job: a pick-and-place through the ROS 2 graph (``robot_dynamics.ros.demo``),
-  with the JSON report (``--report``) and the plots (``--out``).
+- ``demo``: the main job: a pick-and-place through the ROS 2 graph
+  (``robot_dynamics.ros.tools.demo``), with the JSON report (``--report``) and the plots
+  (``--out``).
 - ``info``: for each bundled robot (or ``--robot``), its joints and limits, and the tip pose and
   Jacobian at a bent configuration inside the limits; ``--report`` writes them as JSON.
 - ``bringup``: the ROS 2 node set of ``launch/sim.launch.py`` without ``ros2 launch``; runs
@@ -401,7 +402,7 @@ def simulate_goal_command(args, out=sys.stdout):
     """Run ``robot-dynamics simulate --goal``: the graph's loop in one process; the status."""
     from . import simulation as sim
     from .model import RobotModel
-    from .ros.graph import file_values, parameter_file
+    from .ros.tools.graph import file_values, parameter_file
     from .trajectory import TrajectoryPoints
     model = RobotModel.load(args.robot)
     files = [parameter_file(args.robot)]
@@ -560,7 +561,7 @@ def info_command(args, out=sys.stdout):
 
 def demo_command(args, out=sys.stdout):
     """Run ``robot-dynamics demo`` (the ROS 2 pick-and-place); return the exit status."""
-    from .ros import demo
+    from .ros.tools import demo
     return demo.run(args.robot, report_path=args.report, out_dir=args.out,
                     duration=args.duration, lockstep=args.lockstep, out=out)
 
@@ -576,7 +577,7 @@ def _node_parameter(text):
 
 def bringup_command(args, out=sys.stdout):
     """Run ``robot-dynamics bringup``; return the exit status."""
-    from .ros import bringup, graph
+    from .ros.tools import bringup, graph
     mode = 'hardware' if args.hardware else 'sim'
     files = graph.parameter_files(args.robot, args.params_file)
     specs = graph.nodes(mode)
@@ -597,7 +598,7 @@ def bringup_command(args, out=sys.stdout):
 def plot_command(args, out=sys.stdout):
     """Run ``robot-dynamics plot``; return the exit status."""
     from .recordings import export
-    from .ros.definitions import TOPICS
+    from .ros.tools.definitions import TOPICS
     written, notes = export(args.recording, args.out, TOPICS, plot=not args.csv_only)
     for path in written:
         print(f'wrote {path}', file=out)
@@ -652,7 +653,7 @@ def excite_command(args, out=sys.stdout):
 
 def send_command(args, out=sys.stdout):
     """Run ``robot-dynamics send``; return the exit status."""
-    from .ros import send
+    from .ros.tools import send
     from .trajectory import TrajectoryPoints
     points = TrajectoryPoints.from_yaml(args.trajectory)
     return send.run(points, args.action, server_timeout=args.timeout, out=out)
@@ -662,7 +663,7 @@ def identify_command(args, out=sys.stdout):
     """Run ``robot-dynamics identify`` (:func:`robot_dynamics.identify.from_recording`)."""
     from . import identify
     from .plots import plot_torques, require_matplotlib
-    from .ros.definitions import TOPICS
+    from .ros.tools.definitions import TOPICS
     if args.plots:
         require_matplotlib()
     found, text, damage = identify.from_recording(

@@ -67,8 +67,8 @@ class Topics(NamedTuple):
     """
     The graph's topic names a recording is read by (absolute names).
 
-    The graph declares them (:data:`robot_dynamics.ros.definitions.TOPICS`); the functions here
-    take them as an argument, so that a recording of another graph (a namespace, a real arm's
+    The graph declares them (:data:`robot_dynamics.ros.tools.definitions.TOPICS`); the functions
+    here take them as an argument, so that a recording of another graph (a namespace, a real arm's
     names) reads as well.
     """
 
@@ -398,10 +398,11 @@ def _description_table(recording, topics):
 
 def descriptions(recording, topics):
     """
-    Return the recorded robot description texts (``topics.robot_description``), each once: ``[(log time [s], URDF)]``.
+    Return ``[(log time [s], URDF)]``: each recorded robot description once.
 
-    In order of first appearance, with the log time of the first message that carried it (a
-    description published again unchanged is the same one).
+    The descriptions of ``topics.robot_description``, in order of first appearance, with the
+    log time of the first message that carried it (a description published again unchanged is
+    the same one).
     """
     table = _description_table(recording, topics)
     first = {}
@@ -412,7 +413,7 @@ def descriptions(recording, topics):
 
 def robot_description(recording, topics):
     """
-    Return the recorded robot description (URDF text, ``topics.robot_description``), or None where there is none.
+    Return the recorded robot description (URDF text, ``topics.robot_description``), or None.
 
     Raises ``InputError`` when the description changes during the recording: the samples
     before and after the change are of two robots, which no one model describes.

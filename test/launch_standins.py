@@ -17,8 +17,9 @@ Test helper, not a launch implementation: stand-ins for ``launch`` and ``launch_
 
 Neither package is installable without a ROS 2 distribution, so the launch files are tested by
 running them against these stand-ins: :func:`run_launch_file` puts them into ``sys.modules``
-under the real module names (for the launch file and ``robot_dynamics.ros.launch_description``,
-which it imports), loads a ``*.launch.py`` file as ``ros2 launch`` does, calls its
+under the real module names (for the launch file and
+``robot_dynamics.ros.tools.launch_description``, which it imports), loads a ``*.launch.py``
+file as ``ros2 launch`` does, calls its
 ``generate_launch_description()`` and plays the description the way launch does for the few
 actions used here: the command line's arguments are set first, then in order a declared
 argument without a value takes its default (and is checked against its choices), and an
@@ -34,7 +35,7 @@ import sys
 import types
 
 #: The package module behind the launch files, which imports launch and launch_ros.
-ADAPTER = 'robot_dynamics.ros.launch_description'
+ADAPTER = 'robot_dynamics.ros.tools.launch_description'
 
 
 class LaunchContext:

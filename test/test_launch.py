@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-``launch/*.launch.py`` start exactly the declared node set of ``robot_dynamics.ros.graph``.
+``launch/*.launch.py`` start exactly the declared node set of ``robot_dynamics.ros.tools.graph``.
 
 launch and launch_ros are not installable here: the files run against the recording
 stand-ins of ``launch_standins`` (a test helper), and the recorded ``Node`` actions are
@@ -25,7 +25,7 @@ from pathlib import Path
 from launch_standins import run_launch_file
 import pytest
 from robot_dynamics.errors import InputError
-from robot_dynamics.ros import graph
+from robot_dynamics.ros.tools import graph
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]

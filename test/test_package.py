@@ -168,11 +168,11 @@ def test_import_scan_sees_ros_imports():
     # command line, and rclpy where it belongs
     assert ('ament_index_python.packages', 'guarded') in [
         (module, where) for _, module, where in _imports(LIBRARY / 'robots.py')]
-    assert ('robot_dynamics.ros', 'function') in [
+    assert ('robot_dynamics.ros.tools', 'function') in [
         (module, where) for _, module, where in _imports(LIBRARY / 'cli.py')]
     assert ('rclpy', 'module') in [
         (module.split('.')[0], where) for _, module, where in
-        _imports(ROS_SUBPACKAGE / 'runner.py')]
+        _imports(ROS_SUBPACKAGE / 'nodes' / 'runner.py')]
 
 
 def test_library_outside_ros_imports_no_ros_package():
@@ -205,7 +205,7 @@ def test_importing_the_library_loads_no_ros_package():
 
 
 def test_ros_packages_used_are_exec_depends(manifest):
-    sources = sorted(ROS_SUBPACKAGE.glob('*.py')) + sorted((REPO / 'launch').glob('*.py'))
+    sources = sorted(ROS_SUBPACKAGE.rglob('*.py')) + sorted((REPO / 'launch').glob('*.py'))
     used = {module.split('.')[0] for path in sources for _, module, _ in _imports(path)
             if _is_ros(module)}
     assert {'rclpy', 'launch', 'launch_ros', 'robot_dynamics_interfaces'} <= used

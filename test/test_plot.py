@@ -35,7 +35,7 @@ import pytest
 from robot_dynamics import cli, pick_and_place, plots, recordings, RobotModel, ShapeError, \
     simulation
 from robot_dynamics.robots import from_source
-from robot_dynamics.ros.definitions import message_definition, TOPICS
+from robot_dynamics.ros.tools.definitions import message_definition, TOPICS
 
 NS = 1_000_000_000
 T0 = 1000.0          # stamp of the first sample [s]

@@ -29,8 +29,8 @@ import xml.etree.ElementTree as ET
 import numpy as np
 from rclpy.qos import DurabilityPolicy
 from robot_dynamics import RobotModel
-from robot_dynamics.ros.definitions import MARKERS, RECORDED_TOPICS, TOPICS
-from robot_dynamics.ros.qos import DESCRIPTION_QOS
+from robot_dynamics.ros.tools.definitions import MARKERS, RECORDED_TOPICS, TOPICS
+from robot_dynamics.ros.wire.qos import DESCRIPTION_QOS
 from robot_dynamics_interfaces.msg import ControllerState
 from trajectory_msgs.msg import JointTrajectoryPoint
 import yaml

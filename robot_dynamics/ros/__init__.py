@@ -13,13 +13,18 @@
 # limitations under the License.
 
 """
-The ROS 2 nodes of robot_dynamics: thin adapters between messages and the library.
+The ROS 2 side of robot_dynamics: thin adapters between messages and the library.
 
 Every module here may import rclpy and message packages; nothing outside this sub-package does,
-so the library works without ROS. One module per node (``model_node``, ``kinematics_node``,
-``simulator_node``, ``controller_node``), the message <-> numpy conversions in
-:mod:`~robot_dynamics.ros.conversions`, the node set that launch files and
-``robot-dynamics bringup`` start in :mod:`~robot_dynamics.ros.graph`, the MCAP recorder in
-:mod:`~robot_dynamics.ros.recording` (with the message definitions it stores,
-:mod:`~robot_dynamics.ros.definitions`, which reads files only).
+so the library works without ROS. Three parts:
+
+- :mod:`~robot_dynamics.ros.nodes`: one module per node (``model_node``, ``kinematics_node``,
+  ``simulator_node``, ``controller_node``), each the adapter of a library object, and what they
+  share: parameters, the robot description, running a node, throttled logs, awake time;
+- :mod:`~robot_dynamics.ros.wire`: what crosses the middleware: CDR read and written raw
+  (``cdr``), message <-> numpy conversions, QoS profiles, the Fast DDS profiles and the
+  middleware's start, the rclpy compatibility layer, on-demand subscriptions;
+- :mod:`~robot_dynamics.ros.tools`: what users run around the nodes: the node set that launch
+  files and ``robot-dynamics bringup`` start (``graph``), bringup, the demo, ``send``, the MCAP
+  recorder and the message definitions it stores.
 """

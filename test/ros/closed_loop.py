@@ -21,9 +21,9 @@ import time
 
 import numpy as np
 from robot_dynamics import RobotModel
-from robot_dynamics.ros import graph
-from robot_dynamics.ros.compat import ActionClient
-from robot_dynamics.ros.conversions import duration_msg, to_seconds
+from robot_dynamics.ros.tools import graph
+from robot_dynamics.ros.wire.compat import ActionClient
+from robot_dynamics.ros.wire.conversions import duration_msg, to_seconds
 from robot_dynamics.trajectory import point_to_point
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState, JointTolerance

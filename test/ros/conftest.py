@@ -41,7 +41,7 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
-from robot_dynamics.ros.on_demand import OnDemand, take_next
+from robot_dynamics.ros.wire.on_demand import OnDemand, take_next
 
 # Discovery stays on loopback for the test process too, however pytest was started.
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'

@@ -24,8 +24,8 @@ from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, Paramet
 from rcl_interfaces.srv import SetParameters
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from robot_dynamics.robots import path as robot_path
-from robot_dynamics.ros import compat
-from robot_dynamics.ros.conversions import duration_msg
+from robot_dynamics.ros.wire import compat
+from robot_dynamics.ros.wire.conversions import duration_msg
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String

@@ -16,7 +16,7 @@
 """AwakeTime: the wall time a process ran, a stall of the host left out."""
 
 import pytest
-from robot_dynamics.ros import awake
+from robot_dynamics.ros.nodes import awake
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ In one process (the default) and with ``--processes``; SIGINT goes to the proces
 Ctrl-C in a terminal does, SIGTERM to bringup alone, as a service manager does. The node
 processes of ``--processes`` are found as children of bringup in ``/proc`` (or by their
 command line) and must all be gone once it exited; every socket of every one of them is bound
-to loopback (or a multicast group), and a clean stop logs no error. Bad parameters end bringup with exit status
-1 and a message naming the problem.
+to loopback (or a multicast group), and a clean stop logs no error. Bad parameters end bringup
+with exit status 1 and a message naming the problem.
 """
 
 import os
@@ -34,9 +34,9 @@ from loopback import off_loopback, sockets
 import numpy as np
 import pytest
 from robot_dynamics import RobotModel
-from robot_dynamics.ros import graph
-from robot_dynamics.ros.compat import ActionClient
-from robot_dynamics.ros.conversions import matrix_to_pose, to_seconds
+from robot_dynamics.ros.tools import graph
+from robot_dynamics.ros.wire.compat import ActionClient
+from robot_dynamics.ros.wire.conversions import matrix_to_pose, to_seconds
 from robot_dynamics.spatial import pose_error
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
@@ -234,7 +234,7 @@ def test_the_idle_simulated_arm_keeps_its_position_through_stalls_of_the_simulat
     proc, children = _start(processes, 'bringup_stall', '--processes')
     (simulator,) = [pid for pid, (_, cmdline) in children.items()
                     if 'simulator_node' in map(_basename, cmdline)
-                    or 'robot_dynamics.ros.simulator_node' in cmdline]
+                    or 'robot_dynamics.ros.nodes.simulator_node' in cmdline]
     probe.wait_for(lambda: controller and controller[-1][0].mode == 'hold', what='holding')
     probe.wait_for(lambda: at_rest(states), what='the held arm at rest')
     before = np.array(controller[-1][0].feedback.positions)

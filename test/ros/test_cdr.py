@@ -28,8 +28,8 @@ import pytest
 from rclpy.serialization import deserialize_message, serialize_message
 from robot_dynamics import RobotModel
 from robot_dynamics.errors import InputError, ShapeError
-from robot_dynamics.ros import cdr
-from robot_dynamics.ros.conversions import to_nanoseconds
+from robot_dynamics.ros.wire import cdr
+from robot_dynamics.ros.wire.conversions import to_nanoseconds
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 

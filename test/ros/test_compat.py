@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-What ``robot_dynamics.ros.compat`` promises, on whichever rclpy the environment has.
+What ``robot_dynamics.ros.wire.compat`` promises, on whichever rclpy the environment has.
 
 The reading of subscriptions outside the executor (and its fallback) is tested through
 ``on_demand`` in test_on_demand.py.
@@ -27,7 +27,7 @@ from rclpy.action import ActionServer
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
-from robot_dynamics.ros import compat
+from robot_dynamics.ros.wire import compat
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from std_srvs.srv import Trigger
 

@@ -23,8 +23,8 @@ from rcl_interfaces.srv import SetParameters
 import rclpy
 from rclpy.context import Context
 from robot_dynamics import RobotModel
-from robot_dynamics.ros.controller_node import ControllerNode
-from robot_dynamics.ros.conversions import time_msg, to_seconds
+from robot_dynamics.ros.nodes.controller_node import ControllerNode
+from robot_dynamics.ros.wire.conversions import time_msg, to_seconds
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray

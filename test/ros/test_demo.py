@@ -20,8 +20,8 @@ import json
 import numpy as np
 import pytest
 from robot_dynamics import pick_and_place, recordings, RobotModel
-from robot_dynamics.ros import graph
-from robot_dynamics.ros.definitions import TOPICS
+from robot_dynamics.ros.tools import graph
+from robot_dynamics.ros.tools.definitions import TOPICS
 from robot_dynamics.simulation import REFERENCE_EFFORT_FRACTION, REFERENCE_VELOCITY_FRACTION
 
 pytestmark = pytest.mark.ros
@@ -141,7 +141,7 @@ def _report(**changes):
 
 
 def test_the_summary_says_what_was_measured():
-    from robot_dynamics.ros.demo import summary_lines
+    from robot_dynamics.ros.tools.demo import summary_lines
     assert summary_lines(_report()) == [
         'scara: pick-and-place succeeded (goal reached)',
         '  plan             6 motions in 9.2 s (nominal 8 s, slowed 1.5x, 1.2x for the limits);'
@@ -174,7 +174,7 @@ def test_the_summary_says_what_was_measured():
 
 @pytest.mark.parametrize('lockstep', [False, True])
 def test_the_summary_says_when_the_host_starved_the_simulator(lockstep):
-    from robot_dynamics.ros.demo import summary_lines
+    from robot_dynamics.ros.tools.demo import summary_lines
     lines = summary_lines(_report(
         succeeded=False, lockstep=lockstep, real_time_factor=1.0,
         result={'status': 6, 'error_code': -4,

@@ -166,8 +166,8 @@ CLIENT = textwrap.dedent("""
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.node import Node
     from robot_dynamics import RobotModel
-    from robot_dynamics.ros.compat import spin_until_complete
-    from robot_dynamics.ros.conversions import matrix_to_pose
+    from robot_dynamics.ros.wire.compat import spin_until_complete
+    from robot_dynamics.ros.wire.conversions import matrix_to_pose
     from robot_dynamics_interfaces.srv import SolveIK
 
     seed, calls = int(sys.argv[1]), int(sys.argv[2])

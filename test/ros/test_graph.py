@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The node-set declaration of ``robot_dynamics.ros.graph`` against what it names.
+The node-set declaration of ``robot_dynamics.ros.tools.graph`` against what it names.
 
 Executables are console scripts of ``setup.py`` installed in the venv, modules hold the node
 classes, the parameter files set only parameters their nodes declare (with the declared type),
@@ -39,8 +39,9 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.expand_topic_name import expand_topic_name
 from rclpy.node import Node
 from robot_dynamics import InputError, RobotModel
-from robot_dynamics.ros import graph, parameters
-from robot_dynamics.ros.parameters import DOUBLE_ARRAY, Spec, STRING_ARRAY
+from robot_dynamics.ros.nodes import parameters
+from robot_dynamics.ros.nodes.parameters import DOUBLE_ARRAY, Spec, STRING_ARRAY
+from robot_dynamics.ros.tools import graph
 import yaml
 
 pytestmark = pytest.mark.ros

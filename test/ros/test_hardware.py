@@ -22,8 +22,8 @@ from closed_loop import at_rest, quintic, SUCCEEDED
 import numpy as np
 import pytest
 from robot_dynamics import RobotModel
-from robot_dynamics.ros.compat import ActionClient
-from robot_dynamics.ros.conversions import duration_msg
+from robot_dynamics.ros.wire.compat import ActionClient
+from robot_dynamics.ros.wire.conversions import duration_msg
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
 from sensor_msgs.msg import JointState

@@ -19,7 +19,7 @@ from geometry_msgs.msg import PoseStamped
 import numpy as np
 import pytest
 from robot_dynamics import RobotModel
-from robot_dynamics.ros.conversions import matrix_to_pose, pose_to_matrix
+from robot_dynamics.ros.wire.conversions import matrix_to_pose, pose_to_matrix
 from robot_dynamics.spatial import pose_error
 from robot_dynamics_interfaces.srv import SolveFK, SolveIK
 from sensor_msgs.msg import JointState

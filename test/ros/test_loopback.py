@@ -63,7 +63,7 @@ def bringup(module_processes):
 
 
 def test_a_node_run_alone_stays_on_loopback(processes):
-    proc = processes.start('model', [sys.executable, '-m', 'robot_dynamics.ros.model_node',
+    proc = processes.start('model', [sys.executable, '-m', 'robot_dynamics.ros.nodes.model_node',
                                      '--ros-args', '-p', 'robot:=planar_2r'])
     _wait_output(processes, proc, 'publish')
     _assert_on_loopback(proc.pid)

@@ -21,7 +21,7 @@ import sys
 from xml.etree import ElementTree
 
 import pytest
-from robot_dynamics.ros import middleware
+from robot_dynamics.ros.wire import middleware
 
 PUBLISH = ('import rclpy; from robot_dynamics.ros import middleware; from std_msgs.msg import '
            'String; print(middleware.use_profile()); rclpy.init(); '

@@ -20,7 +20,7 @@ import signal
 
 import pytest
 from robot_dynamics import RobotModel
-from robot_dynamics.ros.qos import DESCRIPTION_QOS
+from robot_dynamics.ros.wire.qos import DESCRIPTION_QOS
 from std_msgs.msg import String
 
 

@@ -29,10 +29,10 @@ from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from robot_dynamics import RobotModel
-from robot_dynamics.ros import compat
-from robot_dynamics.ros.description import ModelSubscription
-from robot_dynamics.ros.on_demand import OnDemand, SubscriptionThread, take_next
-from robot_dynamics.ros.qos import DESCRIPTION_QOS
+from robot_dynamics.ros.nodes.description import ModelSubscription
+from robot_dynamics.ros.wire import compat
+from robot_dynamics.ros.wire.on_demand import OnDemand, SubscriptionThread, take_next
+from robot_dynamics.ros.wire.qos import DESCRIPTION_QOS
 from std_msgs.msg import Int64, String
 
 pytestmark = pytest.mark.ros

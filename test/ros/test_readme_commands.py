@@ -34,7 +34,7 @@ import time
 
 import pytest
 from robot_dynamics import RobotModel
-from robot_dynamics.ros.description import DESCRIPTION_QOS
+from robot_dynamics.ros.nodes.description import DESCRIPTION_QOS
 from robot_dynamics.simulation import with_payload
 from std_msgs.msg import String
 
@@ -82,7 +82,7 @@ def test_the_identification_restart_runs_as_written(processes, probe, tmp_path):
 
 
 def test_the_parameter_listing_runs_as_written(tmp_path):
-    from robot_dynamics.ros import controller_node
+    from robot_dynamics.ros.nodes import controller_node
     (command,) = readme_commands('m.PARAMETERS')
     listed = subprocess.run(_shell(tmp_path, command), check=True, capture_output=True,
                             text=True, env=dict(os.environ)).stdout.splitlines()

@@ -43,12 +43,12 @@ from rclpy.context import Context
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.serialization import serialize_message
 from robot_dynamics import recordings
-from robot_dynamics.ros.compat import ActionClient
-from robot_dynamics.ros.conversions import to_nanoseconds, to_seconds
-from robot_dynamics.ros.definitions import (DefinitionNotFoundError, DELIMITER, interface_file,
-                                            message_definition)
-from robot_dynamics.ros.qos import DESCRIPTION_QOS
-from robot_dynamics.ros.recording import McapRecorder, RecorderNode
+from robot_dynamics.ros.tools.definitions import (DefinitionNotFoundError, DELIMITER,
+                                                  interface_file, message_definition)
+from robot_dynamics.ros.tools.recorder import McapRecorder, RecorderNode
+from robot_dynamics.ros.wire.compat import ActionClient
+from robot_dynamics.ros.wire.conversions import to_nanoseconds, to_seconds
+from robot_dynamics.ros.wire.qos import DESCRIPTION_QOS
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState, SimulatorStatus
 from sensor_msgs.msg import JointState

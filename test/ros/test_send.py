@@ -33,7 +33,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.context import Context
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
-from robot_dynamics.ros.conversions import to_seconds
+from robot_dynamics.ros.wire.conversions import to_seconds
 from robot_dynamics.trajectory import TrajectoryPoints
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 

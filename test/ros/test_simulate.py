@@ -18,8 +18,8 @@
 from closed_loop import quintic, SUCCEEDED
 import numpy as np
 import pytest
-from robot_dynamics.ros import graph
-from robot_dynamics.ros.conversions import to_seconds
+from robot_dynamics.ros.tools import graph
+from robot_dynamics.ros.wire.conversions import to_seconds
 from robot_dynamics.simulation import closed_loop, goal_from_points, graph_loop
 from robot_dynamics.trajectory import TrajectoryPoints
 

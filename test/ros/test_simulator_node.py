@@ -25,8 +25,8 @@ import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from robot_dynamics import RobotModel
 from robot_dynamics.integrators import simulate
-from robot_dynamics.ros.compat import PUBLISHER_GID
-from robot_dynamics.ros.conversions import to_seconds
+from robot_dynamics.ros.wire.compat import PUBLISHER_GID
+from robot_dynamics.ros.wire.conversions import to_seconds
 from robot_dynamics_interfaces.msg import SimulatorStatus
 from scipy.optimize import fsolve
 from sensor_msgs.msg import JointState

@@ -22,7 +22,7 @@ or SIGTERM asks the controller to cancel the goal (it brings the arm to rest) an
 waits for the answer at most CANCEL_WAIT, and not at all where the server is gone. A server that
 goes away while the goal runs (the controller stopped, or killed: discovery drops a process
 that no longer announces itself within the profile's lease, see
-:mod:`~robot_dynamics.ros.middleware`) ends ``send`` with exit status 1 once it has been gone
+:mod:`~robot_dynamics.ros.wire.middleware`) ends ``send`` with exit status 1 once it has been gone
 for SERVER_GONE.
 """
 
@@ -37,9 +37,9 @@ from robot_dynamics_interfaces.action import FollowJointTrajectory
 from trajectory_msgs.msg import JointTrajectory
 
 from . import middleware
-from .compat import ActionClient
-from .conversions import trajectory_point
-from .runner import spin_until
+from ..nodes.runner import spin_until
+from ..wire.compat import ActionClient
+from ..wire.conversions import trajectory_point
 
 #: Time [s] allowed after the last point for the result to arrive.
 RESULT_MARGIN = 60.0

@@ -37,7 +37,7 @@ safety policy, missed cycles) is the library's, on the time of the joint states:
 Each cycle runs when a joint state arrives (``trigger: state``, default) and answers it with
 exactly one command; ``trigger: timer`` runs at ``rate_hz`` on the newest state, the reference
 sampled at the timer's time. Joint states are read by a thread that waits on that subscription
-alone (:class:`~robot_dynamics.ros.on_demand.SubscriptionThread`), which also runs the
+alone (:class:`~robot_dynamics.ros.wire.on_demand.SubscriptionThread`), which also runs the
 watchdog; goals and parameters run in the executor and share one lock with them. The watchdog
 runs on the wall clock and asks the controller what to send while no state comes: the safe
 command once the newest state is older than ``state_timeout`` on the states' clock (on
@@ -45,7 +45,7 @@ simulated time, also after ``wall_state_timeout`` of wall time in which the node
 stall of the host stops the simulated clock and the node alike, and is no fault). A cycle that
 fails sends the safe command and the node goes on; when the node stops (SIGINT, SIGTERM, an
 error that ends it), its last command is the safe command. The loop's messages travel raw
-(serialized CDR read and written by :mod:`~robot_dynamics.ros.cdr`): no rclpy message object
+(serialized CDR read and written by :mod:`~robot_dynamics.ros.wire.cdr`): no rclpy message object
 per cycle.
 """
 
@@ -71,22 +71,22 @@ from trajectory_msgs.msg import JointTrajectory
 
 from . import compat
 from .awake import AwakeTime
-from .cdr import JointStateReader, write_float64_array
-from .conversions import (JointMap, JointNameError, time_msg, to_seconds, trajectory_arrays,
-                          trajectory_point)
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
-from .on_demand import OnDemand, SubscriptionThread
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, joint_of, refusal,
                          ROS_PARAMETERS, Spec, STRING_ARRAY, unknown_parameter)
-from .qos import LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
 from .runner import run_node, StartupError
 from .throttle import Throttle
-from ..control import CONTROLLERS, DEFAULT_ADAPTATION_GAIN, default_controller, Law
-from ..controller import Controller, DEFAULT_WALL_STATE_TIMEOUT, Kind, SafeMode
-from ..errors import choice, InputError, unknown_name
-from ..follower import check_points, Goal, Outcome, Tolerances
-from ..limits import middle
-from ..plant import Interface
+from ..wire.cdr import JointStateReader, write_float64_array
+from ..wire.conversions import (JointMap, JointNameError, time_msg, to_seconds, trajectory_arrays,
+                                trajectory_point)
+from ..wire.on_demand import OnDemand, SubscriptionThread
+from ..wire.qos import LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
+from ...control import CONTROLLERS, DEFAULT_ADAPTATION_GAIN, default_controller, Law
+from ...controller import Controller, DEFAULT_WALL_STATE_TIMEOUT, Kind, SafeMode
+from ...errors import choice, InputError, unknown_name
+from ...follower import check_points, Goal, Outcome, Tolerances
+from ...limits import middle
+from ...plant import Interface
 
 
 class Trigger(enum.Enum):

@@ -18,7 +18,7 @@ Message <-> numpy conversions: where ROS message fields meet library arrays.
 Poses are 4x4 homogeneous transforms ``T_base_link``; quaternions in messages are (x, y, z, w)
 as in the library. Joint values travel by name: messages carry their own joint order, the
 library works in model order (``RobotModel.joint_names``); a JointState's joints are read by
-:class:`~robot_dynamics.ros.cdr.JointStateReader` (raw messages and message objects alike).
+:class:`~robot_dynamics.ros.wire.cdr.JointStateReader` (raw messages and message objects alike).
 Every check raises ``robot_dynamics.InputError`` with a message naming the problem, which the
 nodes pass on to the caller (service response, action result, log line).
 """
@@ -29,9 +29,9 @@ import numpy as np
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from ..errors import InputError, quoted
-from ..spatial import matrix_to_quaternion, quaternion_to_matrix
-from ..trajectory import NS_PER_S
+from ...errors import InputError, quoted
+from ...spatial import matrix_to_quaternion, quaternion_to_matrix
+from ...trajectory import NS_PER_S
 
 #: Largest accepted deviation of a pose quaternion's norm from 1.
 QUATERNION_NORM_TOLERANCE = 1e-6

@@ -17,7 +17,7 @@ The recorder: chosen topics into an MCAP file that ``ros2 bag`` and Foxglove Stu
 
 The file is laid out as rosbag2's MCAP storage writes it: profile ``ros2``, one schema per
 message type named ``pkg/msg/Type`` with its complete ``ros2msg`` definition
-(:mod:`~robot_dynamics.ros.definitions`), one channel per topic with message encoding ``cdr``
+(:mod:`~robot_dynamics.ros.tools.definitions`), one channel per topic with message encoding ``cdr``
 and the metadata ``offered_qos_profiles`` (the publishers' QoS, so that ``ros2 bag play``
 offers ``/robot_description`` transient-local again) and ``topic_type_hash``, and each message's
 serialized CDR bytes as received. ``log_time`` is the time the message was received (the
@@ -52,17 +52,17 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 import yaml
 
 from .definitions import DefinitionNotFoundError, message_definition, RECORDED_TOPICS
-from .on_demand import OnDemand, take_next
-from .parameters import declare, Spec
-from .runner import run_node
-from ..errors import InputError
-from ..trajectory import NS_PER_S
+from ..nodes.parameters import declare, Spec
+from ..nodes.runner import run_node
+from ..wire.on_demand import OnDemand, take_next
+from ...errors import InputError
+from ...trajectory import NS_PER_S
 
 PARAMETERS = (
     Spec('path', '', 'MCAP file to write (must not exist yet; its folder must).'),
     Spec('topics', list(RECORDED_TOPICS),
          'Topics to record, absolute names; each is subscribed once it has a publisher '
-         '(default: robot_dynamics.ros.definitions.RECORDED_TOPICS).'),
+         '(default: robot_dynamics.ros.tools.definitions.RECORDED_TOPICS).'),
     Spec('graph_period', 1.0, 'How often the graph is searched for the topics [s].',
          bounds=(0.05, 60.0)),
 )

@@ -36,17 +36,17 @@ from robot_dynamics_interfaces.srv import SolveFK, SolveIK
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray
 
-from .cdr import JointStateReader
-from .conversions import (check_frame, joint_state, joint_values, matrix_to_pose, pose_stamped,
-                          pose_to_matrix, to_seconds)
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
-from .on_demand import OnDemand, take_next
 from .parameters import declare, Spec
 from .runner import run_node
 from .throttle import Throttle
-from ..errors import InputError
-from ..ik import closed_form, default_seed
-from ..spatial import axis_angle_to_matrix
+from ..wire.cdr import JointStateReader
+from ..wire.conversions import (check_frame, joint_state, joint_values, matrix_to_pose,
+                                pose_stamped, pose_to_matrix, to_seconds)
+from ..wire.on_demand import OnDemand, take_next
+from ...errors import InputError
+from ...ik import closed_form, default_seed
+from ...spatial import axis_angle_to_matrix
 
 PARAMETERS = (
     Spec('publish_rate_hz', 10.0, 'Rate of ~/tip_pose and ~/markers [Hz]; 0 disables them.',

@@ -22,7 +22,7 @@ values. An out-of-range or mistyped value from a YAML file or ``-p name:=value``
 with a message naming the parameter, the type it takes and the value.
 
 :func:`check` is the same judgement made before anything starts (``robot-dynamics bringup``
-checks every file and ``-p`` against the declarations of :mod:`~robot_dynamics.ros.graph`):
+checks every file and ``-p`` against the declarations of :mod:`~robot_dynamics.ros.tools.graph`):
 rcl merges the parameter files and ``-p`` overrides of a node before rclpy sees them, and
 where two of them give one parameter values of different types (a file's ``0.05``, a ``-p``
 ``abc``) it keeps the first one without a word.
@@ -37,7 +37,7 @@ from rclpy.exceptions import InvalidParameterTypeException
 from rclpy.parameter import Parameter
 import yaml
 
-from ..errors import closest, InputError, listed, quoted
+from ...errors import closest, InputError, listed, quoted
 
 #: Pass as ``default`` for an array parameter whose default is empty (rclpy needs a type).
 STRING_ARRAY = Parameter.Type.STRING_ARRAY

@@ -17,7 +17,7 @@ The launch description of a node set, behind ``launch/<mode>.launch.py``.
 
 Only the launch files import this module: launch and launch_ros come with a ROS 2 distribution
 (not from PyPI), and ``robot-dynamics bringup`` starts the same declaration without them. It
-adds nothing to the declaration of :mod:`~robot_dynamics.ros.graph`: one launch argument per
+adds nothing to the declaration of :mod:`~robot_dynamics.ros.tools.graph`: one launch argument per
 ``graph.launch_arguments(mode)``, and, once their values are known (an ``OpaqueFunction``), one
 ``launch_ros`` ``Node`` per entry of ``graph.launch_nodes(mode, values)``.
 """

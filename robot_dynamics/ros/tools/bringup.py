@@ -14,7 +14,7 @@
 
 
 """
-``robot-dynamics bringup``: start the node set of :mod:`~robot_dynamics.ros.graph` without launch.
+``robot-dynamics bringup``: start the node set of :mod:`~robot_dynamics.ros.tools.graph`.
 
 For pip installs, where ``ros2 launch`` is not available: the same nodes, parameter files and
 remappings as ``launch/sim.launch.py``. By default all nodes run in this process, each spun by
@@ -41,9 +41,9 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 
 from . import graph, middleware
-from .compat import RCLError
-from .recording import RecorderNode
-from .runner import PARENT_ENV, share_the_gil, spin_until, START_ERRORS
+from .recorder import RecorderNode
+from ..nodes.runner import PARENT_ENV, share_the_gil, spin_until, START_ERRORS
+from ..wire.compat import RCLError
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -270,7 +270,7 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
     Start the node set, print what runs, wait for SIGINT or SIGTERM; return exit status.
 
     ``record``: an MCAP file to record the default topics of
-    :class:`~robot_dynamics.ros.recording.RecorderNode` into, from this process.
+    :class:`~robot_dynamics.ros.tools.recorder.RecorderNode` into, from this process.
     """
     middleware.init()
     bringup = Bringup(specs, parameter_files, overrides, processes, out)

@@ -54,9 +54,9 @@ With ``lockstep``, after publishing a state the simulator waits for the command 
 it (the controller answers every state with exactly one command) before it steps: the same
 goals give the same joint states, bit for bit, however busy the host is. States and commands
 then travel reliable and transient local
-(:data:`~robot_dynamics.ros.qos.LOCKSTEP_WRITER`), so that a controller that starts later
+(:data:`~robot_dynamics.ros.wire.qos.LOCKSTEP_WRITER`), so that a controller that starts later
 still gets the first state and its answer is not lost to discovery. The wait is measured on the
-time in which this process ran (:mod:`~robot_dynamics.ros.awake`).
+time in which this process ran (:mod:`~robot_dynamics.ros.nodes.awake`).
 
 Whenever simulated time may leave wall time (no ``realtime``, or ``lockstep``), stamps are
 simulated time from 0 and ``/clock`` is published at ``clock_rate_hz`` (the other nodes run
@@ -77,21 +77,21 @@ from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
 from .awake import AwakeTime
-from .cdr import JointStateWriter, read_float64_array
-from .compat import RCLError
-from .conversions import joint_values, JointMap, time_msg
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
-from .on_demand import OnDemand, take_next, Waiter
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, Spec,
                          STRING_ARRAY)
-from .qos import LOCKSTEP_ALL, LOCKSTEP_WRITER, NEWEST_ONLY
 from .runner import run_node
 from .throttle import Throttle
-from ..errors import InputError
-from ..model import RobotModel
-from ..simulation import with_payload
-from ..simulator import Kind, Simulator
-from ..trajectory import NS_PER_S as _NS
+from ..wire.cdr import JointStateWriter, read_float64_array
+from ..wire.compat import RCLError
+from ..wire.conversions import joint_values, JointMap, time_msg
+from ..wire.on_demand import OnDemand, take_next, Waiter
+from ..wire.qos import LOCKSTEP_ALL, LOCKSTEP_WRITER, NEWEST_ONLY
+from ...errors import InputError
+from ...model import RobotModel
+from ...simulation import with_payload
+from ...simulator import Kind, Simulator
+from ...trajectory import NS_PER_S as _NS
 
 PARAMETERS = (
     Spec('joints', STRING_ARRAY,
@@ -434,7 +434,7 @@ def _publisher_gid(info):
     Return the publisher's GID (hex) in a message info, or None where rclpy gives none.
 
     rclpy 9 (Kilted) has ``publisher_gid`` ``{'implementation_identifier', 'data'}``; without
-    it (rclpy 7, Jazzy: :data:`~robot_dynamics.ros.compat.PUBLISHER_GID`) every command counts
+    it (rclpy 7, Jazzy: :data:`~robot_dynamics.ros.wire.compat.PUBLISHER_GID`) every command counts
     as one source (no check for a second one).
     """
     gid = info.get('publisher_gid')

@@ -38,7 +38,7 @@ from rclpy.exceptions import InvalidParameterValueException, ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 
 from . import middleware
-from ..errors import RobotDynamicsError
+from ...errors import RobotDynamicsError
 
 
 class StartupError(RobotDynamicsError):

@@ -25,7 +25,7 @@ with a :class:`Waiter`, which sleeps in a wait set holding that subscription alo
 comes (the lockstep simulator waiting for the command that answers its state); or in a
 :class:`SubscriptionThread` that waits so and calls back for each message (the controller's cycle
 on each joint state). The take and the wait come from rclpy's C extension, through
-:mod:`~robot_dynamics.ros.compat`.
+:mod:`~robot_dynamics.ros.wire.compat`.
 """
 
 import threading
@@ -45,7 +45,7 @@ class OnDemand(CallbackGroup):
 
     Subscriptions only. Where rclpy offers no way to read them outside the executor
     (``compat.OUTSIDE_EXECUTOR`` false), the executor runs them after all, into a
-    :class:`~robot_dynamics.ros.compat.NewestMessage` instead of their callback.
+    :class:`~robot_dynamics.ros.wire.compat.NewestMessage` instead of their callback.
     """
 
     def __init__(self):
@@ -103,8 +103,8 @@ class SubscriptionThread:
     called holding ``lock`` too, at least every ``period`` [s] whether messages come or not (a
     watchdog: rclpy's executor would spend more on waking for it than the cycle costs). An
     exception from either ends the thread and is raised again in the executor's thread, where
-    the node's own callbacks fail: a :class:`~robot_dynamics.ros.runner.StartupError` stops the
-    node as it would there. Call :meth:`stop` before the node is destroyed.
+    the node's own callbacks fail: a :class:`~robot_dynamics.ros.nodes.runner.StartupError` stops
+    the node as it would there. Call :meth:`stop` before the node is destroyed.
     """
 
     def __init__(self, node, subscription, callback, lock, name, periodic=None, period=POLL,

@@ -16,7 +16,7 @@
 """
 ``robot-dynamics demo``: a pick-and-place on the simulated arm, through the whole ROS graph.
 
-Brings up the node set of :mod:`~robot_dynamics.ros.graph` (one process per node), plans a
+Brings up the node set of :mod:`~robot_dynamics.ros.tools.graph` (one process per node), plans a
 pick-and-place in the robot's own workspace (:mod:`robot_dynamics.pick_and_place`: a joint
 move to above pick, then straight tip lines, every pose solved through ``/compute_ik`` and
 seeded with the previous solution, each motion slowed down until it fits the robot's velocity
@@ -42,15 +42,15 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
 from . import bringup, graph, middleware
-from .compat import ActionClient
-from .conversions import (joint_state, matrix_to_pose, time_msg, to_nanoseconds, to_seconds,
-                          trajectory_point)
 from .definitions import TOPICS
-from .on_demand import OnDemand, take_next
-from .recording import RecorderNode
-from .. import pick_and_place, plots, recordings
-from ..errors import InputError
-from ..model import RobotModel
+from .recorder import RecorderNode
+from ..wire.compat import ActionClient
+from ..wire.conversions import (joint_state, matrix_to_pose, time_msg, to_nanoseconds, to_seconds,
+                                trajectory_point)
+from ..wire.on_demand import OnDemand, take_next
+from ... import pick_and_place, plots, recordings
+from ...errors import InputError
+from ...model import RobotModel
 
 #: Default nominal duration of the motion [s] (before slowing down for the limits).
 DEFAULT_DURATION = pick_and_place.DEFAULT_DURATION

@@ -49,9 +49,9 @@ import struct
 import numpy as np
 
 from .conversions import non_finite_error
-from .._jit import kernel_array, njit
-from ..errors import InputError, ShapeError
-from ..trajectory import NS_PER_S
+from ..._jit import kernel_array, njit
+from ...errors import InputError, ShapeError
+from ...trajectory import NS_PER_S
 
 #: The encapsulation header of plain CDR, little-endian (RTPS 2.5, §10.2, CDR_LE).
 ENCAPSULATION = b'\x00\x01\x00\x00'

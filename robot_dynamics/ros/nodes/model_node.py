@@ -28,9 +28,9 @@ from std_msgs.msg import String
 
 from .description import chain_options, CHAIN_PARAMETERS
 from .parameters import declare, Spec
-from .qos import DESCRIPTION_QOS
 from .runner import run_node
-from ..robots import from_source
+from ..wire.qos import DESCRIPTION_QOS
+from ...robots import from_source
 
 PARAMETERS = (
     Spec('robot', '', 'Bundled robot name (robot-dynamics info lists them).'),

@@ -39,8 +39,8 @@ from pathlib import Path
 import re
 import sys
 
-from ..errors import InputError
-from ..recordings import Topics
+from ...errors import InputError
+from ...recordings import Topics
 
 #: The graph's topics that recordings are read by (plots, the demo's report, identification).
 TOPICS = Topics(joint_states='/joint_states', controller_state='/controller/controller_state',

@@ -21,7 +21,7 @@ rest of the package uses rclpy's public API only, the same way on both.
 - :data:`RCLError`: the error rcl's calls raise (e.g. asking about a node not discovered yet).
   It lives in rclpy's C extension; Kilted re-exports it in ``rclpy.subscription``, Jazzy nowhere.
 - Reading a subscription outside the executor (:func:`take`, :class:`SubscriptionWaiter`, used
-  by :mod:`~robot_dynamics.ros.on_demand`): a take and a wait set of one subscription, from
+  by :mod:`~robot_dynamics.ros.wire.on_demand`): a take and a wait set of one subscription, from
   rclpy's C extension, as rclpy's own executor and ``wait_for_message`` do. Should a version
   lack them (:data:`OUTSIDE_EXECUTOR` false), the executor dispatches such a subscription into
   a :class:`NewestMessage` instead (:func:`hold_newest`): public API, the same results, the

@@ -25,11 +25,11 @@ once (the ``/**`` section), so that all of them work on the same chain of the sa
 from std_msgs.msg import String
 
 from .parameters import DOUBLE_ARRAY, Spec, STRING_ARRAY
-from .qos import DESCRIPTION_QOS
 from .runner import freeze_heap
 from .throttle import Throttle
-from ..errors import InputError, RobotDynamicsError, shortened
-from ..model import RobotModel
+from ..wire.qos import DESCRIPTION_QOS
+from ...errors import InputError, RobotDynamicsError, shortened
+from ...model import RobotModel
 
 #: Longest report of a refused description [characters].
 MESSAGE_LIMIT = 400

@@ -42,10 +42,10 @@ from typing import NamedTuple, Tuple
 
 import yaml
 
-from .parameters import check, parse, ROS_PARAMETERS
-from ..control import CONTROLLERS
-from ..errors import InputError
-from ..robots import share_directory
+from ..nodes.parameters import check, parse, ROS_PARAMETERS
+from ...control import CONTROLLERS
+from ...errors import InputError
+from ...robots import share_directory
 
 PACKAGE = 'robot_dynamics'
 
@@ -83,15 +83,15 @@ class LaunchArgument(NamedTuple):
 
 
 NODES = (
-    NodeSpec('model', 'model_node', 'robot_dynamics.ros.model_node', 'ModelNode', (),
+    NodeSpec('model', 'model_node', 'robot_dynamics.ros.nodes.model_node', 'ModelNode', (),
              ('sim', 'hardware'), ('publisher', '/robot_description')),
-    NodeSpec('kinematics', 'kinematics_node', 'robot_dynamics.ros.kinematics_node',
+    NodeSpec('kinematics', 'kinematics_node', 'robot_dynamics.ros.nodes.kinematics_node',
              'KinematicsNode',
              (('~/solve_ik', '/compute_ik'), ('~/solve_fk', '/compute_fk')),
              ('sim', 'hardware'), ('service', '/compute_ik')),
-    NodeSpec('simulator', 'simulator_node', 'robot_dynamics.ros.simulator_node', 'SimulatorNode',
-             (), ('sim',), ('publisher', '/joint_states'), ('lockstep',)),
-    NodeSpec('controller', 'controller_node', 'robot_dynamics.ros.controller_node',
+    NodeSpec('simulator', 'simulator_node', 'robot_dynamics.ros.nodes.simulator_node',
+             'SimulatorNode', (), ('sim',), ('publisher', '/joint_states'), ('lockstep',)),
+    NodeSpec('controller', 'controller_node', 'robot_dynamics.ros.nodes.controller_node',
              'ControllerNode', (), ('sim', 'hardware'),
              ('action', '/controller/follow_joint_trajectory'), ('control_law',)),
 )
@@ -334,7 +334,7 @@ def declared(spec):
     Return ``{name: Spec}``: every parameter the node ``spec`` declares, rclpy's own included.
 
     The ``PARAMETERS`` and ``JOINT_PARAMETERS`` (names with ``{joint}``) of its module and
-    :data:`~robot_dynamics.ros.parameters.ROS_PARAMETERS`.
+    :data:`~robot_dynamics.ros.nodes.parameters.ROS_PARAMETERS`.
     """
     module = importlib.import_module(spec.module)
     specs = module.PARAMETERS + getattr(module, 'JOINT_PARAMETERS', ())
