@@ -21,7 +21,8 @@ The nodes run as processes started here from the declared node set
 ROS tests), discovery on loopback, logs in a temporary folder; every process is stopped by its
 process group at the end, also on error. The bench process is the client and the subscriber,
 spinning one single-threaded executor in its own thread of control (spun until each call's
-future completes, as an rclpy script does, with ``compat.spin_until_complete``: Jazzy's ``spin_until_future_complete`` costs more at each call).
+future completes, as an rclpy script does, with ``compat.spin_until_complete``: Jazzy's
+``spin_until_future_complete`` costs more at each call).
 
 Tables (``bench/run.py`` prints one per ``table``):
 
