@@ -465,7 +465,8 @@ def graph_loop(model, simulator_values=None, controller_values=None):
         q0=in_model_order(sim_p.get('initial_positions'), 'initial_positions'),
         qd0=in_model_order(sim_p.get('initial_velocities'), 'initial_velocities'),
         command_timeout=sim_p.get('command_timeout', DEFAULT_COMMAND_TIMEOUT),
-        brake_until_command=sim_p.get('brake_until_command', True), realtime=False,
+        brake_until_command=sim_p.get('brake_until_command', True),
+        brake_on_timeout=sim_p.get('brake_on_timeout', True), realtime=False,
         lockstep=True, publish_every=1 if publish == 0.0 else max(1, round(rate / publish)))
     law = default_controller(ctl_p.get('control_law', control.Law.COMPUTED_TORQUE.value), model,
                              middle(model.lower, model.upper),

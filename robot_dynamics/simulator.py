@@ -37,9 +37,11 @@ clocks and threads around it.
    When the followed source has been silent for ``command_timeout`` (a controller that died),
    the next source that sends a good command is followed instead (an event says so).
 3. :meth:`Simulator.step` ``(now)``: the plant advances one step under the command in force:
-   the newest good command; the idle command (:meth:`~robot_dynamics.plant.Plant.idle_command`)
-   after ``command_timeout`` [s of ``now``'s clock] without one (0: never); none at all (the arm
-   braked: it does not move) before the first with ``brake_until_command``. It says whether a
+   the newest good command; after ``command_timeout`` [s of ``now``'s clock] without one (0:
+   never) the brakes, as a drive's watchdog engages them (``brake_on_timeout``: the arm does not
+   move until commands return), or else the idle command
+   (:meth:`~robot_dynamics.plant.Plant.idle_command`: zero effort, the arm falls); the brakes
+   too before the first command with ``brake_until_command``. It says whether a
    status is due (every ``status_every`` steps and when a joint touches or leaves a stop).
 
 **Lockstep** (``lockstep=True``): after a published state the simulator waits for the command
@@ -164,6 +166,9 @@ class Simulator:
         Time [s] without a good command after which the idle command applies; 0: never.
     brake_until_command : bool
         The arm does not move before the first good command.
+    brake_on_timeout : bool
+        After ``command_timeout`` the brakes hold the arm until commands return; off: the idle
+        command applies (zero effort: a simulated arm falls while its controller is starved).
     realtime : bool
         Pace the steps on the clock of ``now`` (see :meth:`wait`); off: as fast as they run.
     lockstep : bool
@@ -180,7 +185,7 @@ class Simulator:
 
     def __init__(self, model, rate_hz, *, interface='effort', friction=True, q0=None, qd0=None,
                  command_timeout=DEFAULT_COMMAND_TIMEOUT, brake_until_command=True,
-                 realtime=True, lockstep=False, lockstep_timeout=DEFAULT_LOCKSTEP_TIMEOUT,
+                 brake_on_timeout=True, realtime=True, lockstep=False, lockstep_timeout=DEFAULT_LOCKSTEP_TIMEOUT,
                  publish_every=1, status_every=100, origin_ns=0):
         if not (math.isfinite(rate_hz) and rate_hz > 0.0):
             raise InputError(f'rate_hz: expected a positive rate in Hz, got {rate_hz!r}')
@@ -197,6 +202,7 @@ class Simulator:
         self.initial = (self.plant.q.copy(), self.plant.qd.copy())
         self.command_timeout = float(command_timeout)
         self.brake_until_command = bool(brake_until_command)
+        self.brake_on_timeout = bool(brake_on_timeout)
         self.realtime = bool(realtime)
         self.lockstep = bool(lockstep)
         self.lockstep_timeout = float(lockstep_timeout)
@@ -372,9 +378,13 @@ class Simulator:
                 events.append(
                     Event(Kind.COMMANDS_TIMED_OUT, (
                         f'no valid command for {self.command_timeout:g} s: '
-                        f'{plant.interface.value} commands stop'))
+                        + ('the brakes hold the arm' if self.brake_on_timeout else
+                           f'{plant.interface.value} commands stop')))
                     if timed_out else Event(Kind.COMMANDS_BACK, 'commands arrive: applying them'))
-            applied = plant.idle_command() if timed_out else command[0]
+            if not timed_out:
+                applied = command[0]
+            else:
+                applied = None if self.brake_on_timeout else plant.idle_command()
         contacts = (plant.at_lower, plant.at_upper)    # a step replaces these arrays
         try:
             plant.step(applied)

@@ -108,7 +108,8 @@ def test_without_brakes_the_arm_falls_at_once(arm):
 @pytest.mark.parametrize('interface, idle', [('effort', 'zero'), ('velocity', 'zero'),
                                              ('position', 'here')])
 def test_the_idle_command_after_the_command_timeout(arm, interface, idle):
-    sim = _sim(arm, realtime=False, interface=interface, command_timeout=0.1)
+    sim = _sim(arm, realtime=False, interface=interface, command_timeout=0.1,
+               brake_on_timeout=False)
     sim.command([0.4, -0.2] if interface == 'position' else [1.0, 1.0], 0.0)
     sim.tick(0.0)
     assert sim.step(0.0).events[0].kind is Kind.COMMANDS_BACK
@@ -125,6 +126,35 @@ def test_the_idle_command_after_the_command_timeout(arm, interface, idle):
         np.testing.assert_array_equal(sim.plant.qd, [0.0, 0.0])
     else:
         np.testing.assert_array_equal(sim.plant.q, here)        # held where it was
+
+
+def test_the_brakes_after_the_command_timeout_until_commands_return(arm):
+    # the drive's watchdog: a controller starved or dead for command_timeout leaves the arm
+    # where it was (gravity acts on this arm: without brakes it falls, as the test above shows)
+    sim = _sim(arm, realtime=False, command_timeout=0.1)
+    tau = arm.gravity_torques(Q0)
+    sim.command(tau, 0.0)
+    for k in range(101):
+        sim.tick(k * DT)
+        sim.step(k * DT)
+    moving = sim.plant.qd.copy()
+    assert not sim.command_timed_out and np.abs(moving).max() < 1e-9   # gravity held
+    sim.tick(0.1001)
+    here = sim.plant.q.copy()
+    [event] = sim.step(0.1001).events
+    assert event.kind is Kind.COMMANDS_TIMED_OUT and 'the brakes hold the arm' in event.message
+    for k in range(500):
+        sim.tick(0.102 + k * DT)
+        sim.step(0.102 + k * DT)
+    np.testing.assert_array_equal(sim.plant.q, here)
+    np.testing.assert_array_equal(sim.plant.qd, [0.0, 0.0])
+    assert sim.status(0.6).command_timed_out
+    # commands return: the brakes release and the command acts (a one-step RK4 from rest)
+    sim.command([3.0, -1.0], 0.7)
+    sim.tick(0.7)
+    assert _kinds(sim.step(0.7).events) == [Kind.COMMANDS_BACK]
+    expected = rk4_step(arm, here, np.zeros(2), np.array([3.0, -1.0]), DT)
+    np.testing.assert_allclose(sim.plant.q, expected[0], rtol=0, atol=1e-14)
 
 
 def test_each_interface_follows_its_command(arm):

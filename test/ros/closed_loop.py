@@ -69,9 +69,9 @@ class Loop:
                                    '/controller/follow_joint_trajectory')
         probe.wait_for(lambda: self.action.server_is_ready(), what='the action server')
         probe.wait_for(lambda: self.mode() == 'hold', what='the controller holding')
-        # a controller stalled on a loaded machine after its first command (the simulator's
-        # command timeout: zero effort) lets the arm sag, then holds it where it finds it: the arm
-        # swings back there and comes to rest; a test's motion starts from rest
+        # a controller stalled on a loaded machine after its first command holds the arm where it
+        # finds it (the simulator's brakes or its own safe mode in between): a test's motion
+        # starts from rest
         probe.wait_for(lambda: at_rest(self.states), what='the held arm at rest')
 
     def _start(self, executable, name, parameters):

@@ -252,8 +252,7 @@ def test_the_idle_simulated_arm_keeps_its_position_through_stalls_of_the_simulat
     assert 'safe mode (gravity compensation)' in output, output
     # each safe mode (the stalls; others that the host's load adds) against where the arm was
     # just before it: the joint state the controller holds at afterwards. (A controller that the
-    # host starves for the simulator's command_timeout is another matter: the simulator then
-    # applies zero effort, and the arm sags while the controller holds, outside these episodes.)
+    # host starves for the simulator's command_timeout finds the arm braked where it was.)
     episodes, last, safe = [], before, False
     for m, _ in controller[count:]:
         if m.mode == 'safe':

@@ -74,7 +74,9 @@ def test_under_lockstep_a_dead_simulator_is_noticed_on_the_wall_clock(loop, prob
 
 @pytest.mark.parametrize('lockstep', [False, True], ids=['real_time', 'lockstep'])
 def test_killed_controller_zero_effort_then_a_new_one_holds(loop, probe, lockstep):
-    arm = loop('planar_2r', lockstep=lockstep)
+    # without the simulated brakes, as a drive without a watchdog (with them, the default, the
+    # arm stays where it was: test/core/test_simulator.py)
+    arm = loop('planar_2r', lockstep=lockstep, simulator=['brake_on_timeout:=false'])
     statuses = probe.collect(SimulatorStatus, '/simulator/status')
     q_start = arm.position()
     arm.kill(arm.controller)

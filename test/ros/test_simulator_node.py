@@ -166,7 +166,8 @@ def test_commands_timeout_rejects_and_reset(simulator, probe, processes):
     states = probe.collect(JointState, '/joint_states')
     statuses = probe.collect(SimulatorStatus, '/simulator/status')
     # a timeout long enough that a loaded machine never lets the test's own commands lapse
-    proc = simulator('planar_2r', command_timeout='0.5', initial_positions='[0.4, 0.8]')
+    proc = simulator('planar_2r', command_timeout='0.5', brake_on_timeout='false',
+                     initial_positions='[0.4, 0.8]')
     publisher = probe.node.create_publisher(Float64MultiArray, COMMANDS, 10)
     good = [20.0, 5.0]
 

@@ -25,8 +25,9 @@ node reads parameters, moves messages, keeps the clocks and runs the stepping th
   positions and velocities for an ideal follower (:mod:`robot_dynamics.plant`). Each step takes
   the newest command (read on demand, not through rclpy's executor). A command of
   the wrong length or with a non-finite value is rejected (logged, throttled) and the last good
-  command stays in force. With no valid command for ``command_timeout`` seconds the effort is
-  zero (said once, and once more when commands return). **One source**: the simulator follows
+  command stays in force. With no valid command for ``command_timeout`` seconds the brakes hold
+  the arm as a drive's watchdog engages them (``brake_on_timeout``; off: the effort is zero and
+  the arm falls), said once, and once more when commands return. **One source**: the simulator follows
   the publisher (its GID) that sent the first good command; good commands from another are
   ignored and counted (``ignored_commands``), and the first from each is logged as an error
   naming both publishers; once the followed one has been silent for ``command_timeout`` (a
@@ -107,11 +108,15 @@ PARAMETERS = (
     Spec('initial_velocities', DOUBLE_ARRAY,
          'Initial joint velocities [rad/s or m/s] in joints order; empty: zero.'),
     Spec('command_timeout', 0.1,
-         'Zero effort (or hold, for position and velocity) after this long without a valid '
-         'command [s, wall clock]; 0: never.', read_only=False, bounds=(0.0, 3600.0)),
+         'The brakes (brake_on_timeout) or the idle command (zero effort; hold, for position '
+         'and velocity) after this long without a valid command [s, wall clock]; 0: never.', read_only=False, bounds=(0.0, 3600.0)),
     Spec('brake_until_command', True,
          'Hold the arm at its initial state until the first valid command, as brakes would, '
          'so that it does not fall before a controller takes over.'),
+    Spec('brake_on_timeout', True,
+         'After command_timeout without a valid command, hold the arm as brakes would (a '
+         "drive's watchdog) until commands return; false: the idle command (zero effort: the "
+         'arm falls while its controller is starved or dead).'),
     Spec('realtime', True, 'Pace steps on the wall clock; false: as fast as possible, with '
                            '/clock.'),
     Spec('clock_rate_hz', 100.0, 'Rate of /clock when it is published [Hz of simulated time]; '
@@ -177,6 +182,7 @@ class SimulatorNode(Node):
             model, p.rate_hz, interface=p.command_interface, friction=p.friction,
             q0=self._initial(p.initial_positions), qd0=self._initial(p.initial_velocities),
             command_timeout=p.command_timeout, brake_until_command=p.brake_until_command,
+            brake_on_timeout=p.brake_on_timeout,
             realtime=p.realtime, lockstep=p.lockstep, lockstep_timeout=p.lockstep_timeout,
             publish_every=1 if p.publish_rate_hz == 0.0 else max(1, round(p.rate_hz
                                                                           / p.publish_rate_hz)),
