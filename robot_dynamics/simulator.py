@@ -185,7 +185,8 @@ class Simulator:
 
     def __init__(self, model, rate_hz, *, interface='effort', friction=True, q0=None, qd0=None,
                  command_timeout=DEFAULT_COMMAND_TIMEOUT, brake_until_command=True,
-                 brake_on_timeout=True, realtime=True, lockstep=False, lockstep_timeout=DEFAULT_LOCKSTEP_TIMEOUT,
+                 brake_on_timeout=True, realtime=True, lockstep=False,
+                 lockstep_timeout=DEFAULT_LOCKSTEP_TIMEOUT,
                  publish_every=1, status_every=100, origin_ns=0):
         if not (math.isfinite(rate_hz) and rate_hz > 0.0):
             raise InputError(f'rate_hz: expected a positive rate in Hz, got {rate_hz!r}')

@@ -69,13 +69,13 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
-from . import compat
 from .awake import AwakeTime
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, joint_of, refusal,
                          ROS_PARAMETERS, Spec, STRING_ARRAY, unknown_parameter)
 from .runner import run_node, StartupError
 from .throttle import Throttle
+from ..wire import compat
 from ..wire.cdr import JointStateReader, write_float64_array
 from ..wire.conversions import (JointMap, JointNameError, time_msg, to_seconds, trajectory_arrays,
                                 trajectory_point)

@@ -37,7 +37,7 @@ import rclpy
 from rclpy.exceptions import InvalidParameterValueException, ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 
-from . import middleware
+from ..wire import middleware
 from ...errors import RobotDynamicsError
 
 

@@ -27,8 +27,8 @@ node reads parameters, moves messages, keeps the clocks and runs the stepping th
   the wrong length or with a non-finite value is rejected (logged, throttled) and the last good
   command stays in force. With no valid command for ``command_timeout`` seconds the brakes hold
   the arm as a drive's watchdog engages them (``brake_on_timeout``; off: the effort is zero and
-  the arm falls), said once, and once more when commands return. **One source**: the simulator follows
-  the publisher (its GID) that sent the first good command; good commands from another are
+  the arm falls), said once, and once more when commands return. **One source**: the simulator
+  follows the publisher (its GID) that sent the first good command; good commands from another are
   ignored and counted (``ignored_commands``), and the first from each is logged as an error
   naming both publishers; once the followed one has been silent for ``command_timeout`` (a
   controller that died), the next publisher is followed (a restarted controller).
@@ -109,7 +109,8 @@ PARAMETERS = (
          'Initial joint velocities [rad/s or m/s] in joints order; empty: zero.'),
     Spec('command_timeout', 0.1,
          'The brakes (brake_on_timeout) or the idle command (zero effort; hold, for position '
-         'and velocity) after this long without a valid command [s, wall clock]; 0: never.', read_only=False, bounds=(0.0, 3600.0)),
+         'and velocity) after this long without a valid command [s, wall clock]; 0: never.',
+         read_only=False, bounds=(0.0, 3600.0)),
     Spec('brake_until_command', True,
          'Hold the arm at its initial state until the first valid command, as brakes would, '
          'so that it does not fall before a controller takes over.'),

@@ -40,9 +40,10 @@ from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 
-from . import graph, middleware
+from . import graph
 from .recorder import RecorderNode
 from ..nodes.runner import PARENT_ENV, share_the_gil, spin_until, START_ERRORS
+from ..wire import middleware
 from ..wire.compat import RCLError
 
 EXIT_OK = 0

@@ -41,9 +41,10 @@ from robot_dynamics_interfaces.srv import SolveIK
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
-from . import bringup, graph, middleware
+from . import bringup, graph
 from .definitions import TOPICS
 from .recorder import RecorderNode
+from ..wire import middleware
 from ..wire.compat import ActionClient
 from ..wire.conversions import (joint_state, matrix_to_pose, time_msg, to_nanoseconds, to_seconds,
                                 trajectory_point)

@@ -36,8 +36,8 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from trajectory_msgs.msg import JointTrajectory
 
-from . import middleware
 from ..nodes.runner import spin_until
+from ..wire import middleware
 from ..wire.compat import ActionClient
 from ..wire.conversions import trajectory_point
 
