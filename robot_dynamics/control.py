@@ -61,6 +61,7 @@ import numpy as np
 from . import kinematics
 from .dynamics import friction_regressor, friction_torques, slotine_li_regressor
 from .errors import as_array, as_joint_array, choice, InputError, ShapeError
+from .limits import middle
 from .linalg import damped_least_squares
 from .spatial import matrix_to_rotvec
 
@@ -1071,3 +1072,27 @@ def default_controller(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_
                                ki=kp * inertia * natural_frequency / PID_INTEGRAL_TIME,
                                gravity_compensation=True)
     return make_controller(law, model, kp=kp * inertia, kd=kd * inertia)
+
+
+def configured_law(model, parameter):
+    """
+    Return the joint law that the controller node's parameters describe.
+
+    ``parameter(name, default)`` gives ``control_law``, ``natural_frequency``,
+    ``damping_ratio``, ``friction_compensation``, ``adaptation_gain`` and each joint's
+    ``gains.<joint>.<kp|kd|ki>``; a gain's default is :func:`default_controller`'s at the middle
+    of the joint ranges. The controller node (which declares each gain as it is asked for) and
+    the library's loop (:func:`robot_dynamics.simulation.graph_loop`) both build it here.
+    """
+    law = default_controller(parameter('control_law', Law.COMPUTED_TORQUE.value), model,
+                             middle(model.lower, model.upper),
+                             natural_frequency=parameter('natural_frequency',
+                                                         DEFAULT_NATURAL_FREQUENCY),
+                             damping_ratio=parameter('damping_ratio', DEFAULT_DAMPING_RATIO),
+                             friction=parameter('friction_compensation', True),
+                             adaptation_gain=parameter('adaptation_gain',
+                                                       DEFAULT_ADAPTATION_GAIN))
+    return law.with_gains(**{
+        gain: {j: float(parameter(f'gains.{j}.{gain}', float(getattr(law, gain)[i])))
+               for i, j in enumerate(model.joint_names)}
+        for gain in law.gain_names})

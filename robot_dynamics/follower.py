@@ -82,6 +82,28 @@ class Tolerances(NamedTuple):
     goal_time: float = 0.0
 
     @classmethod
+    def from_constraints(cls, joint_names, parameter):
+        """
+        Return the tolerances of goals that give none, from the ``constraints`` parameters.
+
+        The parameters of ros2_controllers' joint_trajectory_controller: ``parameter(name,
+        default)`` gives ``constraints.<joint>.trajectory`` and ``.goal``
+        [rad or m], ``constraints.stopped_velocity_tolerance`` [rad/s or m/s] (0 in any of them:
+        unchecked) and ``constraints.goal_time`` [s]. The controller node and the library's loop
+        (:func:`robot_dynamics.simulation.graph_loop`) both read them here.
+        """
+        def bound(name, default=0.0):
+            value = float(parameter(name, default))
+            return value if value > 0.0 else np.inf
+        n = len(joint_names)
+        return cls(np.array([bound(f'constraints.{j}.trajectory') for j in joint_names]),
+                   np.full(n, np.inf),
+                   np.array([bound(f'constraints.{j}.goal') for j in joint_names]),
+                   np.full(n, bound('constraints.stopped_velocity_tolerance',
+                                    DEFAULT_STOPPED_VELOCITY)),
+                   float(parameter('constraints.goal_time', 0.0)))
+
+    @classmethod
     def unchecked(cls, n, stopped_velocity=DEFAULT_STOPPED_VELOCITY):
         """Check nothing but that the arm has stopped at the end (``|qd| <= stopped_velocity``)."""
         inf = np.full(n, np.inf)

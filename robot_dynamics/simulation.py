@@ -41,7 +41,7 @@ from .control import (CONTROLLERS, default_controller, DEFAULT_DAMPING_RATIO,
 from .controller import Controller, Cycle
 from .dh import inertia_tensor
 from .errors import as_array, choice, InputError
-from .follower import DEFAULT_STOPPED_VELOCITY, Goal, Tolerances
+from .follower import Goal, Tolerances
 from .limits import middle
 from .simulator import DEFAULT_COMMAND_TIMEOUT, Simulator
 from .spatial import pose_error
@@ -469,39 +469,13 @@ def graph_loop(model, simulator_values=None, controller_values=None):
         brake_until_command=sim_p.get('brake_until_command', True),
         brake_on_timeout=sim_p.get('brake_on_timeout', True), realtime=False,
         lockstep=True, publish_every=1 if publish == 0.0 else max(1, round(rate / publish)))
-    law = default_controller(ctl_p.get('control_law', control.Law.COMPUTED_TORQUE.value), model,
-                             middle(model.lower, model.upper),
-                             natural_frequency=ctl_p.get('natural_frequency',
-                                                         DEFAULT_NATURAL_FREQUENCY),
-                             damping_ratio=ctl_p.get('damping_ratio', DEFAULT_DAMPING_RATIO),
-                             friction=ctl_p.get('friction_compensation', True),
-                             adaptation_gain=ctl_p.get('adaptation_gain',
-                                                       control.DEFAULT_ADAPTATION_GAIN))
-    gains = {}
-    for gain in law.gain_names:
-        given = {j: float(ctl_p[f'gains.{j}.{gain}']) for j in model.joint_names
-                 if f'gains.{j}.{gain}' in ctl_p}
-        if given:
-            gains[gain] = given
-    if gains:
-        law = law.with_gains(**gains)
+    law = control.configured_law(model, ctl_p.get)
     options = {name: ctl_p[name] for name in ('safe_mode', 'state_timeout', 'wall_state_timeout',
                                               'rate_hz', 'velocity_feedback', 'stop_time')
                if name in ctl_p}
     controller = Controller(model, law, interface=ctl_p.get('command_interface', interface),
                             **options)
-
-    def tolerance(joint, kind):
-        value = float(ctl_p.get(f'constraints.{joint}.{kind}', 0.0))
-        return value if value > 0.0 else np.inf
-    stopped = float(ctl_p.get('constraints.stopped_velocity_tolerance',
-                              DEFAULT_STOPPED_VELOCITY))
-    tolerances = Tolerances(np.array([tolerance(j, 'trajectory') for j in model.joint_names]),
-                            np.full(n, np.inf),
-                            np.array([tolerance(j, 'goal') for j in model.joint_names]),
-                            np.full(n, stopped if stopped > 0.0 else np.inf),
-                            float(ctl_p.get('constraints.goal_time', 0.0)))
-    return simulator, controller, tolerances
+    return simulator, controller, Tolerances.from_constraints(model.joint_names, ctl_p.get)
 
 
 def goal_from_points(model, points, tolerances, start_time=None, tag=None):

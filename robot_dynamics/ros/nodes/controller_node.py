@@ -81,11 +81,10 @@ from ..wire.conversions import (JointMap, JointNameError, time_msg, to_seconds, 
                                 trajectory_point)
 from ..wire.on_demand import OnDemand, SubscriptionThread
 from ..wire.qos import LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
-from ...control import CONTROLLERS, DEFAULT_ADAPTATION_GAIN, default_controller, Law
+from ...control import configured_law, CONTROLLERS, DEFAULT_ADAPTATION_GAIN, Law
 from ...controller import Controller, DEFAULT_WALL_STATE_TIMEOUT, Kind, SafeMode
 from ...errors import choice, InputError, unknown_name
 from ...follower import check_points, Goal, Outcome, Tolerances
-from ...limits import middle
 from ...plant import Interface
 
 
@@ -285,17 +284,12 @@ class ControllerNode(Node):
 
     def _declare_gains(self, model):
         """Declare ``gains.<joint>.kp/kd/ki`` (defaults from the model) and build the law."""
-        p = self.params
-        default = default_controller(self.law_name.value, model, middle(model.lower, model.upper),
-                                     natural_frequency=p.natural_frequency,
-                                     damping_ratio=p.damping_ratio,
-                                     friction=p.friction_compensation,
-                                     adaptation_gain=p.adaptation_gain)
-        gains = {name: {j: self._declare_joint(f'gains.{{joint}}.{name}', j,
-                                               float(getattr(default, name)[i]))
-                        for i, j in enumerate(model.joint_names)}
-                 for name in default.gain_names}
-        return default.with_gains(**gains)
+        def parameter(name, default):
+            if name.startswith('gains.'):
+                joint, gain = name[len('gains.'):].rsplit('.', 1)
+                return self._declare_joint(f'gains.{{joint}}.{gain}', joint, default)
+            return self.law_name.value if name == 'control_law' else getattr(self.params, name)
+        return configured_law(model, parameter)
 
     def _declare_tolerances(self, model):
         for j in model.joint_names:
@@ -353,17 +347,8 @@ class ControllerNode(Node):
         return SetParametersResult(successful=True)
 
     def _default_tolerances(self):
-        model = self.model
-        path = [self._tolerance(j, 'trajectory') for j in model.joint_names]
-        goal = [self._tolerance(j, 'goal') for j in model.joint_names]
-        stopped = self.get_parameter('constraints.stopped_velocity_tolerance').value
-        return Tolerances(np.array(path), np.full(model.dof, np.inf), np.array(goal),
-                          np.full(model.dof, stopped if stopped > 0.0 else np.inf),
-                          self.get_parameter('constraints.goal_time').value)
-
-    def _tolerance(self, joint, name):
-        value = self.get_parameter(f'constraints.{joint}.{name}').value
-        return value if value > 0.0 else np.inf
+        return Tolerances.from_constraints(self.model.joint_names,
+                                           lambda name, _: self.get_parameter(name).value)
 
     def _sources_named(self, sources):
         """
