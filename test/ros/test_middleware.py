@@ -23,8 +23,8 @@ from xml.etree import ElementTree
 import pytest
 from robot_dynamics.ros.wire import middleware
 
-PUBLISH = ('import rclpy; from robot_dynamics.ros import middleware; from std_msgs.msg import '
-           'String; print(middleware.use_profile()); rclpy.init(); '
+PUBLISH = ('import rclpy; from robot_dynamics.ros.wire import middleware; '
+           'from std_msgs.msg import String; print(middleware.use_profile()); rclpy.init(); '
            "node = rclpy.create_node('profile_test'); node.create_publisher(String, 't', 10); "
            'node.destroy_node(); rclpy.shutdown()')
 
