@@ -404,9 +404,8 @@ def track_reference(plant, law, reference, duration, *, plant_rate=DEFAULT_PLANT
     if gravity is not None:
         plant = plant.replace(gravity=as_array(gravity, (3,), 'gravity').reshape(3))
     simulator = Simulator(plant, plant_rate, friction=friction, q0=q0, qd0=qd0,
-                          command_timeout=0.0, brake_until_command=False,
-                          brake_on_timeout=False, realtime=False, lockstep=True,
-                          publish_every=hold)
+                          command_timeout=0.0, brake_until_command=False, realtime=False,
+                          lockstep=True, publish_every=hold)
     return closed_loop(simulator, _LawCycles(law, reference), duration,
                        torque_noise=torque_noise, seed=seed)
 

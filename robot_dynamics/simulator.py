@@ -167,8 +167,9 @@ class Simulator:
     brake_until_command : bool
         The arm does not move before the first good command.
     brake_on_timeout : bool
-        After ``command_timeout`` the brakes hold the arm until commands return; off: the idle
-        command applies (zero effort: a simulated arm falls while its controller is starved).
+        After ``command_timeout`` without a command (once one came) the brakes hold the arm
+        until commands return; off: the idle command applies (zero effort: a simulated arm falls
+        while its controller is starved).
     realtime : bool
         Pace the steps on the clock of ``now`` (see :meth:`wait`); off: as fast as they run.
     lockstep : bool
@@ -384,8 +385,10 @@ class Simulator:
                     if timed_out else Event(Kind.COMMANDS_BACK, 'commands arrive: applying them'))
             if not timed_out:
                 applied = command[0]
+            elif command is not None and self.brake_on_timeout:
+                applied = None      # the watchdog of a drive that has had commands
             else:
-                applied = None if self.brake_on_timeout else plant.idle_command()
+                applied = plant.idle_command()
         contacts = (plant.at_lower, plant.at_upper)    # a step replaces these arrays
         try:
             plant.step(applied)

@@ -99,7 +99,7 @@ def test_braked_until_the_first_command_then_the_newest_wins(arm):
 
 
 def test_without_brakes_the_arm_falls_at_once(arm):
-    sim = _sim(arm, realtime=False, brake_until_command=False, brake_on_timeout=False)
+    sim = _sim(arm, realtime=False, brake_until_command=False)
     sim.tick(0.0)
     sim.step(0.0)
     assert np.abs(sim.plant.q - Q0).max() > 0.0 and not sim.plant.effort.any()
@@ -314,8 +314,7 @@ def test_bad_settings_are_refused(arm):
 
 def test_a_wrench_on_a_gravity_free_arm_accelerates_it_by_m_inverse_j_transpose_w(arm):
     free = arm.replace(gravity=np.zeros(3), damping=np.zeros(2), friction=np.zeros(2))
-    sim = Simulator(free, 1000.0, realtime=False, brake_until_command=False,
-                    brake_on_timeout=False, q0=Q0)
+    sim = Simulator(free, 1000.0, realtime=False, brake_until_command=False, q0=Q0)
     w = np.array([10.0, -4.0, 0.0, 0.0, 0.0, 0.5])
     sim.set_wrench(w)
     tau_ext = sim.plant.external_torque()

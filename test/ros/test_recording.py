@@ -227,8 +227,7 @@ def recorded(module_processes, module_probe, tmp_path_factory):
                                      f'robot:={ROBOT}'])
     # no controller here: the arm moves (falls) instead of waiting braked for commands
     module_processes.start('simulator', ['simulator_node', '--ros-args', '-r',
-                                         '__node:=simulator', '-p', 'brake_until_command:=false',
-                                         '-p', 'brake_on_timeout:=false'])
+                                         '__node:=simulator', '-p', 'brake_until_command:=false'])
     published = _publish_goal_and_action(probe)
     probe.wait_for(lambda: _recorder_subscribed(probe, '/joint_states'),
                    what='the recorder on /joint_states')
