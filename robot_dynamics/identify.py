@@ -159,4 +159,4 @@ def from_recording(path, topics, *, base_link=None, tip_link=None,
                          else str(exc)) from None
     text = set_dynamic_parameters(recordings.robot_description(recording, topics),
                                   found.identified, note=note)
-    return found, text, recording.problem
+    return found, text, recording.problem or None

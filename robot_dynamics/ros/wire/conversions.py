@@ -35,9 +35,10 @@ from ...trajectory import NS_PER_S
 
 #: Largest accepted deviation of a pose quaternion's norm from 1.
 QUATERNION_NORM_TOLERANCE = 1e-6
-#: Most points a trajectory may have: its spline is built and checked when it starts, in the
-#: control cycle (about 0.1 ms per point on a loaded 2-core host).
-MAX_TRAJECTORY_POINTS = 1000
+#: Most points a trajectory may have: room for the excitation of a long identification run
+#: (``robot-dynamics excite`` samples at 50 Hz: 200 s); the spline is built and checked when the
+#: goal starts, in the control cycle (about 0.1 ms per point on a loaded 2-core host).
+MAX_TRAJECTORY_POINTS = 10000
 #: Longest joint name a message may carry [characters].
 MAX_NAME_LENGTH = 256
 
