@@ -227,8 +227,8 @@ def test_reader_errors_name_the_problem(model):
         'missing joint': f'missing [{names[0]!r}], repeated []',
         'repeated joint': f'missing [], repeated [{names[0]!r}]',
         # a refusal quotes at most five names of a list
-        'no names': (f'missing {names}' if n <= 5 else f'missing {names[:5]} and {n - 5} more')
-                    + ', repeated []',
+        'no names': (f'missing {names}, repeated []' if n <= 5 else
+                     f'missing {names[:5]} and {n - 5} more, repeated []'),
         'no velocities': 'joint_states: no velocities (the message has positions only)',
         'fewer positions': f'joint_states positions: expected {n} values (one per name), got '
                            f'{n - 1}',
