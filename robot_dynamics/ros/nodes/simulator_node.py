@@ -187,8 +187,7 @@ class SimulatorNode(Node):
             realtime=p.realtime, lockstep=p.lockstep, lockstep_timeout=p.lockstep_timeout,
             publish_every=1 if p.publish_rate_hz == 0.0 else max(1, round(p.rate_hz
                                                                           / p.publish_rate_hz)),
-            status_every=max(1, round(p.rate_hz / p.status_rate_hz)),
-            origin_ns=self.get_clock().now().nanoseconds)
+            status_every=max(1, round(p.rate_hz / p.status_rate_hz)))
         model.warm_up()
         self._reset_requested = None   # an Event while a ~/reset call waits
         self._wrench = None            # the newest WrenchStamped, for the stepping thread
@@ -293,6 +292,10 @@ class SimulatorNode(Node):
 
     def _steps(self):
         sim = self.sim
+        # step 0 is stamped when the stepping starts, where the real-time grid starts (the first
+        # tick), not when the simulator was built: the warm-up in between would date every
+        # state that much too early
+        sim.origin_ns = self.get_clock().now().nanoseconds
         while not self._stop.is_set() and self.context.ok():
             wait = sim.wait(time.monotonic())
             if wait > 0.0 and self._stop.wait(wait):
