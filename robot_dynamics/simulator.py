@@ -178,9 +178,6 @@ class Simulator:
         Lockstep: the longest wait [s] for an answer, after which the state is unanswered.
     publish_every, status_every : int
         Publish the state every this many steps; a status every this many.
-    origin_ns : int
-        The stamp [ns] of step 0 on wall time (real time without lockstep): the ROS time at
-        the start. Otherwise the stamps are simulated time from 0.
 
     """
 
@@ -188,7 +185,7 @@ class Simulator:
                  command_timeout=DEFAULT_COMMAND_TIMEOUT, brake_until_command=True,
                  brake_on_timeout=True, realtime=True, lockstep=False,
                  lockstep_timeout=DEFAULT_LOCKSTEP_TIMEOUT,
-                 publish_every=1, status_every=100, origin_ns=0):
+                 publish_every=1, status_every=100):
         if not (math.isfinite(rate_hz) and rate_hz > 0.0):
             raise InputError(f'rate_hz: expected a positive rate in Hz, got {rate_hz!r}')
         for name, value in (('command_timeout', command_timeout),
@@ -210,7 +207,6 @@ class Simulator:
         self.lockstep_timeout = float(lockstep_timeout)
         self.publish_every = int(publish_every)
         self.status_every = int(status_every)
-        self.origin_ns = int(origin_ns)
         #: stamps are simulated time from 0 (and /clock is for the caller to publish)
         self.simulated_time = self.lockstep or not self.realtime
         self.ticks = 0              # steps begun (the real-time grid's index)
@@ -223,6 +219,7 @@ class Simulator:
         self.failed = False
         self._step_ns = round(_NS / rate_hz)
         self._pace = None           # real time: (t0, tick index at t0)
+        self._origin_ns = 0         # real time: the system time [ns] of tick 0 on the grid
         self._lateness = np.zeros(LATENESS_WINDOW)
         self._command = None        # (command in model order, time received)
         self._source = None         # the followed source of commands
@@ -243,7 +240,7 @@ class Simulator:
         """Return the stamp [ns] of the present state (see the module docstring)."""
         if self.simulated_time:
             return self.steps * self._step_ns
-        return self.origin_ns + round(self.ticks * _NS / self.rate_hz)
+        return self._origin_ns + round(self.ticks * _NS / self.rate_hz)
 
     # ---- the loop -------------------------------------------------------------------------------
 
@@ -259,8 +256,11 @@ class Simulator:
         Begin a step at ``now`` [s, monotonic]; return the :class:`Tick`.
 
         ``reset``: restore the initial state first (the clock runs on; after a failed step the
-        real-time grid starts again at ``now``). ``system_ns``: the system time [ns] now, which
-        lockstep needs at the first tick (see :meth:`command`).
+        real-time grid starts again at ``now``). ``system_ns``: the system time [ns] now. In real
+        time the stamps are on it: where the grid starts (the first tick, or again after a
+        failed step) the tick is stamped ``system_ns`` and tick k ``k / rate_hz`` later, however
+        late it runs (None there: stamps from 0). Lockstep needs it at the first tick (see
+        :meth:`command`).
         """
         events = []
         if reset:
@@ -272,6 +272,9 @@ class Simulator:
         if self.realtime:
             if self._pace is None:
                 self._pace = (now, self.ticks)
+                # stamped on the system clock where the grid starts, not where the simulator
+                # was built: a warm-up in between would date every state that much too early
+                self._origin_ns = (system_ns or 0) - round(self.ticks * _NS / self.rate_hz)
             t0, k0 = self._pace
             lateness = now - (t0 + (self.ticks - k0) / self.rate_hz)
             if self.lockstep:

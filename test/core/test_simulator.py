@@ -43,8 +43,8 @@ def _sim(arm, **options):
 
 
 def test_due_steps_and_lateness_on_explicit_times(arm):
-    sim = _sim(arm, origin_ns=5 * 10**9)
-    first = sim.tick(100.0)
+    sim = _sim(arm)
+    first = sim.tick(100.0, system_ns=5 * 10**9)
     assert first.lateness == 0.0 and first.stamp_ns == 5 * 10**9 and first.publish
     sim.step(100.0)
     # step 1 is due 1 ms after step 0: asked early, the wait says how long
@@ -263,6 +263,25 @@ def test_reset_restores_the_initial_state_the_clock_runs_on(arm):
     assert tick.reset and tick.publish and tick.stamp_ns == 20 * 10**6
     np.testing.assert_array_equal(sim.plant.q, Q0)
     np.testing.assert_array_equal(sim.plant.qd, [0.0, 0.0])
+
+
+def test_real_time_stamps_start_on_the_system_clock_where_the_grid_starts(arm):
+    # built long before it steps (a warm-up): step 0 is stamped when it runs, not at the build
+    sim = _sim(arm)
+    sim.command([0.0, 0.0], 50.0)
+    for k in range(3):
+        # later clock readings are the grid's time and a little (the stamp is the grid's)
+        tick = sim.tick(50.0 + k * DT, system_ns=7 * 10**9 + k * (10**6 + 333))
+        assert tick.stamp_ns == 7 * 10**9 + k * 10**6
+        sim.step(50.0 + k * DT)
+    # a failed step: the grid starts again at the reset, and so do the stamps, on the clock
+    sim.plant.qd = np.array([np.inf, 0.0])
+    sim.tick(50.003, system_ns=0)
+    assert sim.step(50.003).failed
+    restarted = sim.tick(80.0, reset=True, system_ns=37 * 10**9)
+    assert restarted.stamp_ns == 37 * 10**9 and restarted.lateness == 0.0
+    sim.step(80.0)
+    assert sim.tick(80.0 + DT, system_ns=0).stamp_ns == 37 * 10**9 + 10**6
 
 
 def test_a_failed_step_waits_for_a_reset(arm):

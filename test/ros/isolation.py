@@ -86,9 +86,10 @@ class Processes:
 
     @staticmethod
     def output(proc):
-        """Return everything ``proc`` printed so far."""
-        proc.log.flush()
-        return Path(proc.log.name).read_text()
+        """Return everything ``proc`` printed so far (also once it was stopped and its log closed)."""
+        if not proc.log.closed:
+            proc.log.flush()
+        return Path(proc.log.name).read_text(errors='replace')
 
     def tails(self, lines=60):
         """Return the last ``lines`` lines of every process's output, each under its command."""

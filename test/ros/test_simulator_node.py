@@ -238,8 +238,13 @@ def test_real_time_stamps_are_the_steps_times(simulator, probe):
     # on the 1 kHz grid to the nanosecond, however late a step ran or a message came
     gaps = np.diff(stamps)
     assert np.all(gaps > 0) and np.all(gaps % 1_000_000 == 0), np.unique(gaps)
-    # on the ROS clock (system time), not the monotonic clock that paces the steps
-    assert abs(to_seconds(states[-1][0].header.stamp) - time.time()) < 5.0
+    # on the ROS clock (system time) at the time each step was due: the least delayed of 1,000
+    # states came within 0.1 s of its stamp, never before it (the stamps once started at the
+    # simulator's build, a warm-up before the first step: every state ~0.2 s too old)
+    system_minus_monotonic = time.time() - time.monotonic()
+    delays = [system_minus_monotonic + at - stamp / 1e9
+              for (_, at), stamp in zip(states[:1000], stamps)]
+    assert -0.002 < min(delays) < 0.1, (min(delays), np.median(delays))
 
 
 def test_a_stalled_simulator_says_so_and_catches_up(simulator, probe, processes):

@@ -292,10 +292,6 @@ class SimulatorNode(Node):
 
     def _steps(self):
         sim = self.sim
-        # step 0 is stamped when the stepping starts, where the real-time grid starts (the first
-        # tick), not when the simulator was built: the warm-up in between would date every
-        # state that much too early
-        sim.origin_ns = self.get_clock().now().nanoseconds
         while not self._stop.is_set() and self.context.ok():
             wait = sim.wait(time.monotonic())
             if wait > 0.0 and self._stop.wait(wait):
