@@ -22,7 +22,8 @@ safety policy, missed cycles) is the library's, on the time of the joint states:
 - State: ``joint_states`` (sensor_msgs/JointState), joints matched by name (extra joints are
   ignored; a state missing a joint or with a non-finite value is logged and not used: it counts
   as no state). Its stamp is the controller's clock for everything (a zero stamp: the node's).
-- Goals: ``~/joint_trajectory`` (trajectory_msgs/JointTrajectory, fire and forget) and the
+- Goals: ``~/joint_trajectory`` (trajectory_msgs/JointTrajectory, fire and forget: a newer one
+  preempts, so of a burst faster than the node reads, the newest is taken) and the
   ``~/follow_joint_trajectory`` action (robot_dynamics_interfaces, shaped like control_msgs'),
   with the semantics of ros2_controllers' joint_trajectory_controller. ROS 2 cannot attach a
   result to a rejected goal, so a malformed goal is accepted and aborted at once with
@@ -38,7 +39,8 @@ Each cycle runs when a joint state arrives (``trigger: state``, default) and ans
 exactly one command; ``trigger: timer`` runs at ``rate_hz`` on the newest state, the reference
 sampled at the timer's time. Joint states are read by a thread that waits on that subscription
 alone (:class:`~robot_dynamics.ros.wire.on_demand.SubscriptionThread`), which also runs the
-watchdog; goals and parameters run in the executor and share one lock with them. The watchdog
+watchdog; trajectories on the topic in another such thread, action goals and parameters in the
+executor; a goal is checked outside the cycle's lock and submitted under it. The watchdog
 runs on the wall clock and asks the controller what to send while no state comes: the safe
 command once the newest state is older than ``state_timeout`` on the states' clock (on
 simulated time, also after ``wall_state_timeout`` of wall time in which the node ran: a
@@ -80,7 +82,7 @@ from ..wire.cdr import JointStateReader, write_float64_array
 from ..wire.conversions import (JointMap, JointNameError, time_msg, to_seconds, trajectory_arrays,
                                 trajectory_point)
 from ..wire.on_demand import OnDemand, SubscriptionThread
-from ..wire.qos import LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
+from ..wire.qos import LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_GOAL, NEWEST_ONLY, RECORDED
 from ...control import configured_law, CONTROLLERS, DEFAULT_ADAPTATION_GAIN, Law
 from ...controller import Controller, DEFAULT_WALL_STATE_TIMEOUT, Kind, SafeMode
 from ...errors import choice, InputError, unknown_name
@@ -206,7 +208,7 @@ class ControllerNode(Node):
         self.controller = None
         self.command_publisher = None
         self._lock = threading.Lock()     # the cycle (its own thread) against the callbacks
-        self.state_thread = None
+        self.state_thread = self.trajectory_thread = None
         self.action_server = None
         self._final_sent = False
         self.description = ModelSubscription(self, 'robot_description',
@@ -253,8 +255,9 @@ class ControllerNode(Node):
             JointState, 'joint_states', lambda msg: None,
             LOCKSTEP_NEWEST if self.sim_time else NEWEST_ONLY, callback_group=OnDemand(),
             raw=True)
-        self.create_subscription(JointTrajectory, '~/joint_trajectory',
-                                 self.trajectory_callback, 10)
+        trajectories = self.create_subscription(JointTrajectory, '~/joint_trajectory',
+                                                lambda msg: None, NEWEST_GOAL,
+                                                callback_group=OnDemand())
         self.action_server = ActionServer(
             self, FollowJointTrajectory, '~/follow_joint_trajectory', self.execute_callback,
             goal_callback=lambda request: GoalResponse.ACCEPT,
@@ -279,6 +282,10 @@ class ControllerNode(Node):
                                                self._lock, 'controller_states',
                                                periodic=self.watch,
                                                period=self._awake.period, with_info=True)
+        # checked off the cycle's lock, in a thread of their own (not the executor's pass per
+        # message): a flood of them costs the cycle as little as it can
+        self.trajectory_thread = SubscriptionThread(self, trajectories, self.trajectory_callback,
+                                                    None, 'controller_trajectories')
 
     # ---- configuration --------------------------------------------------------------------------
 
@@ -680,8 +687,9 @@ class ControllerNode(Node):
 
     def destroy_node(self):
         """Stop the cycle's thread, send the final command, then tear the node down."""
-        if self.state_thread is not None:
-            self.state_thread.stop()
+        for thread in (self.state_thread, self.trajectory_thread):
+            if thread is not None:
+                thread.stop()
         self.send_final_command()
         # twice when rclpy's context shutdown destroys the node before its owner does
         if self.action_server is not None:

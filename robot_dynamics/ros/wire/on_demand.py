@@ -28,6 +28,7 @@ on each joint state). The take and the wait come from rclpy's C extension, throu
 :mod:`~robot_dynamics.ros.wire.compat`.
 """
 
+import contextlib
 import threading
 import time
 
@@ -94,7 +95,9 @@ class Waiter:
 
 class SubscriptionThread:
     """
-    Call ``callback(msg)`` holding ``lock`` for each message of an :class:`OnDemand` subscription.
+    Call ``callback(msg)`` for each message of an :class:`OnDemand` subscription, under ``lock``.
+
+    ``lock`` None: a callback that takes the locks it needs itself.
 
     With ``with_info``: ``callback(msg, info)``, info as :func:`take_next` gives it.
 
@@ -115,7 +118,7 @@ class SubscriptionThread:
         self._callback = callback
         self._periodic = periodic
         self._period = period
-        self._lock = lock
+        self._lock = contextlib.nullcontext() if lock is None else lock
         self._stopping = threading.Event()
         self._error = None
         self._raise = node.create_guard_condition(self._raise_error)

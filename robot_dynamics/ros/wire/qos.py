@@ -17,7 +17,7 @@
 The QoS profiles of the graph's topics: one place for how each kind of topic is delivered.
 
 Who uses which: ``/robot_description`` (:data:`DESCRIPTION_QOS`); what the loop reads every
-cycle (:data:`NEWEST_ONLY`); what is recorded beside the loop (:data:`RECORDED`); the loop on
+cycle (:data:`NEWEST_ONLY`); goals on a topic (:data:`NEWEST_GOAL`); what is recorded beside the loop (:data:`RECORDED`); the loop on
 simulated time, lockstep (:data:`LOCKSTEP_WRITER`, :data:`LOCKSTEP_NEWEST`,
 :data:`LOCKSTEP_ALL`).
 """
@@ -35,6 +35,13 @@ DESCRIPTION_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
 NEWEST_ONLY = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
                          reliability=ReliabilityPolicy.BEST_EFFORT)
 
+
+#: Goals on a topic (``~/joint_trajectory``): a newer goal preempts an older one at once, so a
+#: node busy with a burst (a flood of them) skips to the newest and the middleware drops the
+#: older ones it had not read, rather than queueing work that the next message makes moot.
+#: Reliable: a single goal is not lost on the wire.
+NEWEST_GOAL = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
+                         reliability=ReliabilityPolicy.RELIABLE)
 
 #: Depth of the writers' history of what is recorded: a reliable writer resends from it to a
 #: reader that fell behind (a recorder starved on a busy host) and drops the oldest when full,
