@@ -550,6 +550,44 @@ class Controller:
         kd_max = 2.0 * inertia / self.period
         return kd_max, 2.0 * np.asarray(law.kd) / self.period
 
+    def integral_bound(self, law):
+        """
+        Return ``ki_max`` (n,): the integral gains of a PID ``law`` that keep the loop stable.
+
+        The loop of :meth:`gain_bounds` with the integral ``I_k = I_{k-1} + e_k T`` that the law
+        keeps: in the state ``(e_k, e'_k, I_{k-1})`` one period maps by ``A`` (the exact step of
+        ``m e'' = -tau``, ``tau = (kp + ki T) e_k + kd e'_k + ki I_{k-1}`` held), stable while
+        the spectral radius of ``A`` is below 1: from ``ki = 0`` up to ``ki_max``, found by
+        bisection (about ``kp kd / m``, the continuous loop's Routh-Hurwitz bound, at high rates).
+        None for a law without an integral gain.
+        """
+        if np.shape(getattr(law, 'ki', None)) != (self.model.dof,):
+            return None
+        kd_max, _ = self.gain_bounds(law)
+        T = self.period
+        m = kd_max * T / 2.0
+        kp, kd = np.asarray(law.kp, float), np.asarray(law.kd, float)
+        a, b = T * T / (2.0 * m), T / m
+
+        def stable(ki):
+            A = np.zeros(ki.shape + (3, 3))
+            A[..., 0, 0] = 1.0 - a * (kp + ki * T)
+            A[..., 0, 1] = T - a * kd
+            A[..., 0, 2] = -a * ki
+            A[..., 1, 0] = -b * (kp + ki * T)
+            A[..., 1, 1] = 1.0 - b * kd
+            A[..., 1, 2] = -b * ki
+            A[..., 2, 0] = T
+            A[..., 2, 2] = 1.0
+            return np.abs(np.linalg.eigvals(A)).max(axis=-1) < 1.0
+
+        lo, hi = np.zeros_like(kp), 4.0 * kp * kd / m + 1.0
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            ok = stable(mid)
+            lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
+        return lo
+
     def check_gains(self, law):
         """Raise ``InputError`` naming the joint, the gain and its bound unless it is stable."""
         bounds = self.gain_bounds(law)
@@ -569,6 +607,14 @@ class Controller:
                 raise InputError(f'gains.{names[j]}.kp = {kp:g}: the loop at {rate:g} Hz is '
                                  f'unstable from {kp_max[j]:.6g} on with kd = {kd:g} (kp < '
                                  '2 kd / T: raise kd first)')
+        ki_max = self.integral_bound(law)
+        for j in range(self.model.dof if ki_max is not None else 0):
+            ki = float(law.ki[j])
+            if ki > 0.0 and ki >= ki_max[j]:
+                raise InputError(f'gains.{names[j]}.ki = {ki:g}: the loop at {rate:g} Hz is '
+                                 f'unstable from {ki_max[j]:.6g} on with kp = {law.kp[j]:g}, '
+                                 f'kd = {law.kd[j]:g} (about ki < kp kd / m: raise kd or kp '
+                                 'first)')
 
     def warm_up(self):
         """Run every kernel of a cycle and of the safe command once, on a scratch copy."""

@@ -450,6 +450,43 @@ def test_gains_beyond_the_loops_stability_bound_are_refused_with_the_bound(arm, 
     assert c.law.kp[0] == 0.9 * kp_max[0]
 
 
+def _discrete_pid_grows(kp, ki, kd, m, T, steps=20000):
+    """Whether m e'' = -tau, tau = kp e + kd e' + ki sum(e T) held over T, diverges (exact ZOH)."""
+    from scipy.linalg import expm
+    A = np.zeros((3, 3))
+    A[0, 1], A[1, 2] = 1.0, 1.0 / m
+    Phi = expm(A * T)
+    x, integral, peak = np.array([1e-3, 0.0]), 0.0, 0.0
+    for k in range(steps):
+        integral += x[0] * T
+        u = -(kp * x[0] + kd * x[1] + ki * integral)
+        x = (Phi @ np.array([x[0], x[1], u]))[:2]
+        peak = max(peak, abs(x[0])) if k > steps // 2 else peak
+    return peak > 1e-3
+
+
+def test_an_integral_gain_beyond_the_loops_stability_bound_is_refused_with_the_bound(arm):
+    c = Controller(arm, _law(arm, 'pid'), rate_hz=1000.0)
+    law = c.law
+    ki_max = c.integral_bound(law)
+    T = 1e-3
+    m = c.gain_bounds(law)[0] * T / 2.0
+    # near the continuous loop's Routh-Hurwitz bound kp kd / m at 1 kHz
+    np.testing.assert_allclose(ki_max, law.kp * law.kd / m, rtol=0.05)
+    # the bound is where the sampled loop turns unstable (independent: the exact discretisation)
+    for j in range(arm.dof):
+        assert not _discrete_pid_grows(law.kp[j], 0.9 * ki_max[j], law.kd[j], m[j], T)
+        assert _discrete_pid_grows(law.kp[j], 1.1 * ki_max[j], law.kd[j], m[j], T)
+    with pytest.raises(InputError) as err:
+        c.set_law(law.with_gains(ki={'joint2': 1.01 * ki_max[1]}))
+    assert 'gains.joint2.ki' in str(err.value) and f'{ki_max[1]:.6g}' in str(err.value)
+    assert c.law is law
+    c.set_law(law.with_gains(ki={'joint2': 0.99 * ki_max[1]}))
+    assert c.law.ki[1] == 0.99 * ki_max[1]
+    # the laws without an integral have no such bound
+    assert c.integral_bound(_law(arm, 'pd')) is None
+
+
 def test_velocity_feedback_is_bounded_by_the_rate(arm):
     with pytest.raises(InputError, match=r'velocity_feedback: expected a gain in \[0, 2000\)'):
         _controller(arm, 'velocity', velocity_feedback=2000.0, rate_hz=1000.0)
