@@ -597,7 +597,7 @@ def bringup_command(args, out=sys.stdout):
 
 def plot_command(args, out=sys.stdout):
     """Run ``robot-dynamics plot``; return the exit status."""
-    from .recordings import export
+    from .recorded_motion import export
     from .ros.tools.definitions import TOPICS
     written, notes = export(args.recording, args.out, TOPICS, plot=not args.csv_only)
     for path in written:

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-ROS 2 recordings (MCAP) read without ROS: a table per topic, CSV files and the demo's plots.
+ROS 2 recordings (MCAP) read without ROS: a table per topic, and its CSV file.
 
 A recording is what the robot_dynamics recorder writes, or what ``ros2 bag record -s mcap``
 writes on a real arm: CDR messages whose schemas are ``ros2msg`` definitions, decoded here by
@@ -36,11 +36,9 @@ flattened into columns (the CSV layout of ``robot-dynamics plot``):
   strings as they are. Columns appear in the order fields first appear; a message without a
   column leaves its cell empty.
 
-:func:`export` writes the CSV files and the PNG plots of :mod:`robot_dynamics.plots`: joint
-tracking (from the controller's state when present, else the joint states alone), effort
-against the limits of the recorded robot description, and the tip path (forward kinematics of
-the joint states with the recorded description, else the kinematics node's tip pose). The
-topics are the graph's, passed in as :class:`Topics`.
+:func:`write_tables` writes the CSV files; what the recorded motion shows (the figures of
+``robot-dynamics plot`` and of the demo) is :mod:`robot_dynamics.recorded_motion`'s. The graph's
+topic names are passed in as :class:`Topics`.
 """
 
 import csv
@@ -59,7 +57,6 @@ from mcap.well_known import MessageEncoding, SchemaEncoding
 from mcap_ros2.decoder import DecoderFactory
 import numpy as np
 
-from . import plots
 from .errors import InputError, RobotDynamicsError
 
 
@@ -86,7 +83,6 @@ TIME_TYPES = ('builtin_interfaces/Time', 'builtin_interfaces/Duration')
 HEADER_TYPE = 'std_msgs/Header'
 #: The first bytes of every MCAP file (MCAP specification, version 0).
 MAGIC = b'\x89MCAP0\r\n'
-PLOT_FILES = {'tracking': 'tracking.png', 'effort': 'effort.png', 'tip_path': 'tip_path.png'}
 
 
 # ---- decoding and flattening --------------------------------------------------------------------
@@ -95,7 +91,7 @@ def _is_message(value):
     return hasattr(value, '_type') and hasattr(value, '__slots__')
 
 
-def _seconds(t):
+def seconds(t):
     return t.sec + t.nanosec * 1e-9
 
 
@@ -118,9 +114,9 @@ def _flatten(msg, prefix, names, row):
         key = prefix + field
         if _is_message(value):
             if value._type in TIME_TYPES:
-                row[key] = _seconds(value)
+                row[key] = seconds(value)
             elif value._type == HEADER_TYPE and field == 'header':
-                row[prefix + 'stamp'] = _seconds(value.stamp)
+                row[prefix + 'stamp'] = seconds(value.stamp)
                 row[prefix + 'frame_id'] = value.frame_id
             else:
                 _flatten(value, key + '.', names, row)
@@ -388,7 +384,7 @@ def _short(exc, limit=200):
     return text if len(text) <= limit else text[:limit] + '...'
 
 
-# ---- what the plots show ------------------------------------------------------------------------
+# ---- the robot and its joints -------------------------------------------------------------------
 
 def _description_table(recording, topics):
     """Return the table of ``topics.robot_description`` if it holds ``std_msgs/String``."""
@@ -485,7 +481,7 @@ def joint_samples(recording, topics, names):
         if not set(names) <= set(index):
             continue
         pick = [index[n] for n in names]
-        stamp = _seconds(msg.header.stamp) or log_time * 1e-9
+        stamp = seconds(msg.header.stamp) or log_time * 1e-9
         rows.append((stamp, [msg.position[i] if i < len(msg.position) else np.nan for i in pick],
                      [msg.velocity[i] for i in pick] if len(msg.velocity) == len(msg.name)
                      else None,
@@ -513,201 +509,6 @@ def joint_samples(recording, topics, names):
             raise InputError(f'{topic}: {what} of joint {names[j]!r} is {values[k, j]} '
                              f'at t = {t[k] - t[0]:.3f} s (message {k}): values must be finite')
     return JointSamples(names, t, position, velocity, effort)
-
-
-def _units(names, model, revolute, prismatic):
-    if model is None:
-        return [f'{revolute} or {prismatic}'] * len(names)
-    kinds = dict(zip(model.joint_names, model.is_prismatic))
-    return [prismatic if kinds.get(n) else revolute if n in kinds else
-            f'{revolute} or {prismatic}' for n in names]
-
-
-class Tracking(NamedTuple):
-    """Arguments of :func:`robot_dynamics.plots.plot_tracking`."""
-
-    t: np.ndarray
-    names: list
-    q: np.ndarray
-    q_ref: Optional[np.ndarray]
-    error: Optional[np.ndarray]
-    units: list
-    waypoints: Optional[tuple]
-    title: str
-
-
-class Effort(NamedTuple):
-    """Arguments of :func:`robot_dynamics.plots.plot_effort`."""
-
-    t: np.ndarray
-    names: list
-    effort: np.ndarray
-    limits: np.ndarray
-    units: list
-    title: str
-
-
-class TipPath(NamedTuple):
-    """Arguments of :func:`robot_dynamics.plots.plot_tip_path`."""
-
-    p: np.ndarray
-    planned: Optional[np.ndarray]
-    waypoints: Optional[np.ndarray]
-    title: str
-
-
-def _finite_rows(*arrays):
-    """Return the rows (K,) where every given array (K,) or (K, m) is finite (None: ignored)."""
-    rows = None
-    for a in arrays:
-        if a is not None:
-            ok = np.isfinite(a) if a.ndim == 1 else np.all(np.isfinite(a), axis=1)
-            rows = ok if rows is None else rows & ok
-    return rows
-
-
-def _skipped(count, total, topic, what='missing or non-finite joint values'):
-    """Return the note on ``count`` of ``total`` messages of ``topic`` left out ('' if none)."""
-    return f'skipped {count} of {total} {topic} messages ({what})' if count else ''
-
-
-def _goal_points(recording, topics, names):
-    """
-    Return ``((t (M,), q (M, len(names))) or None, note)``: the recorded goals' points.
-
-    Goals that do not name every joint of ``names`` are not these joints' goals; goals with a
-    point of another length than their joint names, or with non-finite values (what a
-    controller rejects) are skipped and counted in the note.
-    """
-    table = recording.tables.get(topics.joint_trajectory)
-    times, positions, bad = [], [], 0
-    for log_time, msg in zip(table.log_times, table.messages) if table else ():
-        index = {n: i for i, n in enumerate(msg.joint_names)}
-        if not set(names) <= set(index):
-            continue
-        start = _seconds(msg.header.stamp) or log_time * 1e-9   # zero stamp: start on receipt
-        points = [[start + _seconds(p.time_from_start)] + [p.positions[index[n]] for n in names]
-                  for p in msg.points if len(p.positions) == len(index)]
-        if len(points) < len(msg.points) or not np.all(np.isfinite(points)):
-            bad += 1
-            continue
-        times += [point[0] for point in points]
-        positions += [point[1:] for point in points]
-    note = _skipped(bad, len(table) if table else 0, topics.joint_trajectory,
-                    'points of another length than the joint names, or non-finite values')
-    if not times:
-        return None, note
-    return (np.array(times), np.array(positions)), note
-
-
-def _notes(*notes):
-    return '; '.join(n for n in notes if n)
-
-
-def tracking(recording, topics, model=None):
-    """
-    Return ``(Tracking or None, note)`` of a recording; see :func:`export`.
-
-    Messages with missing or non-finite values are left out and counted in the note (which
-    says why not, when nothing is left to draw).
-    """
-    state = recording.tables.get(topics.controller_state)
-    if state is not None and state.joints('feedback.positions'):
-        names = state.joints('feedback.positions')
-        t = state.time()
-        q = state.joint_array('feedback.positions', names)
-        q_ref = state.joint_array('reference.positions', names) \
-            if set(names) <= set(state.joints('reference.positions')) else None
-        error = state.joint_array('error.positions', names) \
-            if q_ref is not None and set(names) <= set(state.joints('error.positions')) else None
-        table, source = state, f'{topics.controller_state}: reference and feedback'
-    elif recording.tables.get(topics.joint_states) is not None:
-        table = recording.tables[topics.joint_states]
-        names = table.joints('position')
-        t, q, q_ref, error = table.time(), table.joint_array('position', names), None, None
-        source = f'{topics.joint_states} (no {topics.controller_state} recorded: no reference)'
-    else:
-        return None, (f'neither {topics.controller_state} nor {topics.joint_states} in the '
-                      'recording')
-    if not names:
-        return None, f'no joint positions in {table.topic}'
-    rows = _finite_rows(t, q, q_ref, error)
-    skipped = _skipped(int((~rows).sum()), len(rows), table.topic)
-    if not rows.any():
-        return None, _notes(f'no joint positions in {table.topic}', skipped)
-    t, q = t[rows], q[rows]
-    q_ref, error = (None if a is None else a[rows] for a in (q_ref, error))
-    t0 = t[0]
-    waypoints, goals = _goal_points(recording, topics, names)
-    if waypoints is not None:
-        waypoints = (waypoints[0] - t0, waypoints[1])
-    return Tracking(t - t0, names, q, q_ref, error, _units(names, model, 'rad', 'm'), waypoints,
-                    f'joint tracking\nfrom {source}'), _notes(skipped, goals)
-
-
-def effort(recording, topics, model=None):
-    """Return ``(Effort or None, note)`` of a recording; see :func:`tracking`, :func:`export`."""
-    state = recording.tables.get(topics.controller_state)
-    joints = recording.tables.get(topics.joint_states)
-    if state is not None and state.joints('effort'):
-        table, source = state, f'commanded effort, {topics.controller_state}'
-    elif joints is not None and joints.joints('effort'):
-        table, source = joints, f'effort, {topics.joint_states}'
-    else:
-        return None, f'no effort in {topics.controller_state} or {topics.joint_states}'
-    names = table.joints('effort')
-    t, values = table.time(), table.joint_array('effort', names)
-    rows = _finite_rows(t, values)
-    skipped = _skipped(int((~rows).sum()), len(rows), table.topic)
-    if not rows.any():
-        return None, _notes(f'no finite effort in {table.topic}', skipped)
-    t, values = t[rows], values[rows]
-    limits = np.full(len(names), np.nan)
-    if model is not None:
-        known = dict(zip(model.joint_names, model.effort_limit))
-        limits = np.array([known.get(n, np.nan) for n in names])
-        note = 'limits from the recorded robot description'
-    else:
-        note = 'no limits: no robot description in the recording'
-    return Effort(t - t[0], names, values, limits, _units(names, model, 'N m', 'N'),
-                  f'{source}\n{note}'), skipped
-
-
-def tip_path(recording, topics, model=None):
-    """Return ``(TipPath or None, note)`` of a recording; see :func:`tracking`, :func:`export`."""
-    state = recording.tables.get(topics.controller_state)
-    joints = recording.tables.get(topics.joint_states)
-    if model is not None:
-        wanted, names = set(model.joint_names), list(model.joint_names)
-        for table, field in ((joints, 'position'), (state, 'feedback.positions')):
-            if table is None or not wanted <= set(table.joints(field)):
-                continue
-            q = table.joint_array(field, names)
-            rows = _finite_rows(q)
-            skipped = _skipped(int((~rows).sum()), len(rows), table.topic)
-            if not rows.any():
-                continue
-            p = model.fk(q[rows])[:, :3, 3]
-            planned = None
-            if state is not None and wanted <= set(state.joints('reference.positions')):
-                reference = state.joint_array('reference.positions', names)
-                reference = reference[_finite_rows(reference)]
-                planned = model.fk(reference)[:, :3, 3] if len(reference) else None
-            goals, goal_note = _goal_points(recording, topics, names)
-            waypoints = None if goals is None else model.fk(goals[1])[:, :3, 3]
-            return TipPath(p, planned, waypoints,
-                           f'tip path: {model.tip_link} in the {model.base_link} frame\n'
-                           f'forward kinematics of {table.topic}'), _notes(skipped, goal_note)
-    pose = recording.tables.get(topics.tip_pose)
-    if pose is not None and len(pose):
-        p = np.stack([pose.column(f'pose.position.{axis}') for axis in 'xyz'], axis=-1)
-        rows = _finite_rows(p)
-        if rows.any():
-            return (TipPath(p[rows], None, None, f'tip path, base frame\nfrom {topics.tip_pose}'),
-                    _skipped(int((~rows).sum()), len(rows), topics.tip_pose,
-                             'non-finite positions'))
-    return None, (f'neither {topics.tip_pose} nor joint positions with a robot description in '
-                  'the recording')
 
 
 # ---- export -------------------------------------------------------------------------------------
@@ -740,47 +541,20 @@ def write_descriptions(recording, topics, out_dir):
     return [path, *files.values()]
 
 
-def export(path, out_dir, topics, plot=True):
+def write_tables(recording, topics, out_dir):
     """
-    Write a CSV per topic and (if ``plot``) the PNG plots of a recording into ``out_dir``.
+    Write a CSV file per topic of ``recording`` into ``out_dir``; return the files written.
 
-    ``topics``: the :class:`Topics` the plots are drawn from.
-
-    Returns ``(written, notes)``: the files written, and one line per topic skipped, plot left
-    out or messages a plot left out (a rejected goal with NaN positions, arrays of another
-    length than their joint names), saying why and how many. Raises
-    :class:`~robot_dynamics.plots.PlotDependencyError` before reading when ``plot`` and
-    matplotlib is missing.
+    The robot descriptions as :func:`write_descriptions` writes them (``topics`` names their
+    topic), every other topic as ``csv_name(topic)``.
     """
-    if plot:
-        plots.require_matplotlib()
-    recording = read(path)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    notes = [f'{topic}: skipped: {why}' for topic, why in recording.skipped.items()]
-    if recording.problem:
-        notes.append(recording.problem)
     for topic, table in recording.tables.items():
         if table is _description_table(recording, topics):
             written += write_descriptions(recording, topics, out_dir)
             continue
         table.write_csv(out_dir / csv_name(topic))
         written.append(out_dir / csv_name(topic))
-    if not plot:
-        return written, notes
-    model, note = robot_model(recording, topics)
-    if note:
-        notes.append(note)
-    for name, (data, note), draw in (
-            ('tracking', tracking(recording, topics, model), plots.plot_tracking),
-            ('effort', effort(recording, topics, model), plots.plot_effort),
-            ('tip_path', tip_path(recording, topics, model), plots.plot_tip_path)):
-        if data is None:
-            notes.append(f'{PLOT_FILES[name]}: not drawn: {note}')
-            continue
-        if note:
-            notes.append(f'{PLOT_FILES[name]}: {note}')
-        draw(out_dir / PLOT_FILES[name], **data._asdict())
-        written.append(out_dir / PLOT_FILES[name])
-    return written, notes
+    return written

@@ -32,7 +32,7 @@ from mcap_ros2.writer import Writer
 import numpy as np
 import pytest
 
-from robot_dynamics import cli, pick_and_place, plots, recordings, RobotModel, ShapeError, \
+from robot_dynamics import cli, pick_and_place, plots, recorded_motion, recordings, RobotModel, ShapeError, \
     simulation
 from robot_dynamics.robots import from_source
 from robot_dynamics.ros.tools.definitions import message_definition, TOPICS
@@ -226,7 +226,7 @@ def test_plotted_series_follow_the_controller_state(simulated):
     model, note = recordings.robot_model(recording, TOPICS)
     assert note == '' and model.joint_names == tuple(simulated['names'])
     rec, ref = simulated['run'].record, simulated['ref']
-    data, why = recordings.tracking(recording, TOPICS, model)
+    data, why = recorded_motion.tracking(recording, TOPICS, model)
     assert why == '' and data.names == simulated['names']
     np.testing.assert_allclose(data.t, rec.t - rec.t[0], rtol=0, atol=1e-6)
     np.testing.assert_array_equal(data.q, rec.q)
@@ -237,7 +237,7 @@ def test_plotted_series_follow_the_controller_state(simulated):
     np.testing.assert_allclose(data.waypoints[0], goal['time_from_start'], atol=1e-9)
     np.testing.assert_array_equal(data.waypoints[1], goal['positions'])
     # effort: what the controller commanded, with the URDF's limits
-    data, why = recordings.effort(recording, TOPICS, model)
+    data, why = recorded_motion.effort(recording, TOPICS, model)
     np.testing.assert_array_equal(data.effort, rec.tau)
     np.testing.assert_array_equal(data.limits, [80.0, 40.0, 200.0])
     assert data.units == ['N m', 'N m', 'N']
@@ -247,7 +247,7 @@ def test_plotted_series_follow_the_controller_state(simulated):
 def test_tip_path_is_the_forward_kinematics_of_the_recorded_states(simulated):
     recording = recordings.read(simulated['path'])
     model, _ = recordings.robot_model(recording, TOPICS)
-    data, why = recordings.tip_path(recording, TOPICS, model)
+    data, why = recorded_motion.tip_path(recording, TOPICS, model)
     assert why == ''
     rec = simulated['run'].record
     np.testing.assert_allclose(data.p, _scara_tip(rec.q), atol=1e-12)
@@ -312,18 +312,18 @@ def test_a_foreign_recording_plots_joint_states_and_effort(foreign, tmp_path):
 def test_a_foreign_recording_is_matched_by_joint_name(foreign):
     recording = recordings.read(foreign['path'])
     model, _ = recordings.robot_model(recording, TOPICS)
-    data, _ = recordings.tracking(recording, TOPICS, model)
+    data, _ = recorded_motion.tracking(recording, TOPICS, model)
     assert data.names == ['gripper_finger', 'joint2', 'joint1']
     assert data.q_ref is None and data.error is None and data.waypoints is None
     assert 'no reference' in data.title
     np.testing.assert_array_equal(data.q[:, [2, 1]], foreign['q'])
     assert data.units == ['rad or m', 'rad', 'rad']
     np.testing.assert_allclose(data.t, foreign['t'], atol=1e-6)
-    data, _ = recordings.effort(recording, TOPICS, model)
+    data, _ = recorded_motion.effort(recording, TOPICS, model)
     np.testing.assert_array_equal(data.effort[:, [2, 1]], foreign['effort'])
     np.testing.assert_array_equal(data.limits[1:], [100.0, 200.0])
     assert np.isnan(data.limits[0])   # the gripper is not in the description
-    data, _ = recordings.tip_path(recording, TOPICS, model)
+    data, _ = recorded_motion.tip_path(recording, TOPICS, model)
     np.testing.assert_allclose(data.p, _planar_2r_tip(foreign['q']), atol=1e-12)
     assert data.planned is None
 
@@ -676,14 +676,14 @@ def test_a_recording_with_rejected_messages_plots_what_is_valid(rejected, tmp_pa
     assert 'note: effort.png: not drawn: no effort' in text
     recording = recordings.read(rejected['path'])
     model, _ = recordings.robot_model(recording, TOPICS)
-    data, note = recordings.tracking(recording, TOPICS, model)
+    data, note = recorded_motion.tracking(recording, TOPICS, model)
     good = rejected['good']
     assert data.names == ['joint1', 'joint2']          # not the index columns of the bad rows
     np.testing.assert_array_equal(data.q, rejected['q'][good])
     np.testing.assert_allclose(data.t, rejected['t'][good], atol=1e-6)
     np.testing.assert_allclose(data.waypoints[0], [0.5, 1.0], atol=1e-9)
     np.testing.assert_array_equal(data.waypoints[1], [[0.1, 0.2], [0.3, 0.4]])
-    data, _ = recordings.tip_path(recording, TOPICS, model)
+    data, _ = recorded_motion.tip_path(recording, TOPICS, model)
     np.testing.assert_allclose(data.p, _planar_2r_tip(rejected['q'][good]), atol=1e-12)
     np.testing.assert_allclose(data.waypoints, _planar_2r_tip(np.array([[0.1, 0.2],
                                                                         [0.3, 0.4]])),

@@ -49,7 +49,7 @@ from ..wire.compat import ActionClient
 from ..wire.conversions import (joint_state, matrix_to_pose, time_msg, to_nanoseconds, to_seconds,
                                 trajectory_point)
 from ..wire.on_demand import OnDemand, take_next
-from ... import pick_and_place, plots, recordings
+from ... import pick_and_place, plots, recorded_motion, recordings
 from ...errors import InputError
 from ...model import RobotModel
 
@@ -200,14 +200,14 @@ def plot(model, motion, recording, out_dir):
     planned = model.fk(motion.trajectory().sample(t).q)[:, :3, 3]
     goal_points = model.fk(motion.q)[:, :3, 3]
     for name, (data, why), draw, changes in (
-            ('tracking', recordings.tracking(recording, TOPICS, model), plots.plot_tracking, {}),
-            ('effort', recordings.effort(recording, TOPICS, model), plots.plot_effort, {}),
-            ('tip_path', recordings.tip_path(recording, TOPICS, model), plots.plot_tip_path,
+            ('tracking', recorded_motion.tracking(recording, TOPICS, model), plots.plot_tracking, {}),
+            ('effort', recorded_motion.effort(recording, TOPICS, model), plots.plot_effort, {}),
+            ('tip_path', recorded_motion.tip_path(recording, TOPICS, model), plots.plot_tip_path,
              {'planned': planned, 'waypoints': goal_points,
               'title': f'{model.name}: pick-and-place tip path, base frame'})):
         if data is None:
-            raise InputError(f'{recordings.PLOT_FILES[name]}: {why}')
-        path = out_dir / recordings.PLOT_FILES[name]
+            raise InputError(f'{recorded_motion.PLOT_FILES[name]}: {why}')
+        path = out_dir / recorded_motion.PLOT_FILES[name]
         draw(path, **{**data._asdict(), **changes})
         written.append(str(path))
     return written
