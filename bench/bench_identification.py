@@ -22,7 +22,7 @@ Identification (issue 16): the regressor against Pinocchio's, and the whole job'
   Before timing, the two regressors must agree.
 - ``identification``: 60 s of 1 kHz joint states of the PUMA 560 following an optimised
   excitation (positions with an encoder's noise, torques with noise, from the model's inverse
-  dynamics): ``signals.prepare`` (filter, differentiate, decimate to 100 Hz), the base
+  dynamics): ``signals.filtered`` (filter, differentiate, decimate to 100 Hz), the base
   parameters, the weighted least squares and the physically consistent model, each timed once
   (wall time, seconds); and the stacked regressor of the decimated samples against Pinocchio's
   in a loop over them (the part a Pinocchio user would call).
@@ -114,8 +114,8 @@ def bench_identification():
     t, q, tau = recorded_samples(model, motion)
     stages = {}
     start = time.perf_counter()
-    prepared = signals.prepare(t, q, tau)
-    stages['signals.prepare'] = time.perf_counter() - start
+    prepared = signals.filtered(t, q, tau)
+    stages['signals.filtered'] = time.perf_counter() - start
     start = time.perf_counter()
     base = identification.base_parameters(model)
     stages['base_parameters'] = time.perf_counter() - start

@@ -19,7 +19,7 @@ The steps of ``robot-dynamics identify``, of ``examples/identify_payload.py`` an
 in one place: read the joint states (:func:`from_recording`: ``/joint_states`` and
 ``/robot_description`` of an MCAP file), check that the motion can identify the arm
 (:func:`robot_dynamics.identification.check_motion`), filter and differentiate each stretch
-between gaps (:func:`robot_dynamics.signals.prepare`), keep the last ``held_out`` fraction of the
+between gaps (:func:`robot_dynamics.signals.filtered`), keep the last ``held_out`` fraction of the
 time apart, fit the rest (:func:`robot_dynamics.identification.identify`: weighted least squares,
 then the physically consistent model), and predict the held-out torques with the nominal and the
 identified model (:func:`from_samples`). :meth:`Identified.report` is the JSON report,
@@ -116,7 +116,7 @@ def from_samples(model, t, q, tau, *, cutoff=signals.DEFAULT_CUTOFF,
         raise InputError(f'held_out: expected a fraction in (0, 1), got {held_out!r}')
     t = np.asarray(t, dtype=float)
     identification.check_motion(model, t, q)
-    prepared = signals.prepare(t, q, tau, cutoff=cutoff)
+    prepared = signals.filtered(t, q, tau, cutoff=cutoff)
     parts = signals.stretches(t)
     lost = sum(t[part.start] - t[part.start - 1] for part in parts[1:])
     train, test = prepared.split(held_out)

@@ -16,7 +16,7 @@
 Recorded joint signals made ready for identification: resampled, filtered, differentiated.
 
 Joint states arrive at the rate of their publisher, with jitter, and carry noisy positions and
-torques; identification needs velocities and accelerations without lag. :func:`prepare` follows
+torques; identification needs velocities and accelerations without lag. :func:`filtered` follows
 the practice of Gautier's inverse-dynamics identification (Gautier and Poignet, "Extended
 Kalman filtering and weighted least squares dynamic identification of robot", Control
 Engineering Practice 9(12), 2001, §3; Swevers et al. 1997, §4):
@@ -129,7 +129,7 @@ def stretches(t, max_gap=MAX_GAP_INTERVALS):
     return [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
 
 
-def prepare(t, q, tau, *, cutoff=DEFAULT_CUTOFF):
+def filtered(t, q, tau, *, cutoff=DEFAULT_CUTOFF):
     """
     Return :class:`Signals` for identification from recorded positions and torques.
 
@@ -157,7 +157,7 @@ def prepare(t, q, tau, *, cutoff=DEFAULT_CUTOFF):
     if q.ndim != 2 or q.shape[0] != t.size or tau.shape != q.shape:
         raise ShapeError(f'q and tau: expected shape ({t.size}, n) for {t.size} times, got '
                          f'{q.shape} and {tau.shape}')
-    kept = [x for x in (_prepare_stretch(t[part], q[part], tau[part], cutoff) for part in parts)
+    kept = [x for x in (_filtered_stretch(t[part], q[part], tau[part], cutoff) for part in parts)
             if x is not None]
     if not kept:
         longest = max(t[part.stop - 1] - t[part.start] for part in parts)
@@ -167,8 +167,8 @@ def prepare(t, q, tau, *, cutoff=DEFAULT_CUTOFF):
     return Signals(*(np.concatenate(x) for x in zip(*kept)))
 
 
-def _prepare_stretch(t, q, tau, cutoff):
-    """:func:`prepare` for samples without a long gap; None if too short to filter."""
+def _filtered_stretch(t, q, tau, cutoff):
+    """:func:`filtered` for samples without a long gap; None if too short to filter."""
     if t.size < 2:
         return None
     grid, q, tau = uniform(t, q, tau)

@@ -23,7 +23,7 @@ the cut-off, and the output is decimated to ten samples per cut-off period.
 import numpy as np
 import pytest
 from robot_dynamics import InputError, ShapeError
-from robot_dynamics.signals import (DEFAULT_CUTOFF, lowpass, prepare, stretches,
+from robot_dynamics.signals import (DEFAULT_CUTOFF, filtered, lowpass, stretches,
                                     TRIM_PERIODS, uniform)
 
 RATE = 1000.0
@@ -45,7 +45,7 @@ def test_derivatives_without_lag_from_jittered_samples(rng):
     t = np.arange(0.0, 20.0, 1.0 / RATE) + rng.uniform(-1e-4, 1e-4, 20000)
     q, _, _ = signal(t)
     tau = 3.0 * q + 1.0                     # filtered the same way as the positions
-    out = prepare(t, q, tau)
+    out = filtered(t, q, tau)
     exact_q, exact_qd, exact_qdd = signal(out.t)
     # positions to the linear interpolation over the jitter (h^2 / 8 q'' = 2.4e-5 rad) and the
     # filter's gain at 2.9 Hz (1 - 5e-5 on 0.4 rad); velocities and accelerations also to the
@@ -72,7 +72,7 @@ def test_gaps_a_recorder_left_are_not_interpolated_over(rng):
     q, _, _ = signal(t)
     parts = stretches(t)
     assert [(p.start, p.stop) for p in parts] == [(0, 5000), (5000, 11810), (11810, t.size)]
-    out = prepare(t, q, 3.0 * q + 1.0)
+    out = filtered(t, q, 3.0 * q + 1.0)
     exact_q, exact_qd, exact_qdd = signal(out.t)
     # as without gaps (above): the 3 ms gap is interpolated over, the long ones cut the
     # recording, and each stretch loses its filter's edges
@@ -117,12 +117,12 @@ def test_bad_signals_are_named():
     with pytest.raises(InputError, match=r'times\[10\] = 0.009\d* s is not after times\[9\]'):
         uniform(back, q)
     with pytest.raises(InputError, match='cutoff: expected a frequency between 0 and half'):
-        prepare(t, q, q, cutoff=600.0)
+        filtered(t, q, q, cutoff=600.0)
     with pytest.raises(InputError, match='too short to filter at 10 Hz'):
-        prepare(t[:500], q[:500], q[:500])
+        filtered(t[:500], q[:500], q[:500])
     # long enough, but not between its gaps
     gapped = np.concatenate([t[:600], t[600:] + 0.5, t + 2.0])
     with pytest.raises(InputError, match=r'0.999 s of samples between gaps \(2\): too short'):
-        prepare(gapped, np.zeros((gapped.size, 2)), np.zeros((gapped.size, 2)))
+        filtered(gapped, np.zeros((gapped.size, 2)), np.zeros((gapped.size, 2)))
     with pytest.raises(ShapeError, match=r'q and tau: expected shape \(1000, n\)'):
-        prepare(t, q[:999], q[:999])
+        filtered(t, q[:999], q[:999])
