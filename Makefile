@@ -152,9 +152,10 @@ $(STAMP_INTERFACES): $(STAMP_DEPS) $(INTERFACE_SOURCES) tools/fix_wheel_cmake_pa
 	@touch $@
 
 # Not -q: pytest's header names the ROS 2 distribution and the rclpy, rcl and RMW versions the run
-# uses (test/conftest.py), which -q leaves out.
+# uses (test/conftest.py), which -q leaves out. The slowest tests are listed at the end: the
+# suite's time is a budget (20 minutes per distribution on a 2-core machine).
 test: setup
-	$(PY) -m pytest test
+	$(PY) -m pytest test --durations=25
 
 # The main job: a pick-and-place through the ROS 2 graph; report, recording and plots in demo/.
 demo: setup
