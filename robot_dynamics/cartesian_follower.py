@@ -88,6 +88,22 @@ class CartesianGoal(NamedTuple):
     tolerances: CartesianTolerances = CartesianTolerances.unchecked()
 
 
+def check_goal(goal):
+    """
+    Raise ``InputError`` naming what is malformed in ``goal`` (a :class:`CartesianGoal`).
+
+    What does not depend on the reference, in time linear in the goal's size (a caller can check
+    a goal before it takes the controller's lock): the shapes, finite values, strictly
+    increasing times from 0 on, unit quaternions, accelerations only with twists. Reach and
+    joint limits need the reference and are checked when the goal is submitted.
+    """
+    times = np.asarray(goal.time_from_start, dtype=float)
+    if times.ndim == 1 and times.size and times[0] < 0.0:
+        raise InputError(f'time_from_start[0] is {times[0]:g} s: times must be >= 0')
+    CartesianTrajectory(times, goal.positions, goal.orientations, goal.twists,
+                        goal.accelerations)
+
+
 class CartesianFollower:
     """
     The tip reference of a task-space controller: hold, follow goals and targets, stop.

@@ -207,6 +207,10 @@ class Controller:
         # task space: Cartesian goals and targets, then a compliant hold, until a joint goal
         self.cartesian = CartesianFollower(model, stop_time=stop_time)
         self.task_space = False
+        #: The task law's condition number of the controlled rows of J at the newest cycle in
+        #: task space (nan before the first).
+        self.condition_number = math.nan
+        self._near_singularity = False
         self.max_linear_velocity = float(max_linear_velocity)
         self.max_angular_velocity = float(max_angular_velocity)
         self.set_task_law(task_law)
@@ -474,9 +478,15 @@ class Controller:
         self.cartesian.start(TaskPoint(T, J @ point.qd, J @ point.qdd + Jd @ point.qd), t)
         self.task_space = True
         self._near_singularity = False
+        self.condition_number = math.nan
         self._posture = self.q.copy()
         self.set_task_law(self.task_law)
         return saved
+
+    @property
+    def near_singularity(self):
+        """Return whether the task law damped its inverse at the newest cycle in task space."""
+        return self._near_singularity
 
     def _restore_joint_space(self, saved):
         """Undo :meth:`_enter_task_space` (a refused goal changes nothing)."""
@@ -498,6 +508,7 @@ class Controller:
     def _singularity_events(self, command):
         """Say once when the task law starts (and stops) damping near a singularity."""
         near = bool(command.near_singularity)
+        self.condition_number = float(command.condition_number)
         if near == self._near_singularity:
             return []
         self._near_singularity = near

@@ -55,7 +55,7 @@ import numpy as np
 from ._jit import kernel_array, njit
 from .control import _effort, _Law, _task_gains_array, joint_gains, Law, TASK_ROWS
 from .dynamics import crba_state, crba_work, rnea_state, rnea_work
-from .errors import as_array, as_joint_array, InputError, ShapeError
+from .errors import as_array, as_joint_array, InputError, ShapeError, unknown_name
 from .kinematics import _pose_jacobian
 from .linalg import cholesky_solve
 from .spatial import rotation_log
@@ -66,6 +66,13 @@ from .spatial import rotation_log
 SINGULAR_THRESHOLD = 0.01
 #: Default null-space damping ratio, and Cartesian damping ratio.
 DAMPING_RATIO = 1.0
+#: Shipped task stiffness [N/m on x y z, N m/rad on rx ry rz] and null-space stiffness [N m/rad
+#: or N/m per joint] of the controller node: a 10 N push and a posture change settle within 3 s,
+#: critically damped, on every bundled robot (``test/core/test_task_space_defaults.py``).
+DEFAULT_STIFFNESS = (1000.0, 1000.0, 1000.0, 10.0, 10.0, 10.0)
+DEFAULT_NULL_STIFFNESS = 10.0
+#: The task axes by name, in the order of the task rows (:data:`TASK_ROWS`).
+AXES = ('x', 'y', 'z', 'rx', 'ry', 'rz')
 
 
 class TaskCommand(NamedTuple):
@@ -431,6 +438,90 @@ def controlled_axes(model, samples=8, seed=0):
     mask = np.zeros(6)
     mask[moving] = 1.0
     return mask
+
+
+def axes_mask(axes):
+    """
+    Return the task rows (six 0/1 weights) of the axes named in ``axes`` (of :data:`AXES`).
+
+    Raises ``InputError`` naming an unknown or repeated axis.
+    """
+    mask = np.zeros(6)
+    for name in axes:
+        if name not in AXES:
+            raise unknown_name('axis', name, AXES)
+        if mask[AXES.index(name)]:
+            raise InputError(f'axis {name!r} is given twice')
+        mask[AXES.index(name)] = 1.0
+    return mask
+
+
+def mask_axes(mask):
+    """Return the names of the rows of ``mask`` (six 0/1 weights) that are set."""
+    return [AXES[r] for r in np.flatnonzero(np.asarray(mask, dtype=float))]
+
+
+def configured_task_law(model, parameter):
+    """
+    Return the task-space law that the controller node's parameters describe.
+
+    ``parameter(name, default)`` gives ``cartesian.stiffness`` (six values, :data:`AXES` order),
+    ``cartesian.damping_ratio``, ``cartesian.controlled_axes`` (names of :data:`AXES`; empty:
+    :func:`controlled_axes`), ``nullspace.stiffness`` (one value for every joint),
+    ``nullspace.damping_ratio`` and ``nullspace.posture`` (n joint positions in model order;
+    empty: None, where the Cartesian motion starts). The controller node and the library's loop
+    (:func:`robot_dynamics.simulation.graph_loop`) both build it here; a bad value raises
+    ``InputError`` naming the parameter.
+    """
+    axes = list(parameter('cartesian.controlled_axes', []) or [])
+    posture = list(parameter('nullspace.posture', []) or [])
+    try:
+        mask = axes_mask(axes) if axes else None
+    except InputError as exc:
+        raise InputError(f'cartesian.controlled_axes: {exc}') from None
+    if posture and len(posture) != model.dof:
+        raise InputError(f'nullspace.posture: expected {model.dof} joint positions (one per '
+                         f'joint, {list(model.joint_names)}) or none, got {len(posture)}')
+    stiffness = list(parameter('cartesian.stiffness', list(DEFAULT_STIFFNESS)))
+    if len(stiffness) != 6:
+        raise InputError(f'cartesian.stiffness: expected six values (x, y, z in N/m, then rx, '
+                         f'ry, rz in N m/rad), got {len(stiffness)}')
+    try:
+        return OperationalSpace(
+            model, stiffness, parameter('cartesian.damping_ratio', DAMPING_RATIO),
+            null_stiffness=parameter('nullspace.stiffness', DEFAULT_NULL_STIFFNESS),
+            null_damping_ratio=parameter('nullspace.damping_ratio', DAMPING_RATIO),
+            posture=posture or None, mask=mask)
+    except InputError as exc:
+        # the law names its arguments; the caller knows the parameters
+        message = str(exc)
+        for argument, name in _PARAMETER_NAMES:
+            if message.startswith(f'{argument}:'):
+                message = name + message[len(argument):]
+                break
+        raise InputError(message) from None
+
+
+#: The law's arguments and the parameters that give them.
+_PARAMETER_NAMES = (('null_stiffness', 'nullspace.stiffness'),
+                    ('null_damping_ratio', 'nullspace.damping_ratio'),
+                    ('stiffness', 'cartesian.stiffness'),
+                    ('damping_ratio', 'cartesian.damping_ratio'),
+                    ('posture', 'nullspace.posture'))
+
+
+def tip_state(model, q, qd, mask=None):
+    """
+    Return the tip's pose (4, 4), twist ``J qd`` (6,) and the condition number of ``J_m``.
+
+    At ``q``, ``qd`` (n,), base frame; ``J_m`` the controlled rows (``mask``, default
+    :func:`controlled_axes`) of the tip's Jacobian (inf where they lose rank), as
+    :class:`TaskCommand` reports it.
+    """
+    mask = controlled_axes(model) if mask is None else np.asarray(mask, dtype=float)
+    J = model.jacobian(q)
+    s = np.linalg.svd(J[np.flatnonzero(mask)], compute_uv=False)
+    return model.fk(q), J @ qd, float(s[0] / s[-1]) if s[-1] > 0.0 else math.inf
 
 
 def task_inertia(model, q, mask=None):
