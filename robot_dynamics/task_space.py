@@ -37,9 +37,10 @@ the damping ratio ``zeta``; Albu-Schaeffer et al., ICRA 2003), and the posture t
 applies at the tip, the arm at rest settles where ``K e = -F_env``: the tip yields
 ``K^-1 F_env``, and ``J M^-1 N^T = 0`` keeps the posture torque out of the task.
 
-**Singularities.** ``Lambda^-1`` is scaled to a unit diagonal, ``S Lambda^-1 S`` with
-``S = diag(Lambda^-1)^-1/2`` (its eigenvalues ``s_i``, vectors ``U``: dimensionless, so rows
-in m and rad compare), and inverted by damped least squares, ``Lambda = S U diag(s_i / (s_i^2
+**Singularities.** ``Lambda^-1`` is scaled, ``S Lambda^-1 S`` with ``S`` the inverse square
+root of the largest diagonal element of the position rows on those rows, of the orientation
+rows on these (its eigenvalues ``s_i``, vectors ``U``: dimensionless, so rows in m and rad
+compare, and a row of J that vanishes gives a small ``s_i``), and inverted by damped least squares, ``Lambda = S U diag(s_i / (s_i^2
 + delta^2)) U^T S``, with ``delta = 0`` while ``sqrt(s_min)`` is above ``singular_threshold``
 ``r`` and ``delta^2 = r^4 - s_min^2`` below, growing as it falls (Nakamura and Hanafusa 1986;
 Chiaverini 1997): never a division by zero, a bounded task inertia and force, the torque
@@ -61,8 +62,7 @@ from .linalg import cholesky_solve
 from .spatial import rotation_log
 
 #: Default scaled singular value (the square root of the smallest eigenvalue of ``J M^-1 J^T``
-#: scaled to a unit diagonal) below which the task inertia is damped: 1 % (random
-#: configurations of the iiwa14 fall below it about 2 % of the time).
+#: scaled per unit, see the module docstring) below which the task inertia is damped: 1 %.
 SINGULAR_THRESHOLD = 0.01
 #: Default null-space damping ratio, and Cartesian damping ratio.
 DAMPING_RATIO = 1.0
@@ -325,11 +325,16 @@ def _law_state(constants, parameters, q, qd, pose_d, twist_d, acc_d, tau, e, wor
         tau[:] = np.nan                                   # a singular M: reported by caller
         return np.inf, True
     Linv = Jm @ np.ascontiguousarray(X[:, :m])
-    # scaled to a unit diagonal (its eigenvalues compare rows of different units), then the
+    # scaled (its eigenvalues compare rows of different units), then the
     # damped inverse of its eigenvalues: Lambda = S U diag(s / (s^2 + delta^2)) U^T S
+    # per unit (m, rad), by the largest diagonal of its rows: a row of J that vanishes (the
+    # SCARA stretched along x) then shows as a small eigenvalue, as it is
+    largest = np.zeros(2)
+    for i in range(m):
+        largest[rows[i] // 3] = max(largest[rows[i] // 3], Linv[i, i])
     scale = np.empty(m)
     for i in range(m):
-        scale[i] = 1.0 / np.sqrt(max(Linv[i, i], 1e-300))
+        scale[i] = 1.0 / np.sqrt(max(largest[rows[i] // 3], 1e-300))
     Ls = (scale.reshape((m, 1)) * Linv) * scale
     s, U = np.empty(m), np.empty((m, m))
     _symmetric_eigen(0.5 * (Ls + Ls.T), s, U)
@@ -339,7 +344,7 @@ def _law_state(constants, parameters, q, qd, pose_d, twist_d, acc_d, tau, e, wor
     delta2 = floor * floor - low * low if near else 0.0
     lam = np.empty(m)
     for i in range(m):
-        si = max(s[i], 0.0)
+        si = max(s[i], 1e-12)     # > 0: L below stays invertible at an exact singularity
         lam[i] = si / (si * si + delta2)
     # Lambda = L L^T with L = S U diag(sqrt(lam)); D = 2 zeta L (L^-1 K L^-T)^1/2 L^T
     L = (scale.reshape((m, 1)) * U) * np.sqrt(lam)
