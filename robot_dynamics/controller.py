@@ -413,20 +413,21 @@ class Controller:
         if task_law is not None and self.task_space:
             self._task_compute = self._posture_law().for_one_state()
 
-    def submit_cartesian(self, goal):
+    def submit_cartesian(self, goal, *, check=True):
         """
         Take a :class:`~robot_dynamics.cartesian_follower.CartesianGoal`; return the events.
 
         It preempts whatever runs, joint goals included, once it is checked (reach, limits:
-        ``INVALID`` with the reason, and nothing changes); it starts at its start time (None:
-        the newest state's) from the reference in force. After it the arm holds compliantly
-        (the task law about the last reference pose, the null space at the posture).
+        ``INVALID`` with the reason, and nothing changes; ``check`` False: the caller checked
+        it, :func:`~robot_dynamics.cartesian_follower.check_reach`); it starts at its start
+        time (None: the newest state's) from the reference in force. After it the arm holds
+        compliantly (the task law about the last reference pose, the null space at the posture).
         """
         refused = self._task_refusal()
         if refused:
             return [Event(Kind.GOAL_ENDED, refused, goal.tag, Outcome.INVALID)]
         saved = self._enter_task_space()
-        events = self.cartesian.submit(goal, self.time, self.q)
+        events = self.cartesian.submit(goal, self.time, self.q, check=check)
         if any(e.tag is goal.tag for e in events):
             self._restore_joint_space(saved)
             return events
@@ -435,12 +436,13 @@ class Controller:
                                              f'{self.cartesian.motion.duration:.3f} s', goal.tag)
         return [accepted] + events + _preempted(saved)
 
-    def set_target(self, pose):
+    def set_target(self, pose, *, check=True):
         """
         Move the tip to ``pose`` (4, 4) within the speed limits, then hold; return the events.
 
         Raises ``InputError`` naming the problem (no fresh states, out of reach, beyond the
-        limits) and changes nothing; a running goal of either kind ends as ``PREEMPTED``.
+        limits; ``check`` False: the caller checked the reach) and changes nothing; a running
+        goal of either kind ends as ``PREEMPTED``.
         """
         refused = self._task_refusal()
         if refused:
@@ -448,7 +450,7 @@ class Controller:
         saved = self._enter_task_space()
         try:
             events = self.cartesian.target(pose, self.time, self.max_linear_velocity,
-                                           self.max_angular_velocity, self.q)
+                                           self.max_angular_velocity, self.q, check=check)
         except InputError:
             self._restore_joint_space(saved)
             raise

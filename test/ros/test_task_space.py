@@ -144,8 +144,12 @@ def _line(arm, move, rotvec=(0.0, 0.0, 0.0), duration=1.5):
 def test_a_cartesian_line_on_an_arm_with_fewer_axes(loop, robot, move, axes):
     arm = TaskArm(loop(robot))
     distance, position, _ = _line(arm, move)
-    assert distance.max() < 1e-3
-    assert position < 1e-3
+    # their joints have Coulomb friction, which the task law does not feed forward: it holds
+    # the tip up to F_c / K off (the SCARA's quill: 2 N / 1000 N/m)
+    friction = np.max(np.abs(np.linalg.pinv(arm.model.jacobian(arm.loop.position())[:3].T)
+                             @ arm.model.friction)) / STIFFNESS
+    assert distance.max() < 1e-3 + friction
+    assert position < 1e-3 + friction
     assert list(arm.cartesian_states[-1][0].controlled_axes) == axes
 
 
@@ -228,7 +232,7 @@ def test_malformed_goals_are_refused_at_once_naming_the_problem(iiwa):
         ([(1.0, near), (0.5, near)], {}, 'increasing'),
         ([(1.0, near)], {'frame': 'world'}, "frame_id 'world'"),
         ([(1.0, near)], {'controlled_frame': 'lnk_4'}, 'controlled_frame'),
-        ([(1.0, near)], {'controlled_frame': 'link_4'}, 'only the tip'),
+        ([(1.0, near)], {'controlled_frame': 'link4'}, 'only the tip'),
         ([(1.0, _pose(_moved(T0, [2.0, 0.0, 0.0])))], {}, 'unreachable'),
         ([(0.1, _pose(_moved(T0, [0.1, 0.0, 0.0])))], {}, 'above its limit'),
     ]

@@ -95,7 +95,7 @@ from ..wire.conversions import (cartesian_arrays, cartesian_point, check_frame, 
 from ..wire.on_demand import OnDemand, SubscriptionThread
 from ..wire.qos import LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
 from ...control import configured_law, CONTROLLERS, DEFAULT_ADAPTATION_GAIN, Law
-from ...cartesian_follower import CartesianGoal, CartesianTolerances, check_goal
+from ...cartesian_follower import CartesianGoal, CartesianTolerances, check_goal, check_reach
 from ...controller import (Controller, DEFAULT_MAX_ANGULAR_VELOCITY, DEFAULT_MAX_LINEAR_VELOCITY,
                            DEFAULT_WALL_STATE_TIMEOUT, Kind, Mode, SafeMode)
 from ...errors import choice, InputError, unknown_name
@@ -681,7 +681,16 @@ class ControllerNode(Node):
                              quaternions, twists, accelerations,
                              self._cartesian_tolerances(request))
         check_goal(goal)
+        self._check_reach(goal)
         return goal
+
+    def _check_reach(self, motion):
+        """Check a goal or target from the arm's newest state, off the cycle's lock."""
+        with self._lock:
+            q = self.controller.q
+        if q is None:
+            raise InputError('no joint state yet: nothing can move')
+        check_reach(self.model, motion, q)
 
     def _cartesian_tolerances(self, request):
         """Return a goal's tolerances: its own where given (> 0; -1: none), else unchecked."""
@@ -718,7 +727,7 @@ class ControllerNode(Node):
         future = Future()
         with self._lock:
             self._results[bytes(goal_handle.goal_id.uuid)] = future
-            self._report(self.controller.submit_cartesian(goal))
+            self._report(self.controller.submit_cartesian(goal, check=False))
         code, message = await future
         return result(error_code=code, error_string=message)
 
@@ -727,8 +736,10 @@ class ControllerNode(Node):
         try:
             check_frame(msg.header.frame_id, self.model)
             pose = pose_to_matrix(msg.pose)
+            c = self.controller
+            self._check_reach((pose, (c.max_linear_velocity, c.max_angular_velocity)))
             with self._lock:
-                self._report(self.controller.set_target(pose))
+                self._report(self.controller.set_target(pose, check=False))
         except InputError as exc:
             if self.throttle('target rejected', 1.0):
                 self.get_logger().warning(f'target pose rejected: {exc} ({_THROTTLED})')
