@@ -36,9 +36,9 @@ from typing import NamedTuple
 import numpy as np
 
 from . import control, time_scaling, trajectory
+from .cartesian_follower import CartesianGoal
 from .control import (CONTROLLERS, default_controller, DEFAULT_DAMPING_RATIO,
                       DEFAULT_NATURAL_FREQUENCY)
-from .cartesian_follower import CartesianGoal
 from .controller import (Controller, Cycle, DEFAULT_MAX_ANGULAR_VELOCITY,
                          DEFAULT_MAX_LINEAR_VELOCITY)
 from .dh import inertia_tensor

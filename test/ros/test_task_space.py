@@ -89,7 +89,7 @@ class TaskArm:
         self.probe.wait_for(lambda: self.loop.now() >= end, timeout=120.0,
                             what=f'{seconds} s simulated')
 
-    def set(self, name, values):
+    def set_parameter(self, name, values):
         value = ParameterValue(type=ParameterType.PARAMETER_DOUBLE_ARRAY,
                                double_array_value=list(values))
         response = self.probe.call(self.parameters, SetParameters.Request(
@@ -191,14 +191,14 @@ def test_a_posture_change_moves_the_elbow_and_not_the_tip(iiwa):
     t0 = iiwa.loop.now()
     posture = q0.copy()
     posture[2] += 0.5
-    assert iiwa.set('nullspace.posture', posture).successful
+    assert iiwa.set_parameter('nullspace.posture', posture).successful
     iiwa.run_for(2.0)
     q = iiwa.states_since(t0)
     elbow = iiwa.model.fk(q, 'link4')[:, :3, 3]
     assert np.linalg.norm(elbow[-1] - elbow[0]) > 0.01
     assert np.linalg.norm(iiwa.model.fk(q)[:, :3, 3] - tip, axis=1).max() < 1e-3
     # a posture of the wrong length is refused, naming the parameter
-    refused = iiwa.set('nullspace.posture', posture[:3])
+    refused = iiwa.set_parameter('nullspace.posture', posture[:3])
     assert not refused.successful and 'nullspace.posture' in refused.reason
 
 

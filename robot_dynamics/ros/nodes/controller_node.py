@@ -94,8 +94,8 @@ from ..wire.conversions import (cartesian_arrays, cartesian_point, check_frame, 
                                 trajectory_arrays, trajectory_point)
 from ..wire.on_demand import OnDemand, SubscriptionThread
 from ..wire.qos import LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
-from ...control import configured_law, CONTROLLERS, DEFAULT_ADAPTATION_GAIN, Law
 from ...cartesian_follower import CartesianGoal, CartesianTolerances, check_goal, check_reach
+from ...control import configured_law, CONTROLLERS, DEFAULT_ADAPTATION_GAIN, Law
 from ...controller import (Controller, DEFAULT_MAX_ANGULAR_VELOCITY, DEFAULT_MAX_LINEAR_VELOCITY,
                            DEFAULT_WALL_STATE_TIMEOUT, Kind, Mode, SafeMode)
 from ...errors import choice, InputError, unknown_name
