@@ -88,6 +88,44 @@ class CartesianGoal(NamedTuple):
     tolerances: CartesianTolerances = CartesianTolerances.unchecked()
 
 
+def check_goal(goal):
+    """
+    Raise ``InputError`` naming what is malformed in ``goal`` (a :class:`CartesianGoal`).
+
+    What does not depend on the reference, in time linear in the goal's size (a caller can check
+    a goal before it takes the controller's lock): the shapes, finite values, strictly
+    increasing times from 0 on, unit quaternions, accelerations only with twists. Reach and
+    joint limits need the reference and are checked when the goal is submitted.
+    """
+    times = np.asarray(goal.time_from_start, dtype=float)
+    if times.ndim == 1 and times.size and times[0] < 0.0:
+        raise InputError(f'time_from_start[0] is {times[0]:g} s: times must be >= 0')
+    CartesianTrajectory(times, goal.positions, goal.orientations, goal.twists,
+                        goal.accelerations)
+
+
+def check_reach(model, motion, q):
+    """
+    Raise ``InputError`` unless ``motion`` from the tip where it is at rest is reachable.
+
+    ``motion`` a :class:`CartesianGoal` or a target pose (4, 4) (with ``(max_linear_velocity,
+    max_angular_velocity)`` as ``motion = (pose, limits)``); ``q`` (n,) the measured joint
+    positions. The goal's or target's motion from the measured tip at rest is checked as
+    :meth:`CartesianFollower.submit` checks it (reach, joint position and velocity limits),
+    without the follower: a caller runs this, the costly part, outside its control cycle and
+    submits with ``check=False``. A motion that preempts one under way starts with its twist,
+    which this check takes as rest.
+    """
+    start = CartesianFollower(model)
+    start.hold(model.fk(q), 0.0)
+    if isinstance(motion, CartesianGoal):
+        built = start._build(motion._replace(start_time=0.0), 0.0)
+    else:
+        pose, (linear, angular) = motion
+        built = to_target(start.motion.sample(0.0), pose, linear, angular)
+    check_motion(model, built, q)
+
+
 class CartesianFollower:
     """
     The tip reference of a task-space controller: hold, follow goals and targets, stop.
@@ -121,13 +159,14 @@ class CartesianFollower:
         self.active = None
         self._to_rest(TaskPoint(*reference), t)
 
-    def submit(self, goal, t, q):
+    def submit(self, goal, t, q, *, check=True):
         """
         Start ``goal`` (at its start time, or ``t`` if None) from the reference; return events.
 
-        ``q`` (n,) seeds the reach check. A goal that cannot run ends at once as ``INVALID``
-        (or ``OLD_START_TIME``) with the reason and nothing changes; else the running goal
-        ends as ``PREEMPTED``.
+        ``q`` (n,) seeds the reach check (``check`` False: the caller checked the goal with
+        :func:`check_reach`). A goal that cannot run ends at once as ``INVALID`` (or
+        ``OLD_START_TIME``) with the reason and nothing changes; else the running goal ends as
+        ``PREEMPTED``.
         """
         start = t if goal.start_time is None else float(goal.start_time)
         times = start + np.asarray(goal.time_from_start, dtype=float)
@@ -137,23 +176,26 @@ class CartesianFollower:
                                      f'was due {t - times[-1]:.3f} s ago)')]
         try:
             motion = self._build(goal, max(start, t))
-            check_motion(self.model, motion, q)
+            if check:
+                check_motion(self.model, motion, q)
         except InputError as exc:
             return [Event.goal_ended(goal.tag, Outcome.INVALID, str(exc))]
         events = self.preempt('preempted by a newer goal')
         self.motion, self.active = motion, goal
         return events
 
-    def target(self, pose, t, max_linear_velocity, max_angular_velocity, q):
+    def target(self, pose, t, max_linear_velocity, max_angular_velocity, q, *, check=True):
         """
         Move to ``pose`` (4, 4) within the speed limits [m/s, rad/s], from the reference at ``t``.
 
         Replaces what runs (a running goal ends as ``PREEMPTED``); checked as a goal (raises
-        ``InputError`` and changes nothing when it cannot run). Returns the events.
+        ``InputError`` and changes nothing when it cannot run; ``check`` False: the caller
+        checked it with :func:`check_reach`). Returns the events.
         """
         motion = to_target(self.motion.sample(t), pose, max_linear_velocity,
                            max_angular_velocity, start_time=t)
-        check_motion(self.model, motion, q)
+        if check:
+            check_motion(self.model, motion, q)
         events = self.preempt('preempted by a target pose')
         self.motion = motion
         return events

@@ -46,13 +46,15 @@ base frame.
 """
 
 import math
+from pathlib import Path
+from typing import NamedTuple, Optional
 
 import numpy as np
 
 from .errors import as_array, InputError, ShapeError
 from .spatial import matrix_to_rotvec, quaternion_to_matrix, rotvec_to_matrix, skew
-from .trajectory import (_quintic_hermite, check_limits, from_waypoints, increasing_times,
-                         TaskMotion, TaskPoint)
+from .trajectory import (_quintic_hermite, _seconds, check_limits, from_waypoints,
+                         increasing_times, TaskMotion, TaskPoint)
 
 #: Largest departure of a quaternion's norm from 1 that is accepted.
 QUATERNION_NORM_TOLERANCE = 1e-6
@@ -329,3 +331,90 @@ def check_motion(model, motion, seed, **options):
     joints = motion.to_joint_trajectory(model, seed, **{**CHECK_IK_OPTIONS, **options})
     check_limits(model, joints)
     return joints
+
+
+class CartesianPoints(NamedTuple):
+    """
+    The content of a ``CartesianTrajectory`` message as arrays, and its YAML form.
+
+    ``time_from_start`` (K,) [s], ``positions`` (K, 3) [m], ``quaternions`` (K, 4) ``(x, y, z,
+    w)``, ``twists`` and ``accelerations`` (K, 6) ``[linear; angular]`` or None, base frame;
+    ``frame_id`` and ``controlled_frame`` as the message's (empty: the base link, the tip).
+    """
+
+    time_from_start: np.ndarray
+    positions: np.ndarray
+    quaternions: np.ndarray
+    twists: Optional[np.ndarray] = None
+    accelerations: Optional[np.ndarray] = None
+    frame_id: str = ''
+    controlled_frame: str = ''
+
+    @classmethod
+    def from_yaml(cls, source):
+        """
+        Read Cartesian points from YAML text or a ``.yaml`` file, in the message's layout.
+
+        ``points`` (a list of ``time_from_start``, ``pose`` {``position`` {x, y, z},
+        ``orientation`` {x, y, z, w}}, optional ``twist`` and ``acceleration`` {``linear``,
+        ``angular``}), optional ``header: {frame_id}`` and ``controlled_frame``; a
+        FollowCartesianTrajectory goal (the same under ``trajectory:``) is read too. Raises
+        ``InputError`` naming the first problem (as :class:`CartesianTrajectory` checks them).
+        """
+        import yaml
+        text = str(source)
+        if '\n' not in text and Path(text).suffix in ('.yaml', '.yml'):
+            if not Path(text).is_file():
+                raise InputError(f'trajectory file not found: {text!r}')
+            text = Path(text).read_text()
+        try:
+            doc = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise InputError(f'trajectory: not YAML: {exc}') from None
+        if isinstance(doc, dict) and isinstance(doc.get('trajectory'), dict):
+            doc = doc['trajectory']
+        if not is_cartesian(doc):
+            raise InputError('trajectory: expected a mapping with points (a non-empty list), '
+                             'each with time_from_start and pose')
+        times, rows = [], {'position': [], 'orientation': [], 'twist': [], 'acceleration': []}
+        for k, point in enumerate(doc['points']):
+            if not isinstance(point, dict) or 'pose' not in point:
+                raise InputError(f'trajectory: point {k} needs time_from_start and pose')
+            times.append(_seconds(point.get('time_from_start'), k))
+            pose = point['pose'] or {}
+            rows['position'].append(_fields(pose.get('position'), 'xyz', k, 'position'))
+            rows['orientation'].append(_fields(pose.get('orientation'), 'xyzw', k,
+                                               'orientation'))
+            for name in ('twist', 'acceleration'):
+                part = point.get(name) or {}
+                rows[name].append(_fields(part.get('linear'), 'xyz', k, f'{name}.linear', 0.0)
+                                  + _fields(part.get('angular'), 'xyz', k, f'{name}.angular',
+                                            0.0))
+        twists, accelerations = (np.array(rows[name]) for name in ('twist', 'acceleration'))
+        header = doc.get('header') or {}
+        points = cls(np.array(times), np.array(rows['position']), np.array(rows['orientation']),
+                     twists if twists.any() else None,
+                     accelerations if accelerations.any() else None,
+                     str(header.get('frame_id', '')), str(doc.get('controlled_frame', '')))
+        CartesianTrajectory(points.time_from_start, points.positions, points.quaternions,
+                            points.twists, points.accelerations)    # order, finite, unit
+        return points
+
+
+def is_cartesian(doc):
+    """Return whether a YAML document (parsed) holds Cartesian points (each with a pose)."""
+    points = doc.get('points') if isinstance(doc, dict) else None
+    return isinstance(points, list) and bool(points) and \
+        all(isinstance(p, dict) and 'pose' in p for p in points)
+
+
+def _fields(mapping, names, k, what, default=None):
+    """Return ``[mapping[n] for n in names]`` as floats, or raise naming point ``k``."""
+    if mapping is None and default is not None:
+        return [default] * len(names)
+    try:
+        return [float(mapping[n]) if default is None else float(mapping.get(n, default))
+                for n in names]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise InputError(f'trajectory: point {k}: {what} needs numbers {", ".join(names)}, got '
+                         f'{mapping!r}') from None

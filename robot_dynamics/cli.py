@@ -285,12 +285,14 @@ def _send_parser(sub, robots):
         'send', help="send a trajectory file to the controller's action and wait",
         description='Send a JointTrajectory YAML file (robot-dynamics excite writes one; a '
                     'FollowJointTrajectory goal in YAML works too) to the follow_joint_trajectory '
-                    'action of the controller and wait for the result: exit status 0 when it '
-                    'succeeded, 1 with the error the controller gives otherwise. Ctrl-C cancels '
-                    'the goal. Needs rclpy.')
+                    'action of the controller, or a CartesianTrajectory file (points with a pose) '
+                    'to its follow_cartesian_trajectory action, and wait for the result: exit '
+                    'status 0 when it succeeded, 1 with the error the controller gives '
+                    'otherwise. Ctrl-C cancels the goal. Needs rclpy.')
     p.add_argument('trajectory', metavar='FILE.yaml', help='the trajectory file')
-    p.add_argument('--action', default='/controller/follow_joint_trajectory', metavar='NAME',
-                   help='the action (default %(default)s)')
+    p.add_argument('--action', default=None, metavar='NAME',
+                   help='the action (default /controller/follow_joint_trajectory, or '
+                        '/controller/follow_cartesian_trajectory for a Cartesian file)')
     p.add_argument('--timeout', type=_positive_float, default=30.0, metavar='S',
                    help='how long to wait for the action server (default %(default)g)')
     p.set_defaults(handler=send_command)
@@ -654,8 +656,7 @@ def excite_command(args, out=sys.stdout):
 def send_command(args, out=sys.stdout):
     """Run ``robot-dynamics send``; return the exit status."""
     from .ros.tools import send
-    from .trajectory import TrajectoryPoints
-    points = TrajectoryPoints.from_yaml(args.trajectory)
+    points = send.load(args.trajectory)
     return send.run(points, args.action, server_timeout=args.timeout, out=out)
 
 

@@ -207,6 +207,10 @@ class Controller:
         # task space: Cartesian goals and targets, then a compliant hold, until a joint goal
         self.cartesian = CartesianFollower(model, stop_time=stop_time)
         self.task_space = False
+        #: The task law's condition number of the controlled rows of J at the newest cycle in
+        #: task space (nan before the first).
+        self.condition_number = math.nan
+        self._near_singularity = False
         self.max_linear_velocity = float(max_linear_velocity)
         self.max_angular_velocity = float(max_angular_velocity)
         self.set_task_law(task_law)
@@ -409,20 +413,21 @@ class Controller:
         if task_law is not None and self.task_space:
             self._task_compute = self._posture_law().for_one_state()
 
-    def submit_cartesian(self, goal):
+    def submit_cartesian(self, goal, *, check=True):
         """
         Take a :class:`~robot_dynamics.cartesian_follower.CartesianGoal`; return the events.
 
         It preempts whatever runs, joint goals included, once it is checked (reach, limits:
-        ``INVALID`` with the reason, and nothing changes); it starts at its start time (None:
-        the newest state's) from the reference in force. After it the arm holds compliantly
-        (the task law about the last reference pose, the null space at the posture).
+        ``INVALID`` with the reason, and nothing changes; ``check`` False: the caller checked
+        it, :func:`~robot_dynamics.cartesian_follower.check_reach`); it starts at its start
+        time (None: the newest state's) from the reference in force. After it the arm holds
+        compliantly (the task law about the last reference pose, the null space at the posture).
         """
         refused = self._task_refusal()
         if refused:
             return [Event(Kind.GOAL_ENDED, refused, goal.tag, Outcome.INVALID)]
         saved = self._enter_task_space()
-        events = self.cartesian.submit(goal, self.time, self.q)
+        events = self.cartesian.submit(goal, self.time, self.q, check=check)
         if any(e.tag is goal.tag for e in events):
             self._restore_joint_space(saved)
             return events
@@ -431,12 +436,13 @@ class Controller:
                                              f'{self.cartesian.motion.duration:.3f} s', goal.tag)
         return [accepted] + events + _preempted(saved)
 
-    def set_target(self, pose):
+    def set_target(self, pose, *, check=True):
         """
         Move the tip to ``pose`` (4, 4) within the speed limits, then hold; return the events.
 
         Raises ``InputError`` naming the problem (no fresh states, out of reach, beyond the
-        limits) and changes nothing; a running goal of either kind ends as ``PREEMPTED``.
+        limits; ``check`` False: the caller checked the reach) and changes nothing; a running
+        goal of either kind ends as ``PREEMPTED``.
         """
         refused = self._task_refusal()
         if refused:
@@ -444,7 +450,7 @@ class Controller:
         saved = self._enter_task_space()
         try:
             events = self.cartesian.target(pose, self.time, self.max_linear_velocity,
-                                           self.max_angular_velocity, self.q)
+                                           self.max_angular_velocity, self.q, check=check)
         except InputError:
             self._restore_joint_space(saved)
             raise
@@ -474,9 +480,15 @@ class Controller:
         self.cartesian.start(TaskPoint(T, J @ point.qd, J @ point.qdd + Jd @ point.qd), t)
         self.task_space = True
         self._near_singularity = False
+        self.condition_number = math.nan
         self._posture = self.q.copy()
         self.set_task_law(self.task_law)
         return saved
+
+    @property
+    def near_singularity(self):
+        """Return whether the task law damped its inverse at the newest cycle in task space."""
+        return self._near_singularity
 
     def _restore_joint_space(self, saved):
         """Undo :meth:`_enter_task_space` (a refused goal changes nothing)."""
@@ -498,6 +510,7 @@ class Controller:
     def _singularity_events(self, command):
         """Say once when the task law starts (and stops) damping near a singularity."""
         near = bool(command.near_singularity)
+        self.condition_number = float(command.condition_number)
         if near == self._near_singularity:
             return []
         self._near_singularity = near

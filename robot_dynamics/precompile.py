@@ -21,7 +21,8 @@ under a second). ``make setup`` runs ``python -m robot_dynamics.precompile`` aft
 the package; after ``pip install`` run it yourself, or the first node, demo or test to start
 pays for it. It runs what a node runs before its first cycle, on every bundled robot: the
 model's kernels for one state and a batch (:meth:`RobotModel.warm_up`, IK included) and the
-controller's cycle and safe command with each control law (:meth:`Controller.warm_up`).
+controller's cycle and safe command with each control law and the task-space law
+(:meth:`Controller.warm_up`).
 """
 
 import sys
@@ -31,6 +32,7 @@ from .controller import Controller
 from .limits import middle
 from .model import RobotModel
 from .simulation import CONTROLLERS, default_controller
+from .task_space import configured_task_law
 
 
 def precompile(robots=None, out=sys.stdout):
@@ -48,8 +50,10 @@ def precompile(robots=None, out=sys.stdout):
         model = RobotModel.load(name)
         q_home = middle(model.lower, model.upper)
         model.warm_up()
+        task_law = configured_task_law(model, lambda name, default: default)
         for law in CONTROLLERS:
-            Controller(model, default_controller(law, model, q_home)).warm_up()
+            Controller(model, default_controller(law, model, q_home),
+                       task_law=task_law).warm_up()
     took = time.perf_counter() - start
     print(f"the library's kernels are compiled ({took:.1f} s)", file=out, flush=True)
     return took

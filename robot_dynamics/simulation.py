@@ -36,15 +36,18 @@ from typing import NamedTuple
 import numpy as np
 
 from . import control, time_scaling, trajectory
+from .cartesian_follower import CartesianGoal
 from .control import (CONTROLLERS, default_controller, DEFAULT_DAMPING_RATIO,
                       DEFAULT_NATURAL_FREQUENCY)
-from .controller import Controller, Cycle
+from .controller import (Controller, Cycle, DEFAULT_MAX_ANGULAR_VELOCITY,
+                         DEFAULT_MAX_LINEAR_VELOCITY)
 from .dh import inertia_tensor
 from .errors import as_array, choice, InputError
 from .follower import Goal, Tolerances
 from .limits import middle
 from .simulator import DEFAULT_COMMAND_TIMEOUT, Simulator
 from .spatial import pose_error
+from .task_space import configured_task_law
 from .urdf import combine_inertia
 
 DEFAULT_DURATION = 4.0            # s
@@ -300,9 +303,10 @@ def closed_loop(simulator, controller, duration, *, goals=(), torque_noise=0.0, 
         ``saturated``, ``events``).
     duration : float
         Simulated time [s] from the simulator's present state.
-    goals : sequence of (float, Goal)
-        Goals handed to ``controller.submit`` once the newest state's time reaches the given
-        time [s] (after that state's cycle, as a goal that arrives between two states).
+    goals : sequence of (float, Goal or CartesianGoal)
+        Goals handed to ``controller.submit`` (``submit_cartesian``) once the newest state's
+        time reaches the given time [s] (after that state's cycle, as a goal that arrives
+        between two states).
     torque_noise : float
         Standard deviation [N m or N] of Gaussian noise added to each command.
     seed : int, optional
@@ -341,7 +345,10 @@ def closed_loop(simulator, controller, duration, *, goals=(), torque_noise=0.0, 
             calls.append(time.perf_counter() - start)
             events += [(t, e) for e in cycle.events]
             while pending and pending[0][0] <= t:
-                events += [(t, e) for e in controller.submit(pending.pop(0)[1])]
+                goal = pending.pop(0)[1]
+                submit = controller.submit_cartesian if isinstance(goal, CartesianGoal) \
+                    else controller.submit
+                events += [(t, e) for e in submit(goal)]
             if cycle.command is not None:
                 command, flags = cycle.command, cycle.saturated
                 noise = rng.normal(0.0, torque_noise, n) if torque_noise > 0.0 else 0.0
@@ -432,7 +439,8 @@ def graph_loop(model, simulator_values=None, controller_values=None):
     default): the simulator's rate, joints, initial state, friction, command interface, command
     time-out, brakes and payload; the controller's law with its natural frequency, damping,
     friction compensation, adaptation gain and per-joint gains (``gains.<joint>.kp/kd/ki``),
-    safe mode, time-outs, velocity feedback, stop time and goal constraints
+    safe mode, time-outs, velocity feedback, stop time, the task-space law (``cartesian.*``,
+    ``nullspace.*``: :func:`~robot_dynamics.task_space.configured_task_law`) and goal constraints
     (``constraints.<joint>.trajectory/goal``, ``goal_time``, ``stopped_velocity_tolerance``),
     which ``tolerances`` (:class:`~robot_dynamics.follower.Tolerances`) holds for goals that
     give none. The simulator steps in lockstep on simulated time.
@@ -472,8 +480,14 @@ def graph_loop(model, simulator_values=None, controller_values=None):
     options = {name: ctl_p[name] for name in ('safe_mode', 'state_timeout', 'wall_state_timeout',
                                               'rate_hz', 'velocity_feedback', 'stop_time')
                if name in ctl_p}
-    controller = Controller(model, law, interface=ctl_p.get('command_interface', interface),
-                            **options)
+    interface = ctl_p.get('command_interface', interface)
+    controller = Controller(
+        model, law, interface=interface, **options,
+        task_law=configured_task_law(model, ctl_p.get) if interface == 'effort' else None,
+        max_linear_velocity=ctl_p.get('cartesian.max_linear_velocity',
+                                      DEFAULT_MAX_LINEAR_VELOCITY),
+        max_angular_velocity=ctl_p.get('cartesian.max_angular_velocity',
+                                       DEFAULT_MAX_ANGULAR_VELOCITY))
     return simulator, controller, Tolerances.from_constraints(model.joint_names, ctl_p.get)
 
 

@@ -37,12 +37,13 @@ the damping ratio ``zeta``; Albu-Schaeffer et al., ICRA 2003), and the posture t
 applies at the tip, the arm at rest settles where ``K e = -F_env``: the tip yields
 ``K^-1 F_env``, and ``J M^-1 N^T = 0`` keeps the posture torque out of the task.
 
-**Singularities.** ``Lambda^-1`` is scaled to a unit diagonal, ``S Lambda^-1 S`` with
-``S = diag(Lambda^-1)^-1/2`` (its eigenvalues ``s_i``, vectors ``U``: dimensionless, so rows
-in m and rad compare), and inverted by damped least squares, ``Lambda = S U diag(s_i / (s_i^2
-+ delta^2)) U^T S``, with ``delta = 0`` while ``sqrt(s_min)`` is above ``singular_threshold``
-``r`` and ``delta^2 = r^4 - s_min^2`` below, growing as it falls (Nakamura and Hanafusa 1986;
-Chiaverini 1997): never a division by zero, a bounded task inertia and force, the torque
+**Singularities.** ``Lambda^-1`` is scaled, ``S Lambda^-1 S`` with ``S`` the inverse square
+root of the largest diagonal element of the position rows on those rows, of the orientation
+rows on these (its eigenvalues ``s_i``, vectors ``U``: dimensionless, so rows in m and rad
+compare, and a row of J that vanishes gives a small ``s_i``), and inverted by damped least
+squares, ``Lambda = S U diag(s_i / (s_i^2 + delta^2)) U^T S``, with ``delta = 0`` while
+``sqrt(s_min)`` is above ``singular_threshold`` ``r`` and ``delta^2 = r^4 - s_min^2`` below,
+growing as it falls (Nakamura and Hanafusa 1986; Chiaverini 1997): never a division by zero, a bounded task inertia and force, the torque
 clipped to the effort limits, and :class:`TaskCommand` says so (``near_singularity``, with the
 condition number of ``J``'s controlled rows).
 """
@@ -55,17 +56,23 @@ import numpy as np
 from ._jit import kernel_array, njit
 from .control import _effort, _Law, _task_gains_array, joint_gains, Law, TASK_ROWS
 from .dynamics import crba_state, crba_work, rnea_state, rnea_work
-from .errors import as_array, as_joint_array, InputError, ShapeError
+from .errors import as_array, as_joint_array, InputError, ShapeError, unknown_name
 from .kinematics import _pose_jacobian
 from .linalg import cholesky_solve
 from .spatial import rotation_log
 
 #: Default scaled singular value (the square root of the smallest eigenvalue of ``J M^-1 J^T``
-#: scaled to a unit diagonal) below which the task inertia is damped: 1 % (random
-#: configurations of the iiwa14 fall below it about 2 % of the time).
+#: scaled per unit, see the module docstring) below which the task inertia is damped: 1 %.
 SINGULAR_THRESHOLD = 0.01
 #: Default null-space damping ratio, and Cartesian damping ratio.
 DAMPING_RATIO = 1.0
+#: Shipped task stiffness [N/m on x y z, N m/rad on rx ry rz] and null-space stiffness [N m/rad
+#: or N/m per joint] of the controller node: a 10 N push and a posture change settle within 3 s,
+#: critically damped, on every bundled robot (``test/core/test_task_space_defaults.py``).
+DEFAULT_STIFFNESS = (1000.0, 1000.0, 1000.0, 10.0, 10.0, 10.0)
+DEFAULT_NULL_STIFFNESS = 10.0
+#: The task axes by name, in the order of the task rows (:data:`TASK_ROWS`).
+AXES = ('x', 'y', 'z', 'rx', 'ry', 'rz')
 
 
 class TaskCommand(NamedTuple):
@@ -318,11 +325,16 @@ def _law_state(constants, parameters, q, qd, pose_d, twist_d, acc_d, tau, e, wor
         tau[:] = np.nan                                   # a singular M: reported by caller
         return np.inf, True
     Linv = Jm @ np.ascontiguousarray(X[:, :m])
-    # scaled to a unit diagonal (its eigenvalues compare rows of different units), then the
+    # scaled (its eigenvalues compare rows of different units), then the
     # damped inverse of its eigenvalues: Lambda = S U diag(s / (s^2 + delta^2)) U^T S
+    # per unit (m, rad), by the largest diagonal of its rows: a row of J that vanishes (the
+    # SCARA stretched along x) then shows as a small eigenvalue, as it is
+    largest = np.zeros(2)
+    for i in range(m):
+        largest[rows[i] // 3] = max(largest[rows[i] // 3], Linv[i, i])
     scale = np.empty(m)
     for i in range(m):
-        scale[i] = 1.0 / np.sqrt(max(Linv[i, i], 1e-300))
+        scale[i] = 1.0 / np.sqrt(max(largest[rows[i] // 3], 1e-300))
     Ls = (scale.reshape((m, 1)) * Linv) * scale
     s, U = np.empty(m), np.empty((m, m))
     _symmetric_eigen(0.5 * (Ls + Ls.T), s, U)
@@ -332,7 +344,7 @@ def _law_state(constants, parameters, q, qd, pose_d, twist_d, acc_d, tau, e, wor
     delta2 = floor * floor - low * low if near else 0.0
     lam = np.empty(m)
     for i in range(m):
-        si = max(s[i], 0.0)
+        si = max(s[i], 1e-12)     # > 0: L below stays invertible at an exact singularity
         lam[i] = si / (si * si + delta2)
     # Lambda = L L^T with L = S U diag(sqrt(lam)); D = 2 zeta L (L^-1 K L^-T)^1/2 L^T
     L = (scale.reshape((m, 1)) * U) * np.sqrt(lam)
@@ -431,6 +443,90 @@ def controlled_axes(model, samples=8, seed=0):
     mask = np.zeros(6)
     mask[moving] = 1.0
     return mask
+
+
+def axes_mask(axes):
+    """
+    Return the task rows (six 0/1 weights) of the axes named in ``axes`` (of :data:`AXES`).
+
+    Raises ``InputError`` naming an unknown or repeated axis.
+    """
+    mask = np.zeros(6)
+    for name in axes:
+        if name not in AXES:
+            raise unknown_name('axis', name, AXES)
+        if mask[AXES.index(name)]:
+            raise InputError(f'axis {name!r} is given twice')
+        mask[AXES.index(name)] = 1.0
+    return mask
+
+
+def mask_axes(mask):
+    """Return the names of the rows of ``mask`` (six 0/1 weights) that are set."""
+    return [AXES[r] for r in np.flatnonzero(np.asarray(mask, dtype=float))]
+
+
+def configured_task_law(model, parameter):
+    """
+    Return the task-space law that the controller node's parameters describe.
+
+    ``parameter(name, default)`` gives ``cartesian.stiffness`` (six values, :data:`AXES` order),
+    ``cartesian.damping_ratio``, ``cartesian.controlled_axes`` (names of :data:`AXES`; empty:
+    :func:`controlled_axes`), ``nullspace.stiffness`` (one value for every joint),
+    ``nullspace.damping_ratio`` and ``nullspace.posture`` (n joint positions in model order;
+    empty: None, where the Cartesian motion starts). The controller node and the library's loop
+    (:func:`robot_dynamics.simulation.graph_loop`) both build it here; a bad value raises
+    ``InputError`` naming the parameter.
+    """
+    axes = list(parameter('cartesian.controlled_axes', []) or [])
+    posture = list(parameter('nullspace.posture', []) or [])
+    try:
+        mask = axes_mask(axes) if axes else None
+    except InputError as exc:
+        raise InputError(f'cartesian.controlled_axes: {exc}') from None
+    if posture and len(posture) != model.dof:
+        raise InputError(f'nullspace.posture: expected {model.dof} joint positions (one per '
+                         f'joint, {list(model.joint_names)}) or none, got {len(posture)}')
+    stiffness = list(parameter('cartesian.stiffness', list(DEFAULT_STIFFNESS)))
+    if len(stiffness) != 6:
+        raise InputError(f'cartesian.stiffness: expected six values (x, y, z in N/m, then rx, '
+                         f'ry, rz in N m/rad), got {len(stiffness)}')
+    try:
+        return OperationalSpace(
+            model, stiffness, parameter('cartesian.damping_ratio', DAMPING_RATIO),
+            null_stiffness=parameter('nullspace.stiffness', DEFAULT_NULL_STIFFNESS),
+            null_damping_ratio=parameter('nullspace.damping_ratio', DAMPING_RATIO),
+            posture=posture or None, mask=mask)
+    except InputError as exc:
+        # the law names its arguments; the caller knows the parameters
+        message = str(exc)
+        for argument, name in _PARAMETER_NAMES:
+            if message.startswith(f'{argument}:'):
+                message = name + message[len(argument):]
+                break
+        raise InputError(message) from None
+
+
+#: The law's arguments and the parameters that give them.
+_PARAMETER_NAMES = (('null_stiffness', 'nullspace.stiffness'),
+                    ('null_damping_ratio', 'nullspace.damping_ratio'),
+                    ('stiffness', 'cartesian.stiffness'),
+                    ('damping_ratio', 'cartesian.damping_ratio'),
+                    ('posture', 'nullspace.posture'))
+
+
+def tip_state(model, q, qd, mask=None):
+    """
+    Return the tip's pose (4, 4), twist ``J qd`` (6,) and the condition number of ``J_m``.
+
+    At ``q``, ``qd`` (n,), base frame; ``J_m`` the controlled rows (``mask``, default
+    :func:`controlled_axes`) of the tip's Jacobian (inf where they lose rank), as
+    :class:`TaskCommand` reports it.
+    """
+    mask = controlled_axes(model) if mask is None else np.asarray(mask, dtype=float)
+    J = model.jacobian(q)
+    s = np.linalg.svd(J[np.flatnonzero(mask)], compute_uv=False)
+    return model.fk(q), J @ qd, float(s[0] / s[-1]) if s[-1] > 0.0 else math.inf
 
 
 def task_inertia(model, q, mask=None):

@@ -33,7 +33,18 @@ safety policy, missed cycles) is the library's, on the time of the joint states:
 - Commands: ``std_msgs/Float64MultiArray`` on ``command_topic`` (default
   ``/<command_interface>_controller/commands``), one value per joint in the order of ``joints``:
   what ros2_control's forward_command_controller takes.
-- ``~/controller_state`` (ControllerState) at ``state_publish_rate_hz`` of the states' clock.
+- ``~/controller_state`` (ControllerState) at ``state_publish_rate_hz`` of the states' clock
+  (in task space its joint reference and error are empty: the reference is the tip's).
+- Task space (effort interface): the ``~/follow_cartesian_trajectory`` action
+  (FollowCartesianTrajectory, cartesian_control_msgs' fields, the joint action's codes and
+  semantics) and ``~/target_pose`` (geometry_msgs/PoseStamped: the tip moves there within
+  ``cartesian.max_linear_velocity`` and ``cartesian.max_angular_velocity``, then holds); the
+  library's operational-space law (:func:`~robot_dynamics.task_space.configured_task_law`:
+  ``cartesian.*`` and ``nullspace.*``, changeable at run time) holds the tip compliantly after
+  them, until a joint goal. A malformed goal (NaN, a non-unit quaternion, times not increasing,
+  another frame, out of reach, beyond the joint limits) is aborted at once with a message, and
+  nothing moves. ``~/cartesian_state`` (CartesianState: the tip's reference, actual pose and
+  twist, error, condition number, controlled axes) at ``cartesian.state_publish_rate_hz``.
 
 Each cycle runs when a joint state arrives (``trigger: state``, default) and answers it with
 exactly one command; ``trigger: timer`` runs at ``rate_hz`` on the newest state, the reference
@@ -57,6 +68,7 @@ import sys
 import threading
 import time
 
+from geometry_msgs.msg import PoseStamped
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
@@ -65,29 +77,34 @@ from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.task import Future
 from rclpy.time import Time
-from robot_dynamics_interfaces.action import FollowJointTrajectory
-from robot_dynamics_interfaces.msg import ControllerState, ParameterEstimate
+from robot_dynamics_interfaces.action import FollowCartesianTrajectory, FollowJointTrajectory
+from robot_dynamics_interfaces.msg import CartesianState, ControllerState, ParameterEstimate
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from .awake import AwakeTime
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
-from .parameters import (COMMAND_PARAMETERS, command_topic, declare, joint_of, refusal,
-                         ROS_PARAMETERS, Spec, STRING_ARRAY, unknown_parameter)
+from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, joint_of,
+                         refusal, ROS_PARAMETERS, Spec, STRING_ARRAY, unknown_parameter)
 from .runner import run_node, StartupError
 from .throttle import Throttle
 from ..wire import compat
 from ..wire.cdr import JointStateReader, write_float64_array
-from ..wire.conversions import (JointMap, JointNameError, time_msg, to_seconds, trajectory_arrays,
-                                trajectory_point)
+from ..wire.conversions import (cartesian_arrays, cartesian_point, check_frame, JointMap,
+                                JointNameError, pose_to_matrix, time_msg, to_seconds,
+                                trajectory_arrays, trajectory_point)
 from ..wire.on_demand import OnDemand, SubscriptionThread
 from ..wire.qos import LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_GOAL, NEWEST_ONLY, RECORDED
+from ...cartesian_follower import CartesianGoal, CartesianTolerances, check_goal, check_reach
 from ...control import configured_law, CONTROLLERS, DEFAULT_ADAPTATION_GAIN, Law
-from ...controller import Controller, DEFAULT_WALL_STATE_TIMEOUT, Kind, SafeMode
+from ...controller import (Controller, DEFAULT_MAX_ANGULAR_VELOCITY, DEFAULT_MAX_LINEAR_VELOCITY,
+                           DEFAULT_WALL_STATE_TIMEOUT, Kind, Mode, SafeMode)
 from ...errors import choice, InputError, unknown_name
 from ...follower import check_points, Goal, Outcome, Tolerances
 from ...plant import Interface
+from ...task_space import (configured_task_law, DAMPING_RATIO, DEFAULT_NULL_STIFFNESS,
+                           DEFAULT_STIFFNESS, mask_axes, tip_state)
 
 
 class Trigger(enum.Enum):
@@ -114,6 +131,36 @@ _EXPECTED = (Outcome.SUCCEEDED, Outcome.CANCELED)
 _REJECTED = (Outcome.INVALID, Outcome.OLD_START_TIME)
 #: Said after a line that is logged at most once a second.
 _THROTTLED = 'lines like this one are logged at most once a second'
+
+#: The task-space law's parameters (effort interface), changeable at run time: see
+#: :func:`robot_dynamics.task_space.configured_task_law`.
+TASK_PARAMETERS = (
+    Spec('cartesian.stiffness', list(DEFAULT_STIFFNESS),
+         'Tip stiffness after Cartesian goals and targets: x, y, z [N/m], then rx, ry, rz '
+         '[N m/rad], base axes (> 0 on the controlled axes).', False),
+    Spec('cartesian.damping_ratio', DAMPING_RATIO,
+         "Damping ratio of the tip's modes (1: critical).", False, (0.0, 100.0)),
+    Spec('cartesian.controlled_axes', STRING_ARRAY,
+         'Controlled axes, of x y z rx ry rz; empty: those the arm can move (a planar 2R its '
+         "plane's two, a SCARA x y z, six joints or more all six).", False),
+    Spec('cartesian.max_linear_velocity', DEFAULT_MAX_LINEAR_VELOCITY,
+         'Peak tip speed of the motion to a target pose (~/target_pose) [m/s].', False,
+         (1e-6, 100.0)),
+    Spec('cartesian.max_angular_velocity', DEFAULT_MAX_ANGULAR_VELOCITY,
+         'Peak tip angular speed of the motion to a target pose [rad/s].', False,
+         (1e-6, 1000.0)),
+    Spec('cartesian.state_publish_rate_hz', 100.0,
+         "Rate of ~/cartesian_state [Hz, on the states' clock]; 0: none.", True,
+         (0.0, 10000.0)),
+    Spec('nullspace.stiffness', DEFAULT_NULL_STIFFNESS,
+         'Stiffness of the null-space posture, every joint [N m/rad or N/m].', False,
+         (0.0, 1e6)),
+    Spec('nullspace.damping_ratio', DAMPING_RATIO,
+         'Damping ratio of the null-space posture.', False, (0.0, 100.0)),
+    Spec('nullspace.posture', DOUBLE_ARRAY,
+         'Null-space posture: joint positions in the order of joints [rad or m]; empty: where '
+         'the Cartesian motion started.', False),
+)
 
 PARAMETERS = (
     Spec('joints', STRING_ARRAY,
@@ -166,7 +213,8 @@ PARAMETERS = (
     Spec('constraints.stopped_velocity_tolerance', 0.01,
          'Default goal velocity tolerance: how still the arm must be at the end [rad/s or m/s].',
          read_only=False, bounds=(0.0, 1e3)),
-) + COMMAND_PARAMETERS + CHAIN_PARAMETERS
+) + COMMAND_PARAMETERS + CHAIN_PARAMETERS + TASK_PARAMETERS
+
 
 _GAIN_UNITS = ('computed torque: 1/s^2, 1/s, 1/s^2; the other laws: N m/rad, N m s/rad, '
                'N m/(rad s), or N/m, N s/m, N/(m s) for a prismatic joint')
@@ -208,7 +256,7 @@ class ControllerNode(Node):
         self.controller = None
         self.command_publisher = None
         self._lock = threading.Lock()     # the cycle (its own thread) against the callbacks
-        self.state_thread = self.trajectory_thread = None
+        self.state_thread = self.trajectory_thread = self.target_thread = None
         self.action_server = None
         self._final_sent = False
         self.description = ModelSubscription(self, 'robot_description',
@@ -224,10 +272,16 @@ class ControllerNode(Node):
         law = self._declare_gains(model)
         self._declare_tolerances(model)
         self._check_joint_overrides(model)
+        try:
+            task_law = self._task_law({}) if self.interface is Interface.EFFORT else None
+        except InputError as exc:
+            raise StartupError(str(exc)) from None
         self.controller = Controller(
             model, law, interface=self.interface, safe_mode=p.safe_mode,
             state_timeout=p.state_timeout, wall_state_timeout=p.wall_state_timeout,
-            rate_hz=p.rate_hz, velocity_feedback=p.velocity_feedback, stop_time=p.stop_time)
+            rate_hz=p.rate_hz, velocity_feedback=p.velocity_feedback, stop_time=p.stop_time,
+            task_law=task_law, max_linear_velocity=p.cartesian_max_linear_velocity,
+            max_angular_velocity=p.cartesian_max_angular_velocity)
         self.add_on_set_parameters_callback(self._on_set_parameters)
         start = time.perf_counter()
         self.controller.warm_up()
@@ -240,7 +294,7 @@ class ControllerNode(Node):
                 'this rclpy gives no publisher GID with a message (ROS 2 Kilted does): a second '
                 'publisher of joint_states cannot be told apart from the first')
         # the next period of each rate to publish in (cycle.t x rate reaching it)
-        self._next_state_publish = self._next_feedback = -math.inf
+        self._next_state_publish = self._next_feedback = self._next_cartesian = -math.inf
         self._published_mode = None
         self._results = {}                # goal id (bytes) -> Future of its result
         # on simulated time, the lockstep simulator's QoS: no state and no answer is lost
@@ -248,6 +302,8 @@ class ControllerNode(Node):
             Float64MultiArray, command_topic(p), LOCKSTEP_WRITER if self.sim_time else 10)
         self.state_publisher = self.create_publisher(ControllerState, '~/controller_state',
                                                      RECORDED)
+        self.cartesian_publisher = self.create_publisher(CartesianState, '~/cartesian_state',
+                                                         RECORDED)
         self.estimate_publisher = (self.create_publisher(ParameterEstimate,
                                                          '~/parameter_estimate', RECORDED)
                                    if self.law_name is Law.ADAPTIVE else None)
@@ -263,6 +319,13 @@ class ControllerNode(Node):
             goal_callback=lambda request: GoalResponse.ACCEPT,
             cancel_callback=lambda goal_handle: CancelResponse.ACCEPT,
             callback_group=ReentrantCallbackGroup())
+        self.cartesian_server = ActionServer(
+            self, FollowCartesianTrajectory, '~/follow_cartesian_trajectory',
+            self.execute_cartesian_callback, goal_callback=lambda request: GoalResponse.ACCEPT,
+            cancel_callback=lambda goal_handle: CancelResponse.ACCEPT,
+            callback_group=ReentrantCallbackGroup())
+        targets = self.create_subscription(PoseStamped, '~/target_pose', lambda msg: None,
+                                           NEWEST_GOAL, callback_group=OnDemand())
         if self.trigger is Trigger.TIMER:
             self.create_timer(1.0 / p.rate_hz, self.timer_callback)
         if p.hardware:
@@ -282,10 +345,13 @@ class ControllerNode(Node):
                                                self._lock, 'controller_states',
                                                periodic=self.watch,
                                                period=self._awake.period, with_info=True)
-        # checked off the cycle's lock, in a thread of their own (not the executor's pass per
-        # message): a flood of them costs the cycle as little as it can
+        # goals and targets on topics (the newest wins) checked off the cycle's lock, each in a
+        # thread of its own (not the executor's pass per message): a flood of them costs the
+        # cycle as little as it can
         self.trajectory_thread = SubscriptionThread(self, trajectories, self.trajectory_callback,
                                                     None, 'controller_trajectories')
+        self.target_thread = SubscriptionThread(self, targets, self.target_callback, None,
+                                                'controller_targets')
 
     # ---- configuration --------------------------------------------------------------------------
 
@@ -337,13 +403,41 @@ class ControllerNode(Node):
                 return SetParametersResult(successful=False, reason=reason)
         return super().set_parameters_atomically(parameter_list)
 
+    def _task_law(self, changes):
+        """Return the task law of the parameters, ``changes`` ({name: value}) over them."""
+        def parameter(name, default):
+            value = changes.get(name, getattr(self.params, name.replace('.', '_')))
+            if value is None:       # an array parameter set to nothing
+                return default
+            if name == 'nullspace.posture' and len(value) == self.model.dof:
+                return self.joints.names_to_model(value).tolist()
+            return list(value) if isinstance(value, (tuple, list)) or hasattr(value, 'tolist') \
+                else value
+        return configured_task_law(self.model, parameter)
+
     def _on_set_parameters(self, parameters):
         """Validate gain changes and apply them (a PID keeps its integral)."""
         changes = {}
+        task = {param.name: param.value for param in parameters
+                if param.name.split('.')[0] in ('cartesian', 'nullspace')}
         for param in parameters:
             parts = param.name.split('.')
             if len(parts) == 3 and parts[0] == 'gains':
                 changes.setdefault(parts[2], {})[parts[1]] = param.value
+        if task and self.controller.task_law is not None:
+            try:
+                law = self._task_law(task)
+            except InputError as exc:
+                return SetParametersResult(successful=False, reason=str(exc))
+            for name, value in task.items():
+                setattr(self.params, name.replace('.', '_'), value)
+            with self._lock:
+                self.controller.set_task_law(law)
+                self.controller.max_linear_velocity = task.get(
+                    'cartesian.max_linear_velocity', self.controller.max_linear_velocity)
+                self.controller.max_angular_velocity = task.get(
+                    'cartesian.max_angular_velocity', self.controller.max_angular_velocity)
+            self.get_logger().info(f'task-space parameters changed: {task}')
         if changes:
             try:
                 with self._lock:
@@ -473,6 +567,7 @@ class ControllerNode(Node):
             self.command_publisher.publish(
                 write_float64_array(self.joints.model_to_names(cycle.command)))
             self._publish_state(cycle)
+            self._publish_cartesian_state(cycle)
             self._publish_feedback(cycle)
             if cycle.saturated.any() and self.throttle('saturation', 1.0):
                 self.get_logger().warning(
@@ -531,8 +626,8 @@ class ControllerNode(Node):
             handle.abort()
         future = self._results.pop(bytes(handle.goal_id.uuid), None)
         if future is not None:
-            future.set_result(_Result(error_code=_ERROR_CODES[outcome],
-                                      error_string=event.message))
+            # either action's Result: the same codes
+            future.set_result((_ERROR_CODES[outcome], event.message))
             # the executor resumes the waiting execute_callback when it wakes up; from the
             # cycle's thread, nothing else would wake it
             if self.executor is not None:
@@ -581,7 +676,84 @@ class ControllerNode(Node):
         with self._lock:
             self._results[bytes(goal_handle.goal_id.uuid)] = future
             self._report(self.controller.submit(goal))
-        return await future
+        code, message = await future
+        return _Result(error_code=code, error_string=message)
+
+    def _cartesian_goal(self, request, tag):
+        """
+        Return the CartesianGoal of a FollowCartesianTrajectory goal, checked; raise if malformed.
+
+        Off the cycle's lock, in time linear in its size, as :meth:`_goal`; reach and joint
+        limits are checked when the controller takes it (from the reference then).
+        """
+        msg = request.trajectory
+        times, positions, quaternions, twists, accelerations = cartesian_arrays(msg, self.model)
+        goal = CartesianGoal(tag, to_seconds(msg.header.stamp) or None, times, positions,
+                             quaternions, twists, accelerations,
+                             self._cartesian_tolerances(request))
+        check_goal(goal)
+        self._check_reach(goal)
+        return goal
+
+    def _check_reach(self, motion):
+        """Check a goal or target from the arm's newest state, off the cycle's lock."""
+        with self._lock:
+            q = self.controller.q
+        if q is None:
+            raise InputError('no joint state yet: nothing can move')
+        check_reach(self.model, motion, q)
+
+    def _cartesian_tolerances(self, request):
+        """Return a goal's tolerances: its own where given (> 0; -1: none), else unchecked."""
+        out = []
+        for name, given in (('path_tolerance', request.path_tolerance),
+                            ('goal_tolerance', request.goal_tolerance)):
+            for field in ('twist', 'acceleration'):
+                part = getattr(given, field)
+                if any(getattr(getattr(part, side), a) != 0.0
+                       for side in ('linear', 'angular') for a in 'xyz'):
+                    raise InputError(f'{name}.{field}: not checked by this controller (only '
+                                     'position and orientation are); leave it 0')
+            for field in ('position', 'orientation'):
+                values = np.array([getattr(getattr(given, field), a) for a in 'xyz'])
+                if np.any((values < 0.0) & (values != -1.0)) or not np.isfinite(values).all():
+                    raise InputError(f'{name}.{field} = {values.tolist()}: expected > 0, 0 for '
+                                     'the default (not checked) or -1 for none')
+                out.append(np.where(values > 0.0, values, np.inf))
+        goal_time = to_seconds(request.goal_time_tolerance) or \
+            self.get_parameter('constraints.goal_time').value
+        return CartesianTolerances(*out, goal_time)
+
+    async def execute_cartesian_callback(self, goal_handle):
+        """Run one Cartesian goal to its end; its result comes from the control cycles."""
+        result = FollowCartesianTrajectory.Result
+        try:
+            goal = self._cartesian_goal(goal_handle.request, goal_handle)
+        except InputError as exc:
+            if self.throttle('goal refused', 1.0):
+                self.get_logger().warning(f'{_goal_name(goal_handle)}invalid: {exc} '
+                                          f'({_THROTTLED})')
+            goal_handle.abort()
+            return result(error_code=result.INVALID_GOAL, error_string=str(exc))
+        future = Future()
+        with self._lock:
+            self._results[bytes(goal_handle.goal_id.uuid)] = future
+            self._report(self.controller.submit_cartesian(goal, check=False))
+        code, message = await future
+        return result(error_code=code, error_string=message)
+
+    def target_callback(self, msg):
+        """Move the tip to a streamed target pose; a bad one is logged and dropped."""
+        try:
+            check_frame(msg.header.frame_id, self.model)
+            pose = pose_to_matrix(msg.pose)
+            c = self.controller
+            self._check_reach((pose, (c.max_linear_velocity, c.max_angular_velocity)))
+            with self._lock:
+                self._report(self.controller.set_target(pose, check=False))
+        except InputError as exc:
+            if self.throttle('target rejected', 1.0):
+                self.get_logger().warning(f'target pose rejected: {exc} ({_THROTTLED})')
 
     def _goal_tolerances(self, request):
         """Return the goal's tolerances: its own where given (> 0; -1: none), else defaults."""
@@ -609,12 +781,19 @@ class ControllerNode(Node):
     # ---- messages out ---------------------------------------------------------------------------
 
     def _publish_feedback(self, cycle):
-        active = self.controller.follower.active
+        c = self.controller
+        active = c.cartesian.active if c.task_space else c.follower.active
         handle = active.tag if active is not None else None
         rate = self.params.action_monitor_rate_hz
         if handle is None or cycle.t * rate < self._next_feedback:
             return
         self._next_feedback = math.floor(cycle.t * rate) + 1
+        if c.task_space:
+            feedback = FollowCartesianTrajectory.Feedback()
+            feedback.header.stamp = self.get_clock().now().to_msg()
+            feedback.desired, feedback.actual, feedback.error, _ = self._tip_points(cycle)
+            handle.publish_feedback(feedback)
+            return
         # in the order of ControllerState (the joints parameter's)
         feedback = FollowJointTrajectory.Feedback(joint_names=self.joints.names)
         feedback.header.stamp = self.get_clock().now().to_msg()
@@ -625,6 +804,35 @@ class ControllerNode(Node):
         feedback.actual = trajectory_point(to_names(q), to_names(qd))
         feedback.error = trajectory_point(to_names(reference.q - q), to_names(reference.qd - qd))
         handle.publish_feedback(feedback)
+
+    def _tip_points(self, cycle):
+        """Return the tip's reference, actual and error points of a cycle, and its J's cond."""
+        c = self.controller
+        pose, twist, cond = tip_state(self.model, cycle.q, cycle.qd,
+                                      c.task_law.mask if c.task_law is not None else None)
+        if c.task_space:
+            ref, cond = cycle.reference, c.condition_number
+        else:
+            ref = tip_state(self.model, cycle.reference.q, cycle.reference.qd)
+        error = np.eye(4)
+        error[:3, 3] = ref[0][:3, 3] - pose[:3, 3]
+        error[:3, :3] = ref[0][:3, :3] @ pose[:3, :3].T
+        return (cartesian_point(ref[0], ref[1], ref[2] if c.task_space else None),
+                cartesian_point(pose, twist), cartesian_point(error, ref[1] - twist), cond)
+
+    def _publish_cartesian_state(self, cycle):
+        rate = self.params.cartesian_state_publish_rate_hz
+        if rate <= 0.0 or cycle.t * rate < self._next_cartesian or cycle.mode is Mode.SAFE:
+            return
+        self._next_cartesian = math.floor(cycle.t * rate) + 1
+        c = self.controller
+        msg = CartesianState(controlled_frame=self.model.tip_link,
+                             near_singularity=c.task_space and c.near_singularity,
+                             controlled_axes=mask_axes(c.task_law.mask) if c.task_law else [])
+        msg.reference, msg.actual, msg.error, msg.condition_number = self._tip_points(cycle)
+        msg.header.stamp = time_msg(round(c.time * 1e9))
+        msg.header.frame_id = self.model.base_link
+        self.cartesian_publisher.publish(msg)
 
     def _publish_state(self, cycle):
         rate = self.params.state_publish_rate_hz
@@ -644,10 +852,12 @@ class ControllerNode(Node):
         # the newest state's time (the cycle's, but for a timer's cycle), as nanoseconds
         state_ns = round(c.time * 1e9)
         msg.state_stamp = time_msg(state_ns)
-        msg.reference = trajectory_point(to_names(reference.q), to_names(reference.qd),
-                                         to_names(reference.qdd))
         msg.feedback = trajectory_point(to_names(q), to_names(qd))
-        msg.error = trajectory_point(to_names(reference.q - q), to_names(reference.qd - qd))
+        if not c.task_space:
+            msg.reference = trajectory_point(to_names(reference.q), to_names(reference.qd),
+                                             to_names(reference.qdd))
+            msg.error = trajectory_point(to_names(reference.q - q),
+                                         to_names(reference.qd - qd))
         msg.effort = to_names(cycle.command).tolist()
         msg.effort_requested = to_names(cycle.requested).tolist()
         msg.saturated = to_names(cycle.saturated).tolist()
@@ -687,13 +897,14 @@ class ControllerNode(Node):
 
     def destroy_node(self):
         """Stop the cycle's thread, send the final command, then tear the node down."""
-        for thread in (self.state_thread, self.trajectory_thread):
+        for thread in (self.state_thread, self.trajectory_thread, self.target_thread):
             if thread is not None:
                 thread.stop()
         self.send_final_command()
         # twice when rclpy's context shutdown destroys the node before its owner does
         if self.action_server is not None:
             self.action_server.destroy()
+            self.cartesian_server.destroy()
             self.action_server = None
         return super().destroy_node()
 

@@ -13,10 +13,12 @@
 # limitations under the License.
 
 """
-``robot-dynamics send``: a trajectory file to a ``FollowJointTrajectory`` action, and its result.
+``robot-dynamics send``: a trajectory file to the controller's action, and its result.
 
 Installs from PyPI have no ``ros2 action send_goal``; this sends the points of a
-:class:`~robot_dynamics.trajectory.TrajectoryPoints` (read from YAML) as a goal that starts at
+:class:`~robot_dynamics.trajectory.TrajectoryPoints` (a ``FollowJointTrajectory`` goal) or of a
+:class:`~robot_dynamics.cartesian_trajectory.CartesianPoints` (a
+``FollowCartesianTrajectory`` goal), read from YAML (:func:`load`), as a goal that starts at
 once (header stamp zero), prints the goal's progress, and waits for the result. Ctrl-C (SIGINT)
 or SIGTERM asks the controller to cancel the goal (it brings the arm to rest) and exits: it
 waits for the answer at most CANCEL_WAIT, and not at all where the server is gone. A server that
@@ -33,13 +35,17 @@ import time
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
-from robot_dynamics_interfaces.action import FollowJointTrajectory
+from robot_dynamics_interfaces.action import FollowCartesianTrajectory, FollowJointTrajectory
+from robot_dynamics_interfaces.msg import CartesianTrajectoryPoint
 from trajectory_msgs.msg import JointTrajectory
 
 from ..nodes.runner import spin_until
 from ..wire import middleware
 from ..wire.compat import ActionClient
-from ..wire.conversions import trajectory_point
+from ..wire.conversions import duration_msg, trajectory_point
+from ...cartesian_trajectory import CartesianPoints, is_cartesian
+from ...errors import InputError
+from ...trajectory import TrajectoryPoints
 
 #: Time [s] allowed after the last point for the result to arrive.
 RESULT_MARGIN = 60.0
@@ -56,8 +62,31 @@ ERROR_CODES = {getattr(FollowJointTrajectory.Result, name): name for name in (
     'PATH_TOLERANCE_VIOLATED', 'GOAL_TOLERANCE_VIOLATED')}
 
 
+#: The controller's actions, by the kind of points they take.
+ACTIONS = {TrajectoryPoints: '/controller/follow_joint_trajectory',
+           CartesianPoints: '/controller/follow_cartesian_trajectory'}
+
+
+def load(path):
+    """Return the TrajectoryPoints or CartesianPoints (points with a ``pose``) of a YAML file."""
+    import yaml
+    try:
+        with open(path) as f:
+            doc = yaml.safe_load(f)
+    except OSError:
+        raise InputError(f'trajectory file not found: {str(path)!r}') from None
+    except yaml.YAMLError as exc:
+        raise InputError(f'trajectory: not YAML: {exc}') from None
+    if isinstance(doc, dict) and isinstance(doc.get('trajectory'), dict):
+        doc = doc['trajectory']
+    kind = CartesianPoints if is_cartesian(doc) else TrajectoryPoints
+    return kind.from_yaml(path)
+
+
 def goal_message(points):
-    """Return the ``FollowJointTrajectory`` goal of :class:`TrajectoryPoints` (starts at once)."""
+    """Return the action goal of TrajectoryPoints or CartesianPoints (it starts at once)."""
+    if isinstance(points, CartesianPoints):
+        return cartesian_goal_message(points)
     msg = JointTrajectory(joint_names=list(points.joint_names))
     for k, t in enumerate(points.time_from_start):
         msg.points.append(trajectory_point(
@@ -66,6 +95,25 @@ def goal_message(points):
             None if points.accelerations is None else points.accelerations[k],
             time_from_start=float(t)))
     return FollowJointTrajectory.Goal(trajectory=msg)
+
+
+def cartesian_goal_message(points):
+    """Return the ``FollowCartesianTrajectory`` goal of :class:`CartesianPoints`."""
+    goal = FollowCartesianTrajectory.Goal()
+    goal.trajectory.header.frame_id = points.frame_id
+    goal.trajectory.controlled_frame = points.controlled_frame
+    for k, t in enumerate(points.time_from_start):
+        point = CartesianTrajectoryPoint(time_from_start=duration_msg(float(t)))
+        p, o = point.pose.position, point.pose.orientation
+        p.x, p.y, p.z = (float(v) for v in points.positions[k])
+        o.x, o.y, o.z, o.w = (float(v) for v in points.quaternions[k])
+        for field, rows in (('twist', points.twists), ('acceleration', points.accelerations)):
+            if rows is not None:
+                part = getattr(point, field)
+                part.linear.x, part.linear.y, part.linear.z = (float(v) for v in rows[k, :3])
+                part.angular.x, part.angular.y, part.angular.z = (float(v) for v in rows[k, 3:])
+        goal.trajectory.points.append(point)
+    return goal
 
 
 def _wait(future, deadline, stop, server_gone=lambda: False):
@@ -97,9 +145,12 @@ class _Absence:
         return now - self.since >= SERVER_GONE
 
 
-def run(points, action, *, server_timeout=30.0, out=sys.stdout):
+def run(points, action=None, *, server_timeout=30.0, out=sys.stdout):
     """
     Send ``points`` to the action ``action`` and wait for the result; return the exit status.
+
+    ``points`` TrajectoryPoints or CartesianPoints; ``action`` None: the controller's action
+    that takes them (:data:`ACTIONS`).
 
     0 when the goal succeeded; 1 when no server answered within ``server_timeout`` [s], the goal
     was rejected, the server went away or the goal ended otherwise (the controller's error
@@ -123,7 +174,10 @@ def run(points, action, *, server_timeout=30.0, out=sys.stdout):
 
     thread = threading.Thread(target=spin, daemon=True)
     thread.start()
-    client = ActionClient(node, FollowJointTrajectory, action)
+    cartesian = isinstance(points, CartesianPoints)
+    action = action or ACTIONS[type(points)]
+    client = ActionClient(node, FollowCartesianTrajectory if cartesian else FollowJointTrajectory,
+                          action)
     duration = float(points.time_from_start[-1])
     try:
         deadline = time.monotonic() + server_timeout
@@ -136,8 +190,10 @@ def run(points, action, *, server_timeout=30.0, out=sys.stdout):
                       file=sys.stderr)
                 return FAILED
             time.sleep(0.05)
+        what = f'the tip {points.controlled_frame}'.strip() if cartesian else \
+            list(points.joint_names)
         print(f'send: {len(points.time_from_start)} points over {duration:.3g} s of '
-              f'{list(points.joint_names)} to {action}', file=out, flush=True)
+              f'{what} to {action}', file=out, flush=True)
         gone = _Absence(client)
         lost = f'the action server {action} is gone (the controller stopped or died)'
         sending = client.send_goal_async(goal_message(points))

@@ -24,12 +24,13 @@ nodes pass on to the caller (service response, action result, log line).
 """
 
 from builtin_interfaces.msg import Duration, Time
-from geometry_msgs.msg import Pose, PoseStamped
+from geometry_msgs.msg import Accel, Pose, PoseStamped, Twist
 import numpy as np
+from robot_dynamics_interfaces.msg import CartesianTrajectoryPoint
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from ...errors import InputError, quoted
+from ...errors import InputError, quoted, unknown_name
 from ...spatial import matrix_to_quaternion, quaternion_to_matrix
 from ...trajectory import NS_PER_S
 
@@ -225,3 +226,64 @@ def trajectory_arrays(msg, model):
             values[k, idx] = joint_values(getattr(p, field), names, f'point {k} {field}')
         fields[field] = values
     return times, fields['positions'], fields['velocities'], fields['accelerations']
+
+
+def check_controlled_frame(frame, model):
+    """Raise ``InputError`` unless ``frame`` is empty or the model's tip (the controlled frame)."""
+    if frame in ('', model.tip_link):
+        return
+    if frame not in model.frames:
+        raise unknown_name('controlled_frame', str(frame)[:MAX_NAME_LENGTH], list(model.frames))
+    raise InputError(f'controlled_frame {frame!r}: only the tip {model.tip_link!r} (or an '
+                     'empty controlled_frame meaning it) is controlled')
+
+
+def _vector(v):
+    return [v.x, v.y, v.z]
+
+
+def cartesian_arrays(msg, model):
+    """
+    Return ``(time_from_start (K,), positions (K, 3), quaternions (K, 4), twists, accelerations)``.
+
+    From a ``robot_dynamics_interfaces/CartesianTrajectory`` in the base frame (``header.frame_id``
+    empty or the base link) of the tip (``controlled_frame`` empty or the tip link); quaternions
+    ``(x, y, z, w)``; twists and accelerations (K, 6) ``[linear; angular]``, None when they are
+    zero at every point (not given; accelerations need twists). Raises ``InputError`` naming the
+    problem; the values themselves (finite, unit quaternions, increasing times) are checked by
+    the library (:func:`robot_dynamics.cartesian_follower.check_goal`).
+    """
+    check_frame(msg.header.frame_id, model)
+    check_controlled_frame(msg.controlled_frame, model)
+    if len(msg.points) > MAX_TRAJECTORY_POINTS:
+        raise InputError(f'{len(msg.points)} points: a trajectory has at most '
+                         f'{MAX_TRAJECTORY_POINTS}')
+    if not msg.points:
+        raise InputError('the trajectory has no points')
+    times = np.array([to_seconds(p.time_from_start) for p in msg.points])
+    positions = np.array([_vector(p.pose.position) for p in msg.points])
+    quaternions = np.array([_vector(p.pose.orientation) + [p.pose.orientation.w]
+                            for p in msg.points])
+    twists = np.array([_vector(p.twist.linear) + _vector(p.twist.angular) for p in msg.points])
+    accelerations = np.array([_vector(p.acceleration.linear) + _vector(p.acceleration.angular)
+                              for p in msg.points])
+    twists = None if not np.any(twists != 0.0) else twists
+    accelerations = None if not np.any(accelerations != 0.0) else accelerations
+    if twists is None and accelerations is not None:
+        raise InputError('the points give accelerations without twists (give both, or only '
+                         'twists, or neither)')
+    return times, positions, quaternions, twists, accelerations
+
+
+def cartesian_point(pose, twist=None, acceleration=None, time_from_start=None):
+    """Return a ``CartesianTrajectoryPoint`` of a pose (4, 4) and twist, acceleration (6,)."""
+    point = CartesianTrajectoryPoint(pose=matrix_to_pose(pose))
+    for field, kind, values in (('twist', Twist, twist), ('acceleration', Accel, acceleration)):
+        if values is not None:
+            msg = kind()
+            msg.linear.x, msg.linear.y, msg.linear.z = (float(v) for v in values[:3])
+            msg.angular.x, msg.angular.y, msg.angular.z = (float(v) for v in values[3:])
+            setattr(point, field, msg)
+    if time_from_start is not None:
+        point.time_from_start = duration_msg(time_from_start)
+    return point
