@@ -50,8 +50,9 @@ Each cycle runs when a joint state arrives (``trigger: state``, default) and ans
 exactly one command; ``trigger: timer`` runs at ``rate_hz`` on the newest state, the reference
 sampled at the timer's time. Joint states are read by a thread that waits on that subscription
 alone (:class:`~robot_dynamics.ros.wire.on_demand.SubscriptionThread`), which also runs the
-watchdog; trajectories on the topic in another such thread, action goals and parameters in the
-executor; a goal is checked outside the cycle's lock and submitted under it. The watchdog
+watchdog; trajectories and target poses on topics each in such a thread of its own, action
+goals and parameters in the executor; a goal is checked outside the cycle's lock and submitted
+under it. The watchdog
 runs on the wall clock and asks the controller what to send while no state comes: the safe
 command once the newest state is older than ``state_timeout`` on the states' clock (on
 simulated time, also after ``wall_state_timeout`` of wall time in which the node ran: a
