@@ -169,7 +169,15 @@ def _demo_parser(sub, robots):
                    help='the simulator waits for the command that answers each joint state: '
                         'simulated time, as fast as the processes allow, the same numbers '
                         'every run')
+    _namespace_argument(p)
     p.set_defaults(handler=demo_command)
+
+
+def _namespace_argument(p):
+    """Add ``--namespace`` to the parser ``p`` of a command that talks to an arm's graph."""
+    p.add_argument('--namespace', default='', metavar='NS',
+                   help="the arm's namespace: its nodes, topics, services and actions under /NS "
+                        '(e.g. left: /left/joint_states, /left/compute_ik); default: the root')
 
 
 def _info_parser(sub, robots):
@@ -219,6 +227,7 @@ def _bringup_parser(sub, robots):
                    help='the simulator waits for the command that answers each joint state: '
                         'deterministic, on simulated time (/clock), as fast as the processes '
                         'allow (add -p simulator.realtime:=true to pace it to the wall clock)')
+    _namespace_argument(p)
     p.set_defaults(handler=bringup_command)
 
 
@@ -289,8 +298,10 @@ def _send_parser(sub, robots):
                     'succeeded, 1 with the error the controller gives otherwise. Ctrl-C cancels '
                     'the goal. Needs rclpy.')
     p.add_argument('trajectory', metavar='FILE.yaml', help='the trajectory file')
-    p.add_argument('--action', default='/controller/follow_joint_trajectory', metavar='NAME',
-                   help='the action (default %(default)s)')
+    p.add_argument('--action', default='controller/follow_joint_trajectory', metavar='NAME',
+                   help="the action; a relative name is in the arm's --namespace (default "
+                        '%(default)s)')
+    _namespace_argument(p)
     p.add_argument('--timeout', type=_positive_float, default=30.0, metavar='S',
                    help='how long to wait for the action server (default %(default)g)')
     p.set_defaults(handler=send_command)
@@ -563,7 +574,8 @@ def demo_command(args, out=sys.stdout):
     """Run ``robot-dynamics demo`` (the ROS 2 pick-and-place); return the exit status."""
     from .ros.tools import demo
     return demo.run(args.robot, report_path=args.report, out_dir=args.out,
-                    duration=args.duration, lockstep=args.lockstep, out=out)
+                    duration=args.duration, lockstep=args.lockstep, namespace=args.namespace,
+                    out=out)
 
 
 def _node_parameter(text):
@@ -579,6 +591,7 @@ def bringup_command(args, out=sys.stdout):
     """Run ``robot-dynamics bringup``; return the exit status."""
     from .ros.tools import bringup, graph
     mode = 'hardware' if args.hardware else 'sim'
+    namespace = graph.namespace(args.namespace)
     files = graph.parameter_files(args.robot, args.params_file)
     specs = graph.nodes(mode)
     if args.lockstep and args.hardware:
@@ -590,7 +603,8 @@ def bringup_command(args, out=sys.stdout):
     graph.check_parameters(mode, files, overrides)
     overrides = graph.complete_overrides(mode, files, overrides)
     return bringup.run(specs, files, overrides, processes=args.processes, out=out,
-                       title=f'{PROG} bringup {args.robot or ""}'.rstrip(), record=args.record)
+                       title=f'{PROG} bringup {args.robot or ""}'.rstrip(), record=args.record,
+                       namespace=namespace)
 
 
 # ---- plot ---------------------------------------------------------------------------------------
@@ -653,10 +667,11 @@ def excite_command(args, out=sys.stdout):
 
 def send_command(args, out=sys.stdout):
     """Run ``robot-dynamics send``; return the exit status."""
-    from .ros.tools import send
+    from .ros.tools import graph, send
     from .trajectory import TrajectoryPoints
     points = TrajectoryPoints.from_yaml(args.trajectory)
-    return send.run(points, args.action, server_timeout=args.timeout, out=out)
+    action = graph.resolve(args.action, graph.namespace(args.namespace))
+    return send.run(points, action, server_timeout=args.timeout, out=out)
 
 
 def identify_command(args, out=sys.stdout):

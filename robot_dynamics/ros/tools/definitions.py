@@ -46,6 +46,13 @@ from ...recordings import Topics
 TOPICS = Topics(joint_states='/joint_states', controller_state='/controller/controller_state',
                 joint_trajectory='/controller/joint_trajectory',
                 robot_description='/robot_description', tip_pose='/kinematics/tip_pose')
+
+
+def topics(namespace=''):
+    """Return :data:`TOPICS` of the arm in ``namespace`` (a full name, '' for the root)."""
+    return Topics(*(namespace + topic for topic in TOPICS))
+
+
 #: The kinematics node's markers of the arm.
 MARKERS = '/kinematics/markers'
 #: What the robot_dynamics recorder records unless told otherwise: state, the commands of the
