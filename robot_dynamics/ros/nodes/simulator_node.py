@@ -20,8 +20,8 @@ reset, status, the external wrench) is the :class:`~robot_dynamics.simulator.Sim
 node reads parameters, moves messages, keeps the clocks and runs the stepping thread.
 
 - Commands: ``std_msgs/Float64MultiArray`` on ``command_topic`` (default
-  ``/<command_interface>_controller/commands``), one value per joint in the order of the
-  ``joints`` parameter: what ros2_control's forward_command_controller takes; efforts, or
+  ``<command_interface>_controller/commands`` in its namespace), one value per joint in the
+  order of the ``joints`` parameter: what ros2_control's forward_command_controller takes; efforts, or
   positions and velocities for an ideal follower (:mod:`robot_dynamics.plant`). Each step takes
   the newest command (read on demand, not through rclpy's executor). A command of
   the wrong length or with a non-finite value is rejected (logged, throttled) and the last good
@@ -81,6 +81,7 @@ from .awake import AwakeTime
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, Spec,
                          STRING_ARRAY)
+from .diagnostics import Diagnostics, SIMULATOR_PARAMETERS, thresholds
 from .runner import run_node
 from .throttle import Throttle
 from ..wire.cdr import JointStateWriter, read_float64_array
@@ -88,6 +89,7 @@ from ..wire.compat import RCLError
 from ..wire.conversions import joint_values, JointMap, time_msg
 from ..wire.on_demand import OnDemand, take_next, Waiter
 from ..wire.qos import LOCKSTEP_ALL, LOCKSTEP_WRITER, NEWEST_ONLY
+from ...diagnostics import simulator_status, SimulatorFigures, SimulatorThresholds
 from ...errors import InputError
 from ...model import RobotModel
 from ...simulation import with_payload
@@ -140,7 +142,7 @@ PARAMETERS = (
     Spec('payload_inertia', DOUBLE_ARRAY, "The payload's inertia about its centre of mass, tip "
                                           'axes [kg m^2, ixx ixy ixz iyy iyz izz]; empty: a '
                                           'point mass.'),
-) + COMMAND_PARAMETERS + CHAIN_PARAMETERS
+) + COMMAND_PARAMETERS + CHAIN_PARAMETERS + SIMULATOR_PARAMETERS
 
 #: Longest wait of ~/reset for the stepping thread [s].
 RESET_TIMEOUT = 5.0
@@ -165,6 +167,11 @@ class SimulatorNode(Node):
         self.sim = None
         self._thread = None
         self._stop = threading.Event()
+        self.stalls = 0
+        limits = thresholds(self.params, SimulatorThresholds)
+        self.diagnostics = Diagnostics(self, self._figures,
+                                       lambda now, before: simulator_status(now, before, limits),
+                                       lambda: self.sim.plant.model.name if self.sim is not None else '')
         self.description = ModelSubscription(self, 'robot_description',
                                              chain_options(self.params), self.on_model)
 
@@ -210,7 +217,8 @@ class SimulatorNode(Node):
         self._thread = threading.Thread(target=self._run, name='simulator_steps', daemon=True)
         self._thread.start()
         self.get_logger().info(
-            f'simulating {model.name!r} ({p.command_interface} commands on {command_topic(p)}, '
+            f'simulating {model.name!r} ({p.command_interface} commands on '
+            f'{self.commands.topic_name}, '
             f'joints {self.joints.names}) at {p.rate_hz:g} Hz, '
             f'{"real time" if p.realtime else "as fast as possible"}'
             f'{", in lockstep with the controller" if p.lockstep else ""}'
@@ -369,9 +377,20 @@ class SimulatorNode(Node):
         while not (self._reset_requested or self._stop.wait(0.01)):
             pass
 
+    def _figures(self):
+        """Return the simulator's figures for /diagnostics now."""
+        sim, p = self.sim, self.params
+        if sim is None:
+            return SimulatorFigures(time.monotonic(), 0.0, 0, 0, 0, 0, False, p.realtime,
+                                    p.lockstep)
+        return SimulatorFigures(time.monotonic(), sim.plant.t, sim.steps, sim.late_steps,
+                                self.stalls, sim.unanswered_states, bool(sim.command_timed_out),
+                                p.realtime, p.lockstep)
+
     def _report(self, events):
-        """Log the simulator's events (throttled where they may repeat)."""
+        """Log the simulator's events (throttled where they may repeat); count the stalls."""
         for event in events:
+            self.stalls += event.kind is Kind.STALL
             level, period = _LOGGED[event.kind]
             if period is not None and not self.throttle(event.kind, period):
                 continue
