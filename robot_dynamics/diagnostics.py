@@ -163,7 +163,8 @@ def controller_status(now, before, latencies, expected_rate, joint_names,
                    ('latency p99 [ms]', 'n/a (simulated time)')]
     elif len(latencies):
         p50, p99 = np.percentile(latencies, [50.0, 99.0])
-        values += [('latency p50 [ms]', f'{p50 * 1e3:.3f}'), ('latency p99 [ms]', f'{p99 * 1e3:.3f}')]
+        values += [('latency p50 [ms]', f'{p50 * 1e3:.3f}'),
+                   ('latency p99 [ms]', f'{p99 * 1e3:.3f}')]
         if p99 > thresholds.max_latency:
             findings.append((Level.WARN, f'latency p99 {p99 * 1e3:.1f} ms, above '
                                          f'{thresholds.max_latency * 1e3:g} ms'))
@@ -177,7 +178,8 @@ def controller_status(now, before, latencies, expected_rate, joint_names,
     else:
         if rate < thresholds.min_rate_ratio * expected_rate:
             findings.append((Level.WARN, f'control rate {rate:.0f} Hz, below '
-                                         f'{thresholds.min_rate_ratio:.0%} of {expected_rate:g} Hz'))
+                                         f'{thresholds.min_rate_ratio:.0%} of '
+                                         f'{expected_rate:g} Hz'))
         if cycles and missed > thresholds.max_missed_ratio * cycles:
             findings.append((Level.WARN, f'{missed} of {cycles} cycles missed'))
         names = [name for name, count in zip(joint_names, saturated) if count > 0]
@@ -196,8 +198,10 @@ def simulator_status(now, before, thresholds=SimulatorThresholds()):
     factor = (now.simulated_time - before.simulated_time) / wall if wall > 0.0 else 0.0
     values = (('steps', str(now.steps)), ('late steps in the period', f'{late} of {steps}'),
               ('late steps', str(now.late_steps)), ('stalls in the period', str(stalls)),
-              ('stalls', str(now.stalls)), ('unanswered lockstep states', str(now.unanswered_states)),
-              ('real-time factor', f'{factor:.3f}'), ('simulated time [s]', f'{now.simulated_time:.3f}'),
+              ('stalls', str(now.stalls)),
+              ('unanswered lockstep states', str(now.unanswered_states)),
+              ('real-time factor', f'{factor:.3f}'),
+              ('simulated time [s]', f'{now.simulated_time:.3f}'),
               ('commands timed out', 'true' if now.timed_out else 'false'),
               ('realtime', 'true' if now.realtime else 'false'),
               ('lockstep', 'true' if now.lockstep else 'false'))

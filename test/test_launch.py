@@ -177,7 +177,7 @@ def test_a_parameter_no_node_takes_stops_the_launch(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize('mode', graph.MODES)
 def test_a_namespace_puts_every_name_of_the_arm_under_it(mode, monkeypatch, tmp_path):
-    """rcl applies a file's ``controller:`` section to ``/controller`` only: not in a namespace."""
+    """A file's ``controller:`` section is for ``/controller`` only (rcl): not in a namespace."""
     user = tmp_path / 'my_arm.yaml'
     user.write_text('/**:\n  ros__parameters:\n    tip_link: tool0\n'
                     'controller:\n  ros__parameters:\n    state_timeout: 0.07\n')

@@ -28,7 +28,7 @@ BEFORE = ControllerFigures(t=10.0, cycles=5000, missed_cycles=3, saturated=(0, 7
 
 def _controller(**changes):
     """One second later at 1 kHz, nothing missed or saturated, unless ``changes`` say so."""
-    values = dict(t=11.0, cycles=6000, missed_cycles=3, saturated=(0, 7), mode='hold')
+    values = {'t': 11.0, 'cycles': 6000, 'missed_cycles': 3, 'saturated': (0, 7), 'mode': 'hold'}
     values.update(changes)
     return ControllerFigures(**values)
 

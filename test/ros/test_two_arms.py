@@ -99,7 +99,7 @@ def test_every_name_is_the_arms_own(arms, probe):
     node = probe.node
     wanted = {(name, f'/{namespace}') for namespace in ARMS for name in NODES}
     probe.wait_for(lambda: wanted <= set(node.get_node_names_and_namespaces()),
-                   what='both arms\' nodes')
+                   what="both arms' nodes")
     assert not {name for name, namespace in node.get_node_names_and_namespaces()
                 if namespace == '/'} & set(NODES)
     for namespace in ARMS:
@@ -150,7 +150,7 @@ def _send(probe, namespace, trajectory):
 def test_a_goal_moves_only_its_arm(arms, probe):
     left = probe.collect(JointState, '/left/joint_states')
     right = probe.collect(JointState, '/right/joint_states')
-    probe.wait_for(lambda: left and right, what='both arms\' joint states')
+    probe.wait_for(lambda: left and right, what="both arms' joint states")
     model = RobotModel.load('planar_2r')
     q0 = np.array(right[-1][0].position)
     q1 = q0 + np.array([0.3, -0.2])
@@ -203,7 +203,7 @@ def test_diagnostics_of_both_arms_with_their_full_names_and_figures(arms, probe)
 def test_a_saturating_goal_warns(arms, probe):
     collected = probe.collect(DiagnosticArray, '/diagnostics')
     states = probe.collect(JointState, '/left/joint_states')
-    probe.wait_for(lambda: states, what='the left arm\'s states')
+    probe.wait_for(lambda: states, what="the left arm's states")
     model = RobotModel.load('scara')
     q0 = np.array(states[-1][0].position)
     # 0.2 rad of shoulder in 0.1 s: within the velocity limit, 1.8 times the effort limit

@@ -33,6 +33,8 @@ safety policy, missed cycles) is the library's, on the time of the joint states:
   ``<command_interface>_controller/commands``, in the node's namespace), one value per joint in
   the order of ``joints``: what ros2_control's forward_command_controller takes.
 - ``~/controller_state`` (ControllerState) at ``state_publish_rate_hz`` of the states' clock.
+- ``/diagnostics`` (:mod:`~robot_dynamics.ros.nodes.diagnostics`) once a second: control rate,
+  missed cycles, latency, saturation, mode; ERROR in safe mode, WARN over ``diagnostics.*``.
 
 Each cycle runs when a joint state arrives (``trigger: state``, default) and answers it with
 exactly one command; ``trigger: timer`` runs at ``rate_hz`` on the newest state, the reference
@@ -277,7 +279,8 @@ class ControllerNode(Node):
             self._startup_timer = self.create_timer(p.startup_timeout, self.startup_callback)
         self.get_logger().info(
             f'{self.law_name.value} control of {self.joints.names} ({self.interface.value} '
-            f'commands on {self.command_publisher.topic_name}), cycles on each {self.trigger.value}, '
+            f'commands on {self.command_publisher.topic_name}), cycles on each '
+            f'{self.trigger.value}, '
             f'{"simulated" if self.sim_time else "wall"} time; waiting for joint_states')
         # the watchdog in the same thread, on the wall clock (a simulated clock stops when its
         # simulator does)

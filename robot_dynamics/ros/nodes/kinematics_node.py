@@ -82,8 +82,8 @@ class KinematicsNode(Node):
         self.ik_calls = self.ik_failures = 0
         limits = thresholds(self.params, KinematicsThresholds)
         self.diagnostics = Diagnostics(
-            self, lambda: KinematicsFigures(self.ik_calls, self.ik_failures,
-                                           self.model is not None),
+            self,
+            lambda: KinematicsFigures(self.ik_calls, self.ik_failures, self.model is not None),
             lambda now, before: kinematics_status(now, before, limits),
             lambda: self.model.name if self.model is not None else '')
         self.description = ModelSubscription(self, 'robot_description',

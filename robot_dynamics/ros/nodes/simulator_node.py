@@ -21,10 +21,10 @@ node reads parameters, moves messages, keeps the clocks and runs the stepping th
 
 - Commands: ``std_msgs/Float64MultiArray`` on ``command_topic`` (default
   ``<command_interface>_controller/commands`` in its namespace), one value per joint in the
-  order of the ``joints`` parameter: what ros2_control's forward_command_controller takes; efforts, or
-  positions and velocities for an ideal follower (:mod:`robot_dynamics.plant`). Each step takes
-  the newest command (read on demand, not through rclpy's executor). A command of
-  the wrong length or with a non-finite value is rejected (logged, throttled) and the last good
+  order of the ``joints`` parameter: what ros2_control's forward_command_controller takes;
+  efforts, or positions and velocities for an ideal follower (:mod:`robot_dynamics.plant`).
+  Each step takes the newest command (read on demand, not through rclpy's executor). A command
+  of the wrong length or with a non-finite value is rejected (logged, throttled) and the last good
   command stays in force. With no valid command for ``command_timeout`` seconds the brakes hold
   the arm as a drive's watchdog engages them (``brake_on_timeout``; off: the effort is zero and
   the arm falls), said once, and once more when commands return. **One source**: the simulator
@@ -45,6 +45,8 @@ node reads parameters, moves messages, keeps the clocks and runs the stepping th
 - ``~/reset`` (std_srvs/Trigger) puts the arm back to ``initial_positions`` and
   ``initial_velocities`` at the next step, publishes that state at once, and replies with its
   stamp (the clock runs on: stamps never go back).
+- ``/diagnostics`` (:mod:`~robot_dynamics.ros.nodes.diagnostics`) once a second: steps, late
+  steps, stalls, unanswered states, real-time factor; WARN over ``diagnostics.*``.
 
 Stepping runs in its own thread, paced on the monotonic clock with ``realtime`` (see
 :mod:`robot_dynamics.simulator`: late steps counted and run, never dropped; a stall logged;
@@ -79,9 +81,9 @@ from std_srvs.srv import Trigger
 
 from .awake import AwakeTime
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
+from .diagnostics import Diagnostics, SIMULATOR_PARAMETERS, thresholds
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, Spec,
                          STRING_ARRAY)
-from .diagnostics import Diagnostics, SIMULATOR_PARAMETERS, thresholds
 from .runner import run_node
 from .throttle import Throttle
 from ..wire.cdr import JointStateWriter, read_float64_array
@@ -169,9 +171,9 @@ class SimulatorNode(Node):
         self._stop = threading.Event()
         self.stalls = 0
         limits = thresholds(self.params, SimulatorThresholds)
-        self.diagnostics = Diagnostics(self, self._figures,
-                                       lambda now, before: simulator_status(now, before, limits),
-                                       lambda: self.sim.plant.model.name if self.sim is not None else '')
+        self.diagnostics = Diagnostics(
+            self, self._figures, lambda now, before: simulator_status(now, before, limits),
+            lambda: self.sim.plant.model.name if self.sim is not None else '')
         self.description = ModelSubscription(self, 'robot_description',
                                              chain_options(self.params), self.on_model)
 

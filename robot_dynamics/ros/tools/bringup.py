@@ -201,7 +201,7 @@ class Bringup:
 
     @property
     def _where(self):
-        """The nodes' namespace as the graph queries take it."""
+        """Return the nodes' namespace as the graph queries take it."""
         return self.namespace or '/'
 
     def describe(self):

@@ -37,8 +37,8 @@ its controller's safe command (:data:`MODE_DEFAULTS`).
 
 import difflib
 import importlib
-import re
 from pathlib import Path
+import re
 from typing import NamedTuple, Tuple
 
 import yaml
@@ -134,6 +134,7 @@ def viewer_arguments(mode):
                        'them); false: not started.'),
         LaunchArgument('rviz', 'false',
                        'true: RViz with the shipped configuration (rviz/robot_dynamics.rviz).')]
+
 
 #: Parameters a mode gives its nodes after every file, ``{mode: {node: ((name, text), ...)}}``;
 #: values are YAML text, as in ``-p name:=value``.

@@ -38,8 +38,8 @@ def generate(mode):
     def nodes(context):
         values = {argument.name: LaunchConfiguration(argument.name).perform(context)
                   for argument in arguments}
-        return [Node(output='screen', **options)
-                for options in graph.launch_nodes(mode, values) + graph.launch_viewers(mode, values)]
+        started = graph.launch_nodes(mode, values) + graph.launch_viewers(mode, values)
+        return [Node(output='screen', **options) for options in started]
 
     return LaunchDescription(
         [DeclareLaunchArgument(argument.name, default_value=argument.default,
