@@ -247,6 +247,9 @@ def _plot_parser(sub, robots):
                    help='folder for the CSV and PNG files (created if missing)')
     p.add_argument('--csv-only', action='store_true',
                    help='write the CSV files only (no matplotlib needed)')
+    p.add_argument('--namespace', default='', metavar='NS',
+                   help="plot the arm recorded under /NS (bringup --record --namespace NS); "
+                        'default: the root')
     p.set_defaults(handler=plot_command)
 
 
@@ -612,8 +615,9 @@ def bringup_command(args, out=sys.stdout):
 def plot_command(args, out=sys.stdout):
     """Run ``robot-dynamics plot``; return the exit status."""
     from .recordings import export
-    from .ros.tools.definitions import TOPICS
-    written, notes = export(args.recording, args.out, TOPICS, plot=not args.csv_only)
+    from .ros.tools.definitions import namespace, topics
+    written, notes = export(args.recording, args.out, topics(namespace(args.namespace)),
+                            plot=not args.csv_only)
     for path in written:
         print(f'wrote {path}', file=out)
     for note in notes:

@@ -278,7 +278,8 @@ def recorder_arguments(path, parameter_files, overrides, namespace=''):
     """Return the ``--ros-args`` of a recorder of the arm's topics to ``path`` (MCAP)."""
     return ['--ros-args', '-p', f'path:={path}',
             *graph.clock_arguments(parameter_files, overrides, namespace),
-            *(['-p', f'namespaces:=[{namespace}]'] if namespace else [])]
+            *(['-r', f'__ns:={namespace}', '-p', f'namespaces:=[{namespace}]'] if namespace
+              else [])]
 
 
 def say(out, *lines):

@@ -38,11 +38,11 @@ its controller's safe command (:data:`MODE_DEFAULTS`).
 import difflib
 import importlib
 from pathlib import Path
-import re
 from typing import NamedTuple, Tuple
 
 import yaml
 
+from .definitions import namespace
 from ..nodes.parameters import check, parse, ROS_PARAMETERS
 from ...control import CONTROLLERS
 from ...errors import InputError
@@ -149,8 +149,6 @@ MODE_DEFAULTS = {'sim': {'controller': (('safe_mode', 'gravity_compensation'),)}
 #: The model node's sources of the description, of which it takes exactly one.
 MODEL_SOURCES = ('robot', 'urdf_file', 'dh_file', 'robot_description')
 
-_TOKEN = r'(?!\d)(?!\w*__)\w+'
-_NAMESPACE = re.compile(rf'{_TOKEN}(/{_TOKEN})*', re.ASCII)
 
 
 def nodes(mode='sim'):
@@ -158,21 +156,6 @@ def nodes(mode='sim'):
     if mode not in MODES:
         raise InputError(f'mode: expected one of {MODES}, got {mode!r}')
     return [spec for spec in NODES if mode in spec.modes]
-
-
-def namespace(text):
-    """
-    Return the arm's namespace ``text`` as a full name (``'left'``: ``'/left'``; ``''``: root).
-
-    Every node, topic, service, action and parameter of the arm is under it, as with
-    ``ros2 launch ... namespace:=left`` or ros2_control's namespaced controller managers.
-    Raises ``InputError`` for a name ROS would refuse.
-    """
-    name = str(text or '').strip('/')
-    if name and not _NAMESPACE.fullmatch(name):
-        raise InputError(f'namespace {text!r}: expected tokens of letters, digits and _ (not '
-                         'starting with a digit, no __) separated by /, e.g. left or cell1/left')
-    return f'/{name}' if name else ''
 
 
 def resolve(name, namespace=''):

@@ -51,8 +51,7 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 import yaml
 
-from . import graph
-from .definitions import DefinitionNotFoundError, message_definition, RECORDED_TOPICS
+from .definitions import DefinitionNotFoundError, message_definition, namespace, RECORDED_TOPICS
 from ..nodes.parameters import declare, Spec
 from ..nodes.runner import run_node
 from ..wire.on_demand import OnDemand, take_next
@@ -82,8 +81,8 @@ DRAIN_PERIOD = 0.02
 
 def message_class(type_name):
     """Return the Python class of ``pkg/msg/Name`` or an action's ``pkg/action/X_Part``."""
-    package, namespace, name = type_name.split('/')
-    module = importlib.import_module(f'{package}.{namespace}')
+    package, folder, name = type_name.split('/')
+    module = importlib.import_module(f'{package}.{folder}')
     if hasattr(module, name):
         return getattr(module, name)
     action, _, part = name.partition('_')
@@ -202,7 +201,7 @@ class RecorderNode(Node):
         self.recorder = McapRecorder(self.params.path)
         self._name = self.get_name()   # for the last log line, when the handle may be gone
         self._pending = list(dict.fromkeys(
-            graph.namespace(ns) + topic
+            namespace(ns) + topic
             for ns in self.params.namespaces for topic in self.params.topics))
         self._recorded = []            # (subscription, channel, topic), read by the thread
         self._lock = threading.Lock()
