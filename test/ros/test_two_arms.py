@@ -31,6 +31,9 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PoseStamped
 import numpy as np
 import pytest
+import rcl_interfaces.msg
+from rcl_interfaces.srv import GetParameters
+from rclpy.parameter import Parameter
 from robot_dynamics import RobotModel
 from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.conversions import matrix_to_pose
@@ -118,6 +121,25 @@ def test_every_name_is_the_arms_own(arms, probe):
     services = {name for name, _ in node.get_service_names_and_types()}
     assert {'/left/compute_ik', '/left/compute_fk', '/right/compute_ik'} <= services
     assert '/compute_ik' not in services
+
+
+def test_the_namespaced_nodes_take_their_parameter_files(arms, probe):
+    # the robot's file (its controller: and simulator: sections), the simulated mode's safe
+    # command and --lockstep's clock: what the same bringup in the root gives
+    for node, name, expected in (('/left/controller', 'control_law', 'computed_torque'),
+                                 ('/left/controller', 'safe_mode', 'gravity_compensation'),
+                                 ('/left/controller', 'use_sim_time', True),
+                                 ('/right/simulator', 'initial_positions', [0.4, 0.8]),
+                                 ('/right/simulator', 'lockstep', True),
+                                 ('/right/kinematics', 'publish_rate_hz', 10.0)):
+        client = probe.client(GetParameters, f'{node}/get_parameters')
+        try:
+            (value,) = probe.call(client, GetParameters.Request(names=[name])).values
+        finally:
+            probe.node.destroy_client(client)
+        got = Parameter.from_parameter_msg(
+            rcl_interfaces.msg.Parameter(name=name, value=value)).value
+        assert (list(got) if isinstance(expected, list) else got) == expected, (node, name)
 
 
 def test_ik_answers_come_from_the_arms_own_robot(arms, probe):
