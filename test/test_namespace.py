@@ -78,7 +78,7 @@ def test_namespaced_parameters_are_what_rcl_would_apply_in_the_root(tmp_path):
                     '    gains:\n      shoulder:\n        kp: 900.0\n')
     files = [graph.parameter_file('scara'), user]
     overrides = {'controller': [('control_law', 'pd')], 'simulator': [('lockstep', 'true')]}
-    given = graph.namespaced_parameters('sim', files, overrides, '/left')
+    given = graph.namespaced_parameters(graph.nodes('sim'), files, overrides, '/left')
     assert sorted(given) == sorted(f'/left/{spec.name}' for spec in graph.nodes('sim'))
     bundled = yaml.safe_load((REPO / 'config' / 'scara.yaml').read_text())
     controller = given['/left/controller']['ros__parameters']

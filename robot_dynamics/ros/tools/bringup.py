@@ -90,11 +90,10 @@ class Bringup:
         self._namespaced_file = None
         overrides = overrides or {}
         if namespace:
-            mode = 'sim' if any(spec.name == 'simulator' for spec in self.specs) else 'hardware'
             with tempfile.NamedTemporaryFile('w', prefix='robot_dynamics_', suffix='.yaml',
                                              delete=False) as f:
-                yaml.safe_dump(graph.namespaced_parameters(mode, parameter_files, overrides,
-                                                           namespace), f)
+                yaml.safe_dump(graph.namespaced_parameters(self.specs, parameter_files,
+                                                           overrides, namespace), f)
             self._namespaced_file = f.name
             parameter_files, overrides = [f.name], {}
         self.arguments = {spec.name: graph.ros_arguments(spec, parameter_files,
@@ -129,7 +128,7 @@ class Bringup:
             for spec in self.specs:
                 self._children[spec.name] = subprocess.Popen(
                     _command(spec) + self.arguments[spec.name], env=env, start_new_session=True)
-        self._probe = Node('bringup_probe')
+        self._probe = Node('bringup_probe', namespace=self.namespace or None)
         self._spin_in_thread(self._probe)
 
     def add_node(self, node):

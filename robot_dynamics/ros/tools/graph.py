@@ -29,6 +29,13 @@ lockstep (a simulator faster than real time would otherwise outrun its controlle
 ``lockstep`` is set to false, and whenever the simulator's clock may leave wall time every
 other node runs on it (``use_sim_time``).
 
+An arm runs in a namespace of its own when given one (:func:`namespace`, ``bringup
+--namespace``, ``namespace:=`` of the launch files): every name the nodes use is relative, so
+that all of them move under it, and each arm runs on its own ``<namespace>/clock``
+(:func:`remappings`). rcl applies a parameter file's ``controller:`` section to
+``/controller`` only, so a namespaced arm's parameters go to its nodes under their full names
+(:func:`namespaced_parameters`).
+
 :func:`complete_overrides` applies that rule and two more, as every bringup and launch file
 does: the model's source given last replaces the earlier ones (a user's URDF replaces the
 bundled robot's model), and a simulated arm, which has no brakes, is held against gravity by
@@ -362,7 +369,7 @@ def launch_nodes(mode, values):
     """
     files, ns, extra = _launch_inputs(mode, values)
     if ns:
-        given = namespaced_parameters(mode, files, extra, ns)
+        given = namespaced_parameters(nodes(mode), files, extra, ns)
         sources = {spec.name: [given[resolve(spec.name, ns)]['ros__parameters']]
                    for spec in nodes(mode)}
     else:
@@ -430,9 +437,9 @@ def description(files, overrides):
     return urdf
 
 
-def namespaced_parameters(mode, files, overrides, namespace):
+def namespaced_parameters(specs, files, overrides, namespace):
     """
-    Return ``{node full name: {'ros__parameters': {name: value}}}`` for the nodes of ``mode``.
+    Return ``{node full name: {'ros__parameters': {name: value}}}`` for the nodes ``specs``.
 
     What the ``files`` and then the ``overrides`` (``{node: [(name, value text), ...]}``) give
     each node, under its full name in ``namespace``: the layout of a parameter file that rcl
@@ -440,7 +447,7 @@ def namespaced_parameters(mode, files, overrides, namespace):
     names ``/controller`` only).
     """
     result = {}
-    for spec in nodes(mode):
+    for spec in specs:
         values = file_values(files, spec.name)
         values.update((name, parse(text)) for name, text in overrides.get(spec.name, ()))
         result[resolve(spec.name, namespace)] = {'ros__parameters': values}
