@@ -40,6 +40,7 @@ ROS_PACKAGES := \
 	std-srvs \
 	geometry-msgs \
 	visualization-msgs \
+	diagnostic-msgs \
 	rosgraph-msgs \
 	action-msgs \
 	ament-index-python \

@@ -169,7 +169,15 @@ def _demo_parser(sub, robots):
                    help='the simulator waits for the command that answers each joint state: '
                         'simulated time, as fast as the processes allow, the same numbers '
                         'every run')
+    _namespace_argument(p)
     p.set_defaults(handler=demo_command)
+
+
+def _namespace_argument(p):
+    """Add ``--namespace`` to the parser ``p`` of a command that talks to an arm's graph."""
+    p.add_argument('--namespace', default='', metavar='NS',
+                   help="the arm's namespace: its nodes, topics, services and actions under /NS "
+                        '(e.g. left: /left/joint_states, /left/compute_ik); default: the root')
 
 
 def _info_parser(sub, robots):
@@ -219,6 +227,7 @@ def _bringup_parser(sub, robots):
                    help='the simulator waits for the command that answers each joint state: '
                         'deterministic, on simulated time (/clock), as fast as the processes '
                         'allow (add -p simulator.realtime:=true to pace it to the wall clock)')
+    _namespace_argument(p)
     p.set_defaults(handler=bringup_command)
 
 
@@ -238,6 +247,9 @@ def _plot_parser(sub, robots):
                    help='folder for the CSV and PNG files (created if missing)')
     p.add_argument('--csv-only', action='store_true',
                    help='write the CSV files only (no matplotlib needed)')
+    p.add_argument('--namespace', default='', metavar='NS',
+                   help='plot the arm recorded under /NS (bringup --record --namespace NS); '
+                        'default: the root')
     p.set_defaults(handler=plot_command)
 
 
@@ -291,8 +303,10 @@ def _send_parser(sub, robots):
                     'otherwise. Ctrl-C cancels the goal. Needs rclpy.')
     p.add_argument('trajectory', metavar='FILE.yaml', help='the trajectory file')
     p.add_argument('--action', default=None, metavar='NAME',
-                   help='the action (default /controller/follow_joint_trajectory, or '
-                        '/controller/follow_cartesian_trajectory for a Cartesian file)')
+                   help="the action; a relative name is in the arm's --namespace (default "
+                        'controller/follow_joint_trajectory, or '
+                        'controller/follow_cartesian_trajectory for a Cartesian file)')
+    _namespace_argument(p)
     p.add_argument('--timeout', type=_positive_float, default=30.0, metavar='S',
                    help='how long to wait for the action server (default %(default)g)')
     p.set_defaults(handler=send_command)
@@ -565,7 +579,8 @@ def demo_command(args, out=sys.stdout):
     """Run ``robot-dynamics demo`` (the ROS 2 pick-and-place); return the exit status."""
     from .ros.tools import demo
     return demo.run(args.robot, report_path=args.report, out_dir=args.out,
-                    duration=args.duration, lockstep=args.lockstep, out=out)
+                    duration=args.duration, lockstep=args.lockstep, namespace=args.namespace,
+                    out=out)
 
 
 def _node_parameter(text):
@@ -581,6 +596,7 @@ def bringup_command(args, out=sys.stdout):
     """Run ``robot-dynamics bringup``; return the exit status."""
     from .ros.tools import bringup, graph
     mode = 'hardware' if args.hardware else 'sim'
+    namespace = graph.namespace(args.namespace)
     files = graph.parameter_files(args.robot, args.params_file)
     specs = graph.nodes(mode)
     if args.lockstep and args.hardware:
@@ -592,7 +608,8 @@ def bringup_command(args, out=sys.stdout):
     graph.check_parameters(mode, files, overrides)
     overrides = graph.complete_overrides(mode, files, overrides)
     return bringup.run(specs, files, overrides, processes=args.processes, out=out,
-                       title=f'{PROG} bringup {args.robot or ""}'.rstrip(), record=args.record)
+                       title=f'{PROG} bringup {args.robot or ""}'.rstrip(), record=args.record,
+                       namespace=namespace)
 
 
 # ---- plot ---------------------------------------------------------------------------------------
@@ -600,8 +617,9 @@ def bringup_command(args, out=sys.stdout):
 def plot_command(args, out=sys.stdout):
     """Run ``robot-dynamics plot``; return the exit status."""
     from .recorded_motion import export
-    from .ros.tools.definitions import TOPICS
-    written, notes = export(args.recording, args.out, TOPICS, plot=not args.csv_only)
+    from .ros.tools.definitions import namespace, topics
+    written, notes = export(args.recording, args.out, topics(namespace(args.namespace)),
+                            plot=not args.csv_only)
     for path in written:
         print(f'wrote {path}', file=out)
     for note in notes:
@@ -655,9 +673,11 @@ def excite_command(args, out=sys.stdout):
 
 def send_command(args, out=sys.stdout):
     """Run ``robot-dynamics send``; return the exit status."""
-    from .ros.tools import send
+    from .ros.tools import graph, send
     points = send.load(args.trajectory)
-    return send.run(points, args.action, server_timeout=args.timeout, out=out)
+    action = graph.resolve(args.action or send.ACTIONS[type(points)],
+                           graph.namespace(args.namespace))
+    return send.run(points, action, server_timeout=args.timeout, out=out)
 
 
 def identify_command(args, out=sys.stdout):

@@ -23,7 +23,9 @@ compared with the declaration and with the repository's parameter files.
 from pathlib import Path
 
 from launch_standins import run_launch_file
+import numpy as np
 import pytest
+from robot_dynamics import RobotModel
 from robot_dynamics.errors import InputError
 from robot_dynamics.ros.tools import graph
 import yaml
@@ -34,7 +36,16 @@ ROBOTS = sorted(p.stem for p in (REPO / 'config').glob('*.yaml') if '.' not in p
 
 
 def _launch(mode, monkeypatch, **arguments):
-    return run_launch_file(LAUNCH[mode], arguments, monkeypatch)
+    """Return the declared arguments and the node set's own nodes (not the viewers)."""
+    declared, nodes = run_launch_file(LAUNCH[mode], arguments, monkeypatch)
+    return declared, [node for node in nodes if node.options['package'] == 'robot_dynamics']
+
+
+def _viewers(mode, monkeypatch, **arguments):
+    """Return the viewers' nodes ``{package: options}`` that the launch file starts."""
+    _, nodes = run_launch_file(LAUNCH[mode], arguments, monkeypatch)
+    return {node.options['package']: node.options for node in nodes
+            if node.options['package'] != 'robot_dynamics'}
 
 
 def _typed(pairs):
@@ -81,14 +92,16 @@ def test_launch_starts_the_declared_nodes(mode, robot, monkeypatch):
         # after the file only what the mode sets (the launch arguments are empty here)
         mode_parameters = _mode_parameters(mode, spec.name)
         assert rest == ([mode_parameters] if mode_parameters else [])
-    assert all(argument.default_value == '' for argument in declared[2:])
+    assert all(argument.default_value == '' for argument in declared[2:-2])
 
 
 @pytest.mark.parametrize('mode', graph.MODES)
 def test_declared_arguments(mode, monkeypatch):
     declared, _ = _launch(mode, monkeypatch, robot='planar_2r')
     taken = dict.fromkeys(name for spec in graph.nodes(mode) for name in spec.launch_arguments)
-    assert [argument.name for argument in declared] == ['robot', 'params_file', *taken]
+    assert [argument.name for argument in declared] == ['robot', 'params_file', *taken,
+                                                        'namespace', 'robot_state_publisher',
+                                                        'rviz']
     robot = declared[0]
     assert robot.default_value == ('scara' if mode == 'sim' else '')
     for name in ROBOTS:
@@ -160,3 +173,79 @@ def test_a_parameter_no_node_takes_stops_the_launch(monkeypatch, tmp_path):
     assert "'rate_hz' takes a double" in message and 'got 500 (an integer)' in message
     with pytest.raises(InputError, match="'control_law' takes a string"):
         _launch('sim', monkeypatch, robot='scara', control_law='1')
+
+
+@pytest.mark.parametrize('mode', graph.MODES)
+def test_a_namespace_puts_every_name_of_the_arm_under_it(mode, monkeypatch, tmp_path):
+    """A file's ``controller:`` section is for ``/controller`` only (rcl): not in a namespace."""
+    user = tmp_path / 'my_arm.yaml'
+    user.write_text('/**:\n  ros__parameters:\n    tip_link: tool0\n'
+                    'controller:\n  ros__parameters:\n    state_timeout: 0.07\n')
+    _, nodes = _launch(mode, monkeypatch, robot='scara', params_file=str(user),
+                       namespace='left', control_law='pd')
+    specs = graph.nodes(mode)
+    assert [node.options['name'] for node in nodes] == [spec.name for spec in specs]
+    robot_file = yaml.safe_load((REPO / 'config' / 'scara.yaml').read_text())
+    for node, spec in zip(nodes, specs):
+        options = node.options
+        assert options['namespace'] == '/left'
+        assert options['remappings'] == list(spec.remappings) + [('/clock', '/left/clock')]
+        assert all(not target.startswith('/') for _, target in spec.remappings)
+        # one dictionary, which launch_ros writes under /left/<node>: the bundled file's
+        # sections for every node and for this one, the user's, then the mode's and arguments'
+        (given,) = options['parameters']
+        expected = dict(graph.flat_parameters(robot_file['/**']['ros__parameters']))
+        expected.update(graph.flat_parameters(
+            robot_file.get(spec.name, {}).get('ros__parameters', {})))
+        expected['tip_link'] = 'tool0'
+        if spec.name == 'controller':
+            expected['state_timeout'] = 0.07
+            expected['control_law'] = 'pd'
+        expected.update(_mode_parameters(mode, spec.name))
+        assert given == expected
+
+
+def test_a_namespace_ros_refuses_stops_the_launch(monkeypatch):
+    with pytest.raises(InputError, match="namespace 'left arm'"):
+        _launch('sim', monkeypatch, robot='scara', namespace='left arm')
+
+
+@pytest.mark.parametrize('robot', ['scara', 'planar_3r'])
+def test_robot_state_publisher_gets_the_model_nodes_description(robot, monkeypatch):
+    viewers = _viewers('sim', monkeypatch, robot=robot)
+    assert list(viewers) == ['robot_state_publisher']     # RViz only when asked
+    options = viewers['robot_state_publisher']
+    assert options['executable'] == 'robot_state_publisher' and options['namespace'] == ''
+    assert options['remappings'] == []
+    ((name, urdf),) = options['parameters'][0].items()
+    assert name == 'robot_description'
+    bundled = REPO / 'urdf' / f'{robot}.urdf'
+    if bundled.is_file():      # a URDF robot: its own file, as the model node publishes it
+        assert urdf == bundled.read_text()
+    # a DH robot: its export, the same chain as the bundled model
+    model, expected = RobotModel.from_urdf(urdf), RobotModel.load(robot)
+    assert model.joint_names == expected.joint_names
+    assert np.allclose(model.fk(expected.upper * 0.3), expected.fk(expected.upper * 0.3))
+
+
+def test_viewers_in_a_namespace_on_simulated_time_and_rviz(monkeypatch):
+    viewers = _viewers('sim', monkeypatch, robot='scara', namespace='right', lockstep='true',
+                       rviz='true')
+    assert list(viewers) == ['robot_state_publisher', 'rviz2']
+    moved = [('/tf', 'tf'), ('/tf_static', 'tf_static'), ('/clock', '/right/clock')]
+    for options in viewers.values():
+        assert options['namespace'] == '/right' and options['remappings'] == moved
+    assert viewers['robot_state_publisher']['parameters'][0]['use_sim_time'] is True
+    rviz = viewers['rviz2']
+    assert rviz['executable'] == 'rviz2' and rviz['parameters'] == [{'use_sim_time': True}]
+    flag, config = rviz['arguments']
+    assert flag == '-d' and Path(config).name == 'robot_dynamics.rviz'
+    assert Path(config).read_text() == (REPO / 'rviz' / 'robot_dynamics.rviz').read_text()
+
+
+def test_robot_state_publisher_is_off_for_a_real_arm_and_can_be_turned_off(monkeypatch):
+    """A real arm's ros2_control set-up runs its own robot_state_publisher."""
+    assert _viewers('hardware', monkeypatch, robot='scara') == {}
+    assert _viewers('sim', monkeypatch, robot='scara', robot_state_publisher='false') == {}
+    with pytest.raises(InputError, match="rviz: expected true or false, got 'yes'"):
+        _viewers('sim', monkeypatch, robot='scara', rviz='yes')

@@ -41,8 +41,8 @@ REPO = Path(__file__).resolve().parents[1]
 EXEC_DEPENDS = {
     'rclpy', 'robot_dynamics_interfaces', 'rcl_interfaces', 'builtin_interfaces', 'action_msgs',
     'rosgraph_msgs', 'std_srvs', 'sensor_msgs', 'trajectory_msgs', 'std_msgs', 'geometry_msgs',
-    'visualization_msgs', 'python3-numpy', 'python3-scipy', 'python3-numba', 'python3-yaml',
-    'python3-sympy',
+    'visualization_msgs', 'diagnostic_msgs', 'python3-numpy', 'python3-scipy', 'python3-numba',
+    'python3-yaml', 'python3-sympy',
     'urdfdom_py', 'launch', 'launch_ros', 'ament_index_python', 'mcap-ros2-support',
 }
 TEST_DEPENDS = {

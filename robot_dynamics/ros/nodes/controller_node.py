@@ -31,8 +31,8 @@ safety policy, missed cycles) is the library's, on the time of the joint states:
   the motion under way is not touched. Each goal event (accepted, preempted, succeeded,
   aborted, canceled) is logged once, with its reason.
 - Commands: ``std_msgs/Float64MultiArray`` on ``command_topic`` (default
-  ``/<command_interface>_controller/commands``), one value per joint in the order of ``joints``:
-  what ros2_control's forward_command_controller takes.
+  ``<command_interface>_controller/commands``, in the node's namespace), one value per joint in
+  the order of ``joints``: what ros2_control's forward_command_controller takes.
 - ``~/controller_state`` (ControllerState) at ``state_publish_rate_hz`` of the states' clock
   (in task space its joint reference and error are empty: the reference is the tip's).
 - Task space (effort interface): the ``~/follow_cartesian_trajectory`` action
@@ -45,6 +45,8 @@ safety policy, missed cycles) is the library's, on the time of the joint states:
   another frame, out of reach, beyond the joint limits) is aborted at once with a message, and
   nothing moves. ``~/cartesian_state`` (CartesianState: the tip's reference, actual pose and
   twist, error, condition number, controlled axes) at ``cartesian.state_publish_rate_hz``.
+- ``/diagnostics`` (:mod:`~robot_dynamics.ros.nodes.diagnostics`) once a second: control rate,
+  missed cycles, latency, saturation, mode; ERROR in safe mode, WARN over ``diagnostics.*``.
 
 Each cycle runs when a joint state arrives (``trigger: state``, default) and answers it with
 exactly one command; ``trigger: timer`` runs at ``rate_hz`` on the newest state, the reference
@@ -86,6 +88,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from .awake import AwakeTime
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
+from .diagnostics import CONTROLLER_PARAMETERS, Diagnostics, thresholds
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, joint_of,
                          refusal, ROS_PARAMETERS, Spec, STRING_ARRAY, unknown_parameter)
 from .runner import run_node, StartupError
@@ -101,6 +104,7 @@ from ...cartesian_follower import CartesianGoal, CartesianTolerances, check_goal
 from ...control import configured_law, CONTROLLERS, DEFAULT_ADAPTATION_GAIN, Law
 from ...controller import (Controller, DEFAULT_MAX_ANGULAR_VELOCITY, DEFAULT_MAX_LINEAR_VELOCITY,
                            DEFAULT_WALL_STATE_TIMEOUT, Kind, Mode, SafeMode)
+from ...diagnostics import controller_status, ControllerFigures, ControllerThresholds
 from ...errors import choice, InputError, unknown_name
 from ...follower import check_points, Goal, Outcome, Tolerances
 from ...plant import Interface
@@ -214,7 +218,7 @@ PARAMETERS = (
     Spec('constraints.stopped_velocity_tolerance', 0.01,
          'Default goal velocity tolerance: how still the arm must be at the end [rad/s or m/s].',
          read_only=False, bounds=(0.0, 1e3)),
-) + COMMAND_PARAMETERS + CHAIN_PARAMETERS + TASK_PARAMETERS
+) + COMMAND_PARAMETERS + CHAIN_PARAMETERS + TASK_PARAMETERS + CONTROLLER_PARAMETERS
 
 
 _GAIN_UNITS = ('computed torque: 1/s^2, 1/s, 1/s^2; the other laws: N m/rad, N m s/rad, '
@@ -260,6 +264,14 @@ class ControllerNode(Node):
         self.state_thread = self.trajectory_thread = self.target_thread = None
         self.action_server = None
         self._final_sent = False
+        # for /diagnostics: this period's latencies [s], cycles saturated per joint, safe reason
+        self._latencies, self._saturated, self._safe_reason = [], 0, ''
+        limits = thresholds(p, ControllerThresholds)
+        self.diagnostics = Diagnostics(
+            self, self._figures, lambda now, before: controller_status(
+                now, before, self._take_latencies(), p.rate_hz,
+                self.model.joint_names if self.controller is not None else (), limits),
+            lambda: self.model.name if self.controller is not None else '')
         self.description = ModelSubscription(self, 'robot_description',
                                              chain_options(self.params), self.on_model)
 
@@ -334,7 +346,8 @@ class ControllerNode(Node):
             self._startup_timer = self.create_timer(p.startup_timeout, self.startup_callback)
         self.get_logger().info(
             f'{self.law_name.value} control of {self.joints.names} ({self.interface.value} '
-            f'commands on {command_topic(p)}), cycles on each {self.trigger.value}, '
+            f'commands on {self.command_publisher.topic_name}), cycles on each '
+            f'{self.trigger.value}, '
             f'{"simulated" if self.sim_time else "wall"} time; waiting for joint_states')
         # the watchdog in the same thread, on the wall clock (a simulated clock stops when its
         # simulator does)
@@ -567,6 +580,9 @@ class ControllerNode(Node):
         if cycle.command is not None:
             self.command_publisher.publish(
                 write_float64_array(self.joints.model_to_names(cycle.command)))
+            if cycle.mode is not Mode.SAFE:
+                self._latencies.append(time.time() - cycle.t)
+                self._saturated = self._saturated + cycle.saturated
             self._publish_state(cycle)
             self._publish_cartesian_state(cycle)
             self._publish_feedback(cycle)
@@ -585,11 +601,27 @@ class ControllerNode(Node):
         finally:
             self._report(cycle.events)
 
+    def _figures(self):
+        """Return the controller's figures for /diagnostics now."""
+        c = self.controller
+        if c is None:
+            return ControllerFigures(None, 0, 0, (), Mode.WAITING.value)
+        saturated = np.zeros(self.model.dof, dtype=int) + self._saturated
+        return ControllerFigures(c.time, c.cycles, c.missed_cycles, tuple(saturated.tolist()),
+                                 c.mode.value, self._safe_reason if c.mode is Mode.SAFE else '')
+
+    def _take_latencies(self):
+        """Return the period's latencies and start the next period's (None: simulated time)."""
+        latencies, self._latencies = self._latencies, []
+        return None if self.get_parameter('use_sim_time').value else latencies
+
     def _report(self, events):
         """Log each event once; give ended action goals their results."""
         log = self.get_logger()
         # one call site per severity: rclpy refuses a call site that changes severity
         for event in events:
+            if event.kind in (Kind.SAFE_MODE, Kind.FAULT):
+                self._safe_reason = event.message     # /diagnostics says it while it lasts
             if event.kind is Kind.GOAL_ENDED:
                 self._goal_ended(event)
             elif event.kind is Kind.GOAL_ACCEPTED:

@@ -15,8 +15,9 @@
 """
 The kinematics node: inverse and forward kinematics as services, and the arm for viewers.
 
-- ``~/solve_ik`` (SolveIK) and ``~/solve_fk`` (SolveFK), reachable as ``/compute_ik`` and
-  ``/compute_fk`` through the remappings of the launch files and ``robot-dynamics bringup``.
+- ``~/solve_ik`` (SolveIK) and ``~/solve_fk`` (SolveFK), reachable as ``compute_ik`` and
+  ``compute_fk`` in the arm's namespace (``/compute_ik`` in the root) through the remappings of
+  the launch files and ``robot-dynamics bringup``.
   A malformed request gets ``success = false``, an error code and a message naming the problem;
   nothing a client sends stops the node.
 - ``~/tip_pose`` (PoseStamped) and ``~/markers`` (MarkerArray: links as a line strip through the
@@ -24,6 +25,7 @@ The kinematics node: inverse and forward kinematics as services, and the arm for
   ``publish_rate_hz`` from the latest ``joint_states``, for RViz or Foxglove.
 
 The model comes from ``robot_description``; IK seeds default to the latest ``joint_states``.
+``/diagnostics`` (:mod:`~robot_dynamics.ros.nodes.diagnostics`): the IK calls and failures.
 """
 
 import sys
@@ -37,6 +39,7 @@ from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray
 
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
+from .diagnostics import Diagnostics, KINEMATICS_PARAMETERS, thresholds
 from .parameters import declare, Spec
 from .runner import run_node
 from .throttle import Throttle
@@ -44,6 +47,7 @@ from ..wire.cdr import JointStateReader
 from ..wire.conversions import (check_frame, joint_state, joint_values, matrix_to_pose,
                                 pose_stamped, pose_to_matrix, to_seconds)
 from ..wire.on_demand import OnDemand, take_next
+from ...diagnostics import kinematics_status, KinematicsFigures, KinematicsThresholds
 from ...errors import InputError
 from ...ik import closed_form, default_seed
 from ...spatial import axis_angle_to_matrix
@@ -53,7 +57,7 @@ PARAMETERS = (
          bounds=(0.0, 1000.0)),
     Spec('marker_scale', 0.02, 'Diameter of the drawn links and joints [m].', read_only=False,
          bounds=(1e-4, 10.0)),
-) + CHAIN_PARAMETERS
+) + CHAIN_PARAMETERS + KINEMATICS_PARAMETERS
 
 POSITION_ONLY = (1.0, 1.0, 1.0, 0.0, 0.0, 0.0)
 
@@ -75,6 +79,13 @@ class KinematicsNode(Node):
         self.params = declare(self, PARAMETERS)
         self.model = None
         self.joint_state = None          # positions (n,) of the latest usable joint state
+        self.ik_calls = self.ik_failures = 0
+        limits = thresholds(self.params, KinematicsThresholds)
+        self.diagnostics = Diagnostics(
+            self,
+            lambda: KinematicsFigures(self.ik_calls, self.ik_failures, self.model is not None),
+            lambda now, before: kinematics_status(now, before, limits),
+            lambda: self.model.name if self.model is not None else '')
         self.description = ModelSubscription(self, 'robot_description',
                                              chain_options(self.params), self.on_model)
 
@@ -136,7 +147,14 @@ class KinematicsNode(Node):
     # ---- services -------------------------------------------------------------------------------
 
     def solve_ik_callback(self, request, response):
-        """Solve IK for the request; never raise (the reply says what was wrong)."""
+        """Solve IK for the request, counted for /diagnostics; never raise."""
+        response = self._solve_ik(request, response)
+        self.ik_calls += 1
+        self.ik_failures += not response.success
+        return response
+
+    def _solve_ik(self, request, response):
+        """Solve IK for the request (the reply says what was wrong)."""
         model = self.model
         try:
             target = self._ik_target(request)

@@ -242,11 +242,12 @@ COMMAND_PARAMETERS = (
          'm/s], one value per joint in the order of the joints parameter.'),
     Spec('command_topic', '',
          'Topic of the std_msgs/Float64MultiArray commands; empty: '
-         "/<command_interface>_controller/commands, the name of ros2_control's "
-         'forward_command_controller for that interface.'),
+         "<command_interface>_controller/commands in the node's namespace, the name of "
+         "ros2_control's forward_command_controller for that interface (in the root: "
+         '/effort_controller/commands).'),
 )
 
 
 def command_topic(values):
     """Return the command topic of declared COMMAND_PARAMETERS ``values``."""
-    return values.command_topic or f'/{values.command_interface}_controller/commands'
+    return values.command_topic or f'{values.command_interface}_controller/commands'

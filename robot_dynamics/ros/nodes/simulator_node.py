@@ -20,11 +20,11 @@ reset, status, the external wrench) is the :class:`~robot_dynamics.simulator.Sim
 node reads parameters, moves messages, keeps the clocks and runs the stepping thread.
 
 - Commands: ``std_msgs/Float64MultiArray`` on ``command_topic`` (default
-  ``/<command_interface>_controller/commands``), one value per joint in the order of the
-  ``joints`` parameter: what ros2_control's forward_command_controller takes; efforts, or
-  positions and velocities for an ideal follower (:mod:`robot_dynamics.plant`). Each step takes
-  the newest command (read on demand, not through rclpy's executor). A command of
-  the wrong length or with a non-finite value is rejected (logged, throttled) and the last good
+  ``<command_interface>_controller/commands`` in its namespace), one value per joint in the
+  order of the ``joints`` parameter: what ros2_control's forward_command_controller takes;
+  efforts, or positions and velocities for an ideal follower (:mod:`robot_dynamics.plant`).
+  Each step takes the newest command (read on demand, not through rclpy's executor). A command
+  of the wrong length or with a non-finite value is rejected (logged, throttled) and the last good
   command stays in force. With no valid command for ``command_timeout`` seconds the brakes hold
   the arm as a drive's watchdog engages them (``brake_on_timeout``; off: the effort is zero and
   the arm falls), said once, and once more when commands return. **One source**: the simulator
@@ -45,6 +45,8 @@ node reads parameters, moves messages, keeps the clocks and runs the stepping th
 - ``~/reset`` (std_srvs/Trigger) puts the arm back to ``initial_positions`` and
   ``initial_velocities`` at the next step, publishes that state at once, and replies with its
   stamp (the clock runs on: stamps never go back).
+- ``/diagnostics`` (:mod:`~robot_dynamics.ros.nodes.diagnostics`) once a second: steps, late
+  steps, stalls, unanswered states, real-time factor; WARN over ``diagnostics.*``.
 
 Stepping runs in its own thread, paced on the monotonic clock with ``realtime`` (see
 :mod:`robot_dynamics.simulator`: late steps counted and run, never dropped; a stall logged;
@@ -79,6 +81,7 @@ from std_srvs.srv import Trigger
 
 from .awake import AwakeTime
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
+from .diagnostics import Diagnostics, SIMULATOR_PARAMETERS, thresholds
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, Spec,
                          STRING_ARRAY)
 from .runner import run_node
@@ -88,6 +91,7 @@ from ..wire.compat import RCLError
 from ..wire.conversions import joint_values, JointMap, time_msg
 from ..wire.on_demand import OnDemand, take_next, Waiter
 from ..wire.qos import LOCKSTEP_ALL, LOCKSTEP_WRITER, NEWEST_ONLY
+from ...diagnostics import simulator_status, SimulatorFigures, SimulatorThresholds
 from ...errors import InputError
 from ...model import RobotModel
 from ...simulation import with_payload
@@ -140,7 +144,7 @@ PARAMETERS = (
     Spec('payload_inertia', DOUBLE_ARRAY, "The payload's inertia about its centre of mass, tip "
                                           'axes [kg m^2, ixx ixy ixz iyy iyz izz]; empty: a '
                                           'point mass.'),
-) + COMMAND_PARAMETERS + CHAIN_PARAMETERS
+) + COMMAND_PARAMETERS + CHAIN_PARAMETERS + SIMULATOR_PARAMETERS
 
 #: Longest wait of ~/reset for the stepping thread [s].
 RESET_TIMEOUT = 5.0
@@ -165,6 +169,11 @@ class SimulatorNode(Node):
         self.sim = None
         self._thread = None
         self._stop = threading.Event()
+        self.stalls = 0
+        limits = thresholds(self.params, SimulatorThresholds)
+        self.diagnostics = Diagnostics(
+            self, self._figures, lambda now, before: simulator_status(now, before, limits),
+            lambda: self.sim.plant.model.name if self.sim is not None else '')
         self.description = ModelSubscription(self, 'robot_description',
                                              chain_options(self.params), self.on_model)
 
@@ -210,7 +219,8 @@ class SimulatorNode(Node):
         self._thread = threading.Thread(target=self._run, name='simulator_steps', daemon=True)
         self._thread.start()
         self.get_logger().info(
-            f'simulating {model.name!r} ({p.command_interface} commands on {command_topic(p)}, '
+            f'simulating {model.name!r} ({p.command_interface} commands on '
+            f'{self.commands.topic_name}, '
             f'joints {self.joints.names}) at {p.rate_hz:g} Hz, '
             f'{"real time" if p.realtime else "as fast as possible"}'
             f'{", in lockstep with the controller" if p.lockstep else ""}'
@@ -365,9 +375,20 @@ class SimulatorNode(Node):
         while not (self._reset_requested or self._stop.wait(0.01)):
             pass
 
+    def _figures(self):
+        """Return the simulator's figures for /diagnostics now."""
+        sim, p = self.sim, self.params
+        if sim is None:
+            return SimulatorFigures(time.monotonic(), 0.0, 0, 0, 0, 0, False, p.realtime,
+                                    p.lockstep)
+        return SimulatorFigures(time.monotonic(), sim.plant.t, sim.steps, sim.late_steps,
+                                self.stalls, sim.unanswered_states, bool(sim.command_timed_out),
+                                p.realtime, p.lockstep)
+
     def _report(self, events):
-        """Log the simulator's events (throttled where they may repeat)."""
+        """Log the simulator's events (throttled where they may repeat); count the stalls."""
         for event in events:
+            self.stalls += event.kind is Kind.STALL
             level, period = _LOGGED[event.kind]
             if period is not None and not self.throttle(event.kind, period):
                 continue

@@ -32,6 +32,7 @@ from pathlib import Path
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -39,6 +40,7 @@ import rclpy
 from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
+import yaml
 
 from . import graph
 from .recorder import RecorderNode
@@ -74,13 +76,28 @@ class Bringup:
         ``{node name: [(parameter, value text), ...]}`` applied after the files.
     processes : bool
         One process per node instead of threads in this process.
+    namespace : str
+        The arm's namespace (``graph.namespace``), '' for the root. The parameters then go to
+        the nodes in a file of their own (``graph.namespaced_parameters``), removed at
+        :meth:`stop`.
 
     """
 
-    def __init__(self, specs, parameter_files, overrides=None, processes=False, out=sys.stdout):
+    def __init__(self, specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
+                 namespace=''):
         self.specs = list(specs)
+        self.namespace = namespace
+        self._namespaced_file = None
+        overrides = overrides or {}
+        if namespace:
+            with tempfile.NamedTemporaryFile('w', prefix='robot_dynamics_', suffix='.yaml',
+                                             delete=False) as f:
+                yaml.safe_dump(graph.namespaced_parameters(self.specs, parameter_files,
+                                                           overrides, namespace), f)
+            self._namespaced_file = f.name
+            parameter_files, overrides = [f.name], {}
         self.arguments = {spec.name: graph.ros_arguments(spec, parameter_files,
-                                                         (overrides or {}).get(spec.name, ()))
+                                                         overrides.get(spec.name, ()), namespace)
                           for spec in self.specs}
         self.processes = processes
         self.out = out
@@ -111,7 +128,7 @@ class Bringup:
             for spec in self.specs:
                 self._children[spec.name] = subprocess.Popen(
                     _command(spec) + self.arguments[spec.name], env=env, start_new_session=True)
-        self._probe = Node('bringup_probe')
+        self._probe = Node('bringup_probe', namespace=self.namespace or None)
         self._spin_in_thread(self._probe)
 
     def add_node(self, node):
@@ -166,34 +183,41 @@ class Bringup:
 
     def _is_ready(self, spec):
         kind, name = spec.ready
+        name = graph.resolve(name, self.namespace)
         probe = self._probe
         if kind == 'publisher':
-            return any(info.node_name == spec.name
+            return any(info.node_name == spec.name and info.node_namespace == self._where
                        for info in probe.get_publishers_info_by_topic(name))
         try:
             if kind == 'service':
-                offered = probe.get_service_names_and_types_by_node(spec.name, '/')
+                offered = probe.get_service_names_and_types_by_node(spec.name, self._where)
             else:
-                offered = get_action_server_names_and_types_by_node(probe, spec.name, '/')
+                offered = get_action_server_names_and_types_by_node(probe, spec.name,
+                                                                    self._where)
         except RCLError:   # not discovered yet (NodeNameNonExistentError)
             return False
         return any(offered_name == name for offered_name, _ in offered)
 
+    @property
+    def _where(self):
+        """Return the nodes' namespace as the graph queries take it."""
+        return self.namespace or '/'
+
     def describe(self):
         """Return what each node publishes, subscribes to and serves, as printable lines."""
-        probe = self._probe
+        probe, where = self._probe, self._where
         lines = []
         for spec in self.specs:
-            services = [s for s, _ in probe.get_service_names_and_types_by_node(spec.name, '/')
+            services = [s for s, _ in probe.get_service_names_and_types_by_node(spec.name, where)
                         if s.rsplit('/', 1)[-1] not in _PARAMETER_SERVICES
                         and '/_action/' not in s]
             actions = [a for a, _ in
-                       get_action_server_names_and_types_by_node(probe, spec.name, '/')]
-            pubs = [t for t, _ in probe.get_publisher_names_and_types_by_node(spec.name, '/')
+                       get_action_server_names_and_types_by_node(probe, spec.name, where)]
+            pubs = [t for t, _ in probe.get_publisher_names_and_types_by_node(spec.name, where)
                     if t not in ('/rosout', '/parameter_events') and '/_action/' not in t]
-            subs = [t for t, _ in probe.get_subscriber_names_and_types_by_node(spec.name, '/')
+            subs = [t for t, _ in probe.get_subscriber_names_and_types_by_node(spec.name, where)
                     if t != '/parameter_events']
-            lines.append(f'  /{spec.name} ({spec.executable})')
+            lines.append(f'  {graph.resolve(spec.name, self.namespace)} ({spec.executable})')
             for label, names in (('publishes', pubs), ('subscribes', subs),
                                  ('serves', services), ('actions', actions)):
                 if names:
@@ -245,6 +269,16 @@ class Bringup:
         for node in self._nodes + ([self._probe] if self._probe else []):
             node.destroy_node()
         rclpy.try_shutdown()
+        if self._namespaced_file:
+            os.unlink(self._namespaced_file)
+
+
+def recorder_arguments(path, parameter_files, overrides, namespace=''):
+    """Return the ``--ros-args`` of a recorder of the arm's topics to ``path`` (MCAP)."""
+    return ['--ros-args', '-p', f'path:={path}',
+            *graph.clock_arguments(parameter_files, overrides, namespace),
+            *(['-r', f'__ns:={namespace}', '-p', f'namespaces:=[{namespace}]'] if namespace
+              else [])]
 
 
 def say(out, *lines):
@@ -266,28 +300,28 @@ def _command(spec):
 
 
 def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout, title='',
-        record=None):
+        record=None, namespace=''):
     """
     Start the node set, print what runs, wait for SIGINT or SIGTERM; return exit status.
 
     ``record``: an MCAP file to record the default topics of
-    :class:`~robot_dynamics.ros.tools.recorder.RecorderNode` into, from this process.
+    :class:`~robot_dynamics.ros.tools.recorder.RecorderNode` into, from this process (those of
+    ``namespace``, the arm's: ``graph.namespace``).
     """
     middleware.init()
-    bringup = Bringup(specs, parameter_files, overrides, processes, out)
-    clock = ['-p', 'use_sim_time:=true'] if graph.simulated_time(parameter_files,
-                                                                 overrides or {}) else []
+    bringup = Bringup(specs, parameter_files, overrides, processes, out, namespace)
     previous = {sig: signal.signal(sig, lambda *_: bringup.stop_event.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         how = 'one process per node' if processes else 'one process'
-        say(out, f'{title}: starting {len(specs)} nodes ({how}, ROS_DOMAIN_ID='
+        where = f' in {namespace}' if namespace else ''
+        say(out, f'{title}: starting {len(specs)} nodes{where} ({how}, ROS_DOMAIN_ID='
                  f'{os.environ.get("ROS_DOMAIN_ID", "0")})')
         try:
             bringup.start()
             if record:
-                bringup.add_node(RecorderNode(cli_args=['--ros-args', '-p', f'path:={record}',
-                                                        *clock]))
+                bringup.add_node(RecorderNode(cli_args=recorder_arguments(
+                    record, parameter_files, overrides or {}, namespace)))
         except START_ERRORS as exc:
             bringup.failure = f'cannot start: {exc}'
         else:

@@ -28,8 +28,9 @@ Actions: their parts ``pkg/action/X_Goal``, ``X_Result``, ``X_Feedback`` are the
 generates for it (``goal_id`` as ``unique_identifier_msgs/UUID``, then the feedback). The action's
 status topic carries the ordinary ``action_msgs/msg/GoalStatusArray``.
 
-It also declares the graph's topic names that recordings are read by (:data:`TOPICS`) and
-that the recorder records by default (:data:`RECORDED_TOPICS`). This module reads files only:
+It also declares the graph's topic names that recordings are read by (:data:`TOPICS`, and
+:func:`topics` of an arm in a :func:`namespace`) and that the recorder records by default
+(:data:`RECORDED_TOPICS`). This module reads files only:
 it imports neither rclpy nor message packages.
 """
 
@@ -46,6 +47,28 @@ from ...recordings import Topics
 TOPICS = Topics(joint_states='/joint_states', controller_state='/controller/controller_state',
                 joint_trajectory='/controller/joint_trajectory',
                 robot_description='/robot_description', tip_pose='/kinematics/tip_pose')
+
+
+def namespace(text):
+    """
+    Return the arm's namespace ``text`` as a full name (``'left'``: ``'/left'``; ``''``: root).
+
+    Every node, topic, service, action and parameter of the arm is under it, as with
+    ``ros2 launch ... namespace:=left`` or ros2_control's namespaced controller managers.
+    Raises ``InputError`` for a name ROS would refuse.
+    """
+    name = str(text or '').strip('/')
+    if name and not _NAMESPACE.fullmatch(name):
+        raise InputError(f'namespace {text!r}: expected tokens of letters, digits and _ (not '
+                         'starting with a digit, no __) separated by /, e.g. left or cell1/left')
+    return f'/{name}' if name else ''
+
+
+def topics(namespace=''):
+    """Return :data:`TOPICS` of the arm in ``namespace`` (a full name, '' for the root)."""
+    return Topics(*(namespace + topic for topic in TOPICS))
+
+
 #: The kinematics node's markers of the arm.
 MARKERS = '/kinematics/markers'
 #: What the robot_dynamics recorder records unless told otherwise: state, the commands of the
@@ -77,6 +100,8 @@ DELIMITER = '=' * 80
 ACTION_PARTS = ('Goal', 'Result', 'Feedback')
 ENCODING = 'ros2msg'
 
+_TOKEN = r'(?!\d)(?!\w*__)\w+'
+_NAMESPACE = re.compile(rf'{_TOKEN}(/{_TOKEN})*', re.ASCII)
 _SECTION_SEPARATOR = re.compile(r'^---[ \t]*$', re.MULTILINE)
 _FIELD_TYPE = re.compile(r'[A-Za-z0-9_/]+')
 

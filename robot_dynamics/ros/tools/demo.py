@@ -41,8 +41,7 @@ from robot_dynamics_interfaces.srv import SolveIK
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
-from . import bringup, graph
-from .definitions import TOPICS
+from . import bringup, definitions, graph
 from .recorder import RecorderNode
 from ..wire import middleware
 from ..wire.compat import ActionClient
@@ -75,12 +74,12 @@ class DemoClient(Node):
     def __init__(self, **kwargs):
         super().__init__('demo', **kwargs)
         # read on demand: the plan needs one state, not a wake-up for each of 1,000 per second
-        self.joint_states = self.create_subscription(JointState, '/joint_states',
+        self.joint_states = self.create_subscription(JointState, 'joint_states',
                                                      lambda msg: None, 1,
                                                      callback_group=OnDemand())
-        self.ik = self.create_client(SolveIK, '/compute_ik')
+        self.ik = self.create_client(SolveIK, 'compute_ik')
         self.action = ActionClient(self, FollowJointTrajectory,
-                                   '/controller/follow_joint_trajectory')
+                                   'controller/follow_joint_trajectory')
         self.ik_latency = []
         self.ik_successes = 0
         self.ik_lost_replies = 0
@@ -191,8 +190,8 @@ def summarise(model, client, motion, result, controller_states, started, ended):
     }
 
 
-def plot(model, motion, recording, out_dir):
-    """Write the demo's PNG plots from its recording and plan; return their paths."""
+def plot(model, motion, recording, out_dir, topics=definitions.TOPICS):
+    """Write the demo's PNG plots from its recording (``topics``) and plan; return their paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -200,9 +199,10 @@ def plot(model, motion, recording, out_dir):
     planned = model.fk(motion.trajectory().sample(t).q)[:, :3, 3]
     goal_points = model.fk(motion.q)[:, :3, 3]
     for name, (data, why), draw, changes in (
-            ('tracking', recorded_motion.tracking(recording, TOPICS, model), plots.plot_tracking, {}),
-            ('effort', recorded_motion.effort(recording, TOPICS, model), plots.plot_effort, {}),
-            ('tip_path', recorded_motion.tip_path(recording, TOPICS, model), plots.plot_tip_path,
+            ('tracking', recorded_motion.tracking(recording, topics, model), plots.plot_tracking,
+             {}),
+            ('effort', recorded_motion.effort(recording, topics, model), plots.plot_effort, {}),
+            ('tip_path', recorded_motion.tip_path(recording, topics, model), plots.plot_tip_path,
              {'planned': planned, 'waypoints': goal_points,
               'title': f'{model.name}: pick-and-place tip path, base frame'})):
         if data is None:
@@ -288,13 +288,15 @@ def _print_summary(report, out):
 
 
 def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, lockstep=False,
-        out=sys.stdout):
+        namespace='', out=sys.stdout):
     """
     Run the demo on a bundled robot; return the exit status (0: the goal succeeded).
 
     ``lockstep``: the simulator waits for each state's command (``bringup --lockstep``):
-    simulated time, as fast as the processes allow, the same numbers every run.
+    simulated time, as fast as the processes allow, the same numbers every run. ``namespace``:
+    the arm's (``graph.namespace``), where the graph, the demo's client and its recording are.
     """
+    namespace = graph.namespace(namespace)
     if out_dir is not None:
         plots.require_matplotlib()
     model = RobotModel.load(robot)
@@ -305,23 +307,24 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
     files = [graph.parameter_file(robot)]
     overrides = graph.complete_overrides(
         'sim', files, graph.overrides('sim', {'lockstep': 'true' if lockstep else ''}))
-    clock = ['-p', 'use_sim_time:=true'] if graph.simulated_time(files, overrides) else []
     middleware.init()
-    nodes = bringup.Bringup(graph.nodes('sim'), files, overrides, processes=True, out=out)
-    client = DemoClient(cli_args=['--ros-args', *clock])
+    nodes = bringup.Bringup(graph.nodes('sim'), files, overrides, processes=True, out=out,
+                            namespace=namespace)
+    client = DemoClient(namespace=namespace or None, cli_args=[
+        '--ros-args', *graph.clock_arguments(files, overrides, namespace)])
     try:
         print(f'demo: bringing up {robot} (model, kinematics, simulator, controller'
               f'{", in lockstep" if lockstep else ""}), recording to {recording_path}',
               file=out, flush=True)
         nodes.start()
-        nodes.add_node(RecorderNode(cli_args=['--ros-args', '-p', f'path:={recording_path}',
-                                              *clock]))
+        nodes.add_node(RecorderNode(cli_args=bringup.recorder_arguments(
+            recording_path, files, overrides, namespace)))
         nodes.add_node(client)
         if not nodes.wait_ready():
             raise RuntimeError(nodes.failure)
         state = wait_until(client.newest_state, 60.0, 'joint states')
         q_start = np.array(state.position)[model.indices_in(state.name)]
-        print('demo: planning through /compute_ik', file=out, flush=True)
+        print(f'demo: planning through {client.ik.srv_name}', file=out, flush=True)
         motion = plan(client, model, q_start, duration)
         wait_until(client.action.server_is_ready, 60.0, 'the follow_joint_trajectory action')
         print(f'demo: executing {len(motion.times)} points over {motion.times[-1]:.1f} s',
@@ -341,7 +344,8 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
     finally:
         nodes.stop()          # shuts the context down, joins the threads, finishes the file
     recording = recordings.read(recording_path)
-    states = recording.tables.get(TOPICS.controller_state)
+    topics = definitions.topics(namespace)
+    states = recording.tables.get(topics.controller_state)
     report = summarise(model, client, motion, result, states.messages if states else [],
                        started, ended)
     report['lockstep'] = lockstep
@@ -349,7 +353,7 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
     report['real_time_factor'] = (ended - started) / wall if wall > 0.0 else None
     report['recording'] = str(recording_path)
     if out_dir is not None:
-        report['plots'] = plot(model, motion, recording, out_dir)
+        report['plots'] = plot(model, motion, recording, out_dir, topics)
     _print_summary(report, out)
     if report_path:
         Path(report_path).write_text(json.dumps(report, indent=2))

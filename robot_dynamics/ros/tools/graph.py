@@ -29,6 +29,13 @@ lockstep (a simulator faster than real time would otherwise outrun its controlle
 ``lockstep`` is set to false, and whenever the simulator's clock may leave wall time every
 other node runs on it (``use_sim_time``).
 
+An arm runs in a namespace of its own when given one (:func:`namespace`, ``bringup
+--namespace``, ``namespace:=`` of the launch files): every name the nodes use is relative, so
+that all of them move under it, and each arm runs on its own ``<namespace>/clock``
+(:func:`remappings`). rcl applies a parameter file's ``controller:`` section to
+``/controller`` only, so a namespaced arm's parameters go to its nodes under their full names
+(:func:`namespaced_parameters`).
+
 :func:`complete_overrides` applies that rule and two more, as every bringup and launch file
 does: the model's source given last replaces the earlier ones (a user's URDF replaces the
 bundled robot's model), and a simulated arm, which has no brakes, is held against gravity by
@@ -42,10 +49,11 @@ from typing import NamedTuple, Tuple
 
 import yaml
 
+from .definitions import namespace
 from ..nodes.parameters import check, parse, ROS_PARAMETERS
 from ...control import CONTROLLERS
 from ...errors import InputError
-from ...robots import share_directory
+from ...robots import from_source, share_directory
 
 PACKAGE = 'robot_dynamics'
 
@@ -58,7 +66,8 @@ class NodeSpec(NamedTuple):
     holds its node class ``node_class`` and ``main``; ``remappings`` are ``(from, to)`` name
     pairs; ``modes`` says in which bringups it runs (``'sim'``, ``'hardware'``); ``ready`` is
     what the running graph shows once the node has its model and serves: ``('service' |
-    'publisher' | 'action', name)``; ``launch_arguments`` names entries of
+    'publisher' | 'action', name)``. Every name is relative, in the arm's namespace
+    (:func:`resolve`); ``launch_arguments`` names entries of
     :data:`NODE_ARGUMENTS` that the launch files pass to this node as the parameter of the same
     name. The module declares its parameters in ``PARAMETERS`` and, for those it declares for
     each joint once it knows them, ``JOINT_PARAMETERS`` (names with ``{joint}``).
@@ -84,16 +93,16 @@ class LaunchArgument(NamedTuple):
 
 NODES = (
     NodeSpec('model', 'model_node', 'robot_dynamics.ros.nodes.model_node', 'ModelNode', (),
-             ('sim', 'hardware'), ('publisher', '/robot_description')),
+             ('sim', 'hardware'), ('publisher', 'robot_description')),
     NodeSpec('kinematics', 'kinematics_node', 'robot_dynamics.ros.nodes.kinematics_node',
              'KinematicsNode',
-             (('~/solve_ik', '/compute_ik'), ('~/solve_fk', '/compute_fk')),
-             ('sim', 'hardware'), ('service', '/compute_ik')),
+             (('~/solve_ik', 'compute_ik'), ('~/solve_fk', 'compute_fk')),
+             ('sim', 'hardware'), ('service', 'compute_ik')),
     NodeSpec('simulator', 'simulator_node', 'robot_dynamics.ros.nodes.simulator_node',
-             'SimulatorNode', (), ('sim',), ('publisher', '/joint_states'), ('lockstep',)),
+             'SimulatorNode', (), ('sim',), ('publisher', 'joint_states'), ('lockstep',)),
     NodeSpec('controller', 'controller_node', 'robot_dynamics.ros.nodes.controller_node',
              'ControllerNode', (), ('sim', 'hardware'),
-             ('action', '/controller/follow_joint_trajectory'), ('control_law',)),
+             ('action', 'controller/follow_joint_trajectory'), ('control_law',)),
 )
 
 MODES = ('sim', 'hardware')
@@ -112,6 +121,28 @@ NODE_ARGUMENTS = {
         "simulator's realtime is set); empty: the parameter files' (real time)."),
 }
 
+#: The arm's namespace (:func:`namespace`), a launch argument of every mode.
+NAMESPACE_ARGUMENT = LaunchArgument(
+    'namespace', '', "Namespace of the arm's nodes, topics, services and actions (e.g. left: "
+                     '/left/joint_states, /left/compute_ik); empty: the root.')
+
+
+def viewer_arguments(mode):
+    """
+    Return the launch arguments that start the distribution's viewers beside the node set.
+
+    robot_state_publisher is on by default in simulation; a real arm's ros2_control set-up runs
+    its own (the controller manager reads its ``robot_description``), so there it is off.
+    """
+    return [
+        LaunchArgument('robot_state_publisher', 'true' if mode == 'sim' else 'false',
+                       "true: robot_state_publisher turns the arm's joint_states into /tf on "
+                       "the model node's description (RViz draws the links where /tf puts "
+                       'them); false: not started.'),
+        LaunchArgument('rviz', 'false',
+                       'true: RViz with the shipped configuration (rviz/robot_dynamics.rviz).')]
+
+
 #: Parameters a mode gives its nodes after every file, ``{mode: {node: ((name, text), ...)}}``;
 #: values are YAML text, as in ``-p name:=value``.
 MODE_PARAMETERS = {'hardware': {'controller': (('hardware', 'true'),)}}
@@ -126,11 +157,33 @@ MODE_DEFAULTS = {'sim': {'controller': (('safe_mode', 'gravity_compensation'),)}
 MODEL_SOURCES = ('robot', 'urdf_file', 'dh_file', 'robot_description')
 
 
+
 def nodes(mode='sim'):
     """Return the nodes that run in ``mode`` (``'sim'``: with the simulator; ``'hardware'``)."""
     if mode not in MODES:
         raise InputError(f'mode: expected one of {MODES}, got {mode!r}')
     return [spec for spec in NODES if mode in spec.modes]
+
+
+def resolve(name, namespace=''):
+    """Return the full name of the relative ``name`` in ``namespace`` (absolute names as given)."""
+    return name if name.startswith('/') else f'{namespace}/{name}'
+
+
+def remappings(spec, namespace=''):
+    """
+    Return the ``(from, to)`` remappings of ``spec`` in the arm's ``namespace``.
+
+    The declared ones, and in a namespace rclpy's ``/clock`` to the arm's own
+    ``<namespace>/clock`` too: each arm's nodes on its own simulator's time (two simulators in
+    lockstep on one ``/clock`` would step each other's controllers).
+    """
+    return list(spec.remappings) + ([clock_remapping(namespace)] if namespace else [])
+
+
+def clock_remapping(namespace):
+    """Return the remapping of ``/clock`` to the arm's ``namespace`` (full names)."""
+    return ('/clock', resolve('clock', namespace))
 
 
 def robots():
@@ -176,7 +229,8 @@ def launch_arguments(mode):
         'params_file', '', "A parameter file of your own, loaded after the robot's; "
                            'empty: none')
     taken = dict.fromkeys(name for spec in nodes(mode) for name in spec.launch_arguments)
-    return [robot, user_file] + [NODE_ARGUMENTS[name] for name in taken]
+    return ([robot, user_file] + [NODE_ARGUMENTS[name] for name in taken] + [NAMESPACE_ARGUMENT]
+            + viewer_arguments(mode))
 
 
 def overrides(mode, values):
@@ -275,6 +329,19 @@ def clock_overrides(mode, files, overrides):
     return result
 
 
+def clock_arguments(files, overrides, namespace=''):
+    """
+    Return the ``--ros-args`` rules of a node of ours beside the graph (a client, a recorder).
+
+    On the graph's clock: ``use_sim_time`` when the simulator publishes simulated time, read
+    from the arm's ``namespace`` (:func:`remappings`).
+    """
+    if not simulated_time(files, overrides):
+        return []
+    return ['-p', 'use_sim_time:=true'] + (
+        ['-r', '{}:={}'.format(*clock_remapping(namespace))] if namespace else [])
+
+
 def simulated_time(files, overrides):
     """Return whether the simulator publishes simulated time (lockstep, or not real time)."""
     given = _simulator_values(files, overrides)
@@ -291,38 +358,119 @@ def launch_nodes(mode, values):
     """
     Return the keywords of ``launch_ros.actions.Node`` for every node of ``mode``.
 
-    ``values`` maps the names of :func:`launch_arguments` to their text. A node's
-    :func:`overrides` go after the files as a dictionary, their text read as YAML here (as
-    ``-p`` reads it; launch_ros would keep a string a string), which launch_ros writes under the
-    node's full name when the namespace is given: ``namespace=''`` (the root, or the namespace
-    pushed by an including launch file) does that, so that they beat the files' node sections,
-    which a ``/**`` entry would not.
+    ``values`` maps the names of :func:`launch_arguments` to their text (``namespace`` may be
+    missing: the root). A node's :func:`overrides` go after the files as a dictionary, their
+    text read as YAML here (as ``-p`` reads it; launch_ros would keep a string a string), which
+    launch_ros writes under the node's full name when the namespace is given: ``namespace=''``
+    (the root, or the namespace pushed by an including launch file) does that, so that they beat
+    the files' node sections, which a ``/**`` entry would not. In a namespace the files' node
+    sections (``controller:``, which rcl reads as ``/controller``) would miss the node, so
+    everything is handed over as that one dictionary (:func:`namespaced_parameters`).
     """
-    files = [str(path) for path in parameter_files(values['robot'], [values['params_file']])]
-    extra = overrides(mode, values)
-    check_parameters(mode, files, extra)
-    extra = {name: {key: parse(text) for key, text in pairs}
-             for name, pairs in complete_overrides(mode, files, extra).items()}
+    files, ns, extra = _launch_inputs(mode, values)
+    if ns:
+        given = namespaced_parameters(nodes(mode), files, extra, ns)
+        sources = {spec.name: [given[resolve(spec.name, ns)]['ros__parameters']]
+                   for spec in nodes(mode)}
+    else:
+        typed = {name: {key: parse(text) for key, text in pairs} for name, pairs in extra.items()}
+        sources = {spec.name: files + ([typed[spec.name]] if spec.name in typed else [])
+                   for spec in nodes(mode)}
     return [{'package': PACKAGE, 'executable': spec.executable, 'name': spec.name,
-             'namespace': '', 'remappings': list(spec.remappings),
-             'parameters': files + ([extra[spec.name]] if spec.name in extra else [])}
+             'namespace': ns, 'remappings': remappings(spec, ns),
+             'parameters': sources[spec.name]}
             for spec in nodes(mode)]
 
 
-def ros_arguments(spec, files, overrides=()):
+def _launch_inputs(mode, values):
+    """Return the parameter files, the namespace and the completed overrides of a launch."""
+    files = [str(path) for path in parameter_files(values['robot'], [values['params_file']])]
+    extra = overrides(mode, values)
+    check_parameters(mode, files, extra)
+    return files, namespace(values.get('namespace', '')), complete_overrides(mode, files, extra)
+
+
+def launch_viewers(mode, values):
     """
-    Return the ``--ros-args`` of ``spec``: name, parameter ``files``, overrides, remappings.
+    Return the ``launch_ros.actions.Node`` keywords of the viewers that ``values`` ask for.
+
+    robot_state_publisher on the description the model node publishes (:func:`description`),
+    and RViz with the shipped configuration; both on the graph's clock. In a namespace they
+    read the arm's ``joint_states`` and ``/tf`` goes to the arm's ``tf`` and ``tf_static``, as
+    navigation2's namespaced robots do, so that two arms' frames do not mix.
+    """
+    files, ns, extra = _launch_inputs(mode, values)
+    wanted = {}
+    for argument in viewer_arguments(mode):
+        text = str(values.get(argument.name, argument.default)).strip().lower()
+        if text not in ('true', 'false'):
+            raise InputError(f'{argument.name}: expected true or false, got '
+                             f'{values.get(argument.name)!r}')
+        wanted[argument.name] = text == 'true'
+    clock = {'use_sim_time': True} if simulated_time(files, extra) else {}
+    moved = [('/tf', 'tf'), ('/tf_static', 'tf_static'), clock_remapping(ns)] if ns else []
+    result = []
+    if wanted['robot_state_publisher']:
+        result.append({'package': 'robot_state_publisher', 'executable': 'robot_state_publisher',
+                       'name': 'robot_state_publisher', 'namespace': ns,
+                       'remappings': moved,
+                       'parameters': [{'robot_description': description(files, extra),
+                                       **clock}]})
+    if wanted['rviz']:
+        result.append({'package': 'rviz2', 'executable': 'rviz2', 'name': 'rviz2',
+                       'namespace': ns, 'remappings': moved,
+                       'arguments': ['-d', str(Path(share_directory()) / 'rviz'
+                                               / 'robot_dynamics.rviz')],
+                       'parameters': [clock] if clock else []})
+    return result
+
+
+def description(files, overrides):
+    """Return the URDF text the model node publishes with these ``files`` and ``overrides``."""
+    values = file_values(files, 'model')
+    values.update((name, parse(text)) for name, text in overrides.get('model', ()))
+    locked = dict(zip(values.get('locked_joint_names') or (),
+                      values.get('locked_joint_positions') or ()))
+    _, urdf = from_source(**{name: values.get(name) or '' for name in MODEL_SOURCES},
+                          base_link=values.get('base_link') or None,
+                          tip_link=values.get('tip_link') or None, locked_joints=locked or None)
+    return urdf
+
+
+def namespaced_parameters(specs, files, overrides, namespace):
+    """
+    Return ``{node full name: {'ros__parameters': {name: value}}}`` for the nodes ``specs``.
+
+    What the ``files`` and then the ``overrides`` (``{node: [(name, value text), ...]}``) give
+    each node, under its full name in ``namespace``: the layout of a parameter file that rcl
+    applies to the namespaced nodes (a ``controller:`` section or a ``-p controller:...`` rule
+    names ``/controller`` only).
+    """
+    result = {}
+    for spec in specs:
+        values = file_values(files, spec.name)
+        values.update((name, parse(text)) for name, text in overrides.get(spec.name, ()))
+        result[resolve(spec.name, namespace)] = {'ros__parameters': values}
+    return result
+
+
+def ros_arguments(spec, files, overrides=(), namespace=''):
+    """
+    Return the ``--ros-args`` of ``spec``: name, namespace, files, overrides, remappings.
 
     ``overrides`` are ``(name, value_text)`` pairs, applied after the files. They are written
     ``-p node:name:=value``: a plain ``-p`` rule goes to the ``/**`` entry, which loses to a
-    file's section for the node whatever the order.
+    file's section for the node whatever the order. In a ``namespace`` that rule would miss the
+    node (rcl takes no full name there): give it a :func:`namespaced_parameters` file instead.
     """
     args = ['--ros-args', '-r', f'__node:={spec.name}']
+    if namespace:
+        args += ['-r', f'__ns:={namespace}']
     for path in files:
         args += ['--params-file', str(path)]
     for name, value in overrides:
         args += ['-p', f'{spec.name}:{name}:={value}']
-    for source, target in spec.remappings:
+    for source, target in remappings(spec, namespace):
         args += ['-r', f'{source}:={target}']
     return args
 

@@ -19,7 +19,8 @@ Only the launch files import this module: launch and launch_ros come with a ROS 
 (not from PyPI), and ``robot-dynamics bringup`` starts the same declaration without them. It
 adds nothing to the declaration of :mod:`~robot_dynamics.ros.tools.graph`: one launch argument per
 ``graph.launch_arguments(mode)``, and, once their values are known (an ``OpaqueFunction``), one
-``launch_ros`` ``Node`` per entry of ``graph.launch_nodes(mode, values)``.
+``launch_ros`` ``Node`` per entry of ``graph.launch_nodes(mode, values)`` and of
+``graph.launch_viewers(mode, values)`` (robot_state_publisher, RViz).
 """
 
 from launch import LaunchDescription
@@ -37,7 +38,8 @@ def generate(mode):
     def nodes(context):
         values = {argument.name: LaunchConfiguration(argument.name).perform(context)
                   for argument in arguments}
-        return [Node(output='screen', **options) for options in graph.launch_nodes(mode, values)]
+        started = graph.launch_nodes(mode, values) + graph.launch_viewers(mode, values)
+        return [Node(output='screen', **options) for options in started]
 
     return LaunchDescription(
         [DeclareLaunchArgument(argument.name, default_value=argument.default,

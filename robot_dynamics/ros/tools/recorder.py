@@ -51,7 +51,7 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 import yaml
 
-from .definitions import DefinitionNotFoundError, message_definition, RECORDED_TOPICS
+from .definitions import DefinitionNotFoundError, message_definition, namespace, RECORDED_TOPICS
 from ..nodes.parameters import declare, Spec
 from ..nodes.runner import run_node
 from ..wire.on_demand import OnDemand, take_next
@@ -63,6 +63,9 @@ PARAMETERS = (
     Spec('topics', list(RECORDED_TOPICS),
          'Topics to record, absolute names; each is subscribed once it has a publisher '
          '(default: robot_dynamics.ros.tools.definitions.RECORDED_TOPICS).'),
+    Spec('namespaces', [''],
+         "Arms' namespaces (e.g. [/left, /right]): each of the topics is recorded under each of "
+         'them (default: the root only, the topics as given).'),
     Spec('graph_period', 1.0, 'How often the graph is searched for the topics [s].',
          bounds=(0.05, 60.0)),
 )
@@ -78,8 +81,8 @@ DRAIN_PERIOD = 0.02
 
 def message_class(type_name):
     """Return the Python class of ``pkg/msg/Name`` or an action's ``pkg/action/X_Part``."""
-    package, namespace, name = type_name.split('/')
-    module = importlib.import_module(f'{package}.{namespace}')
+    package, folder, name = type_name.split('/')
+    module = importlib.import_module(f'{package}.{folder}')
     if hasattr(module, name):
         return getattr(module, name)
     action, _, part = name.partition('_')
@@ -197,7 +200,9 @@ class RecorderNode(Node):
             raise InputError(f'topics: expected absolute names (starting with /), got {bad}')
         self.recorder = McapRecorder(self.params.path)
         self._name = self.get_name()   # for the last log line, when the handle may be gone
-        self._pending = list(dict.fromkeys(self.params.topics))
+        self._pending = list(dict.fromkeys(
+            namespace(ns) + topic
+            for ns in self.params.namespaces for topic in self.params.topics))
         self._recorded = []            # (subscription, channel, topic), read by the thread
         self._lock = threading.Lock()
         self._sim_time = self.get_parameter('use_sim_time').value

@@ -62,9 +62,9 @@ ERROR_CODES = {getattr(FollowJointTrajectory.Result, name): name for name in (
     'PATH_TOLERANCE_VIOLATED', 'GOAL_TOLERANCE_VIOLATED')}
 
 
-#: The controller's actions, by the kind of points they take.
-ACTIONS = {TrajectoryPoints: '/controller/follow_joint_trajectory',
-           CartesianPoints: '/controller/follow_cartesian_trajectory'}
+#: The controller's actions, by the kind of points they take (relative: in the arm's namespace).
+ACTIONS = {TrajectoryPoints: 'controller/follow_joint_trajectory',
+           CartesianPoints: 'controller/follow_cartesian_trajectory'}
 
 
 def load(path):

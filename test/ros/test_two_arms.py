@@ -1,0 +1,282 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Two arms in one domain, each in its namespace, and their statuses on ``/diagnostics``.
+
+``bringup --namespace left`` (scara, one process) and ``--namespace right`` (planar_2r, one
+process per node), both in lockstep paced to the wall clock: deterministic figures (no latency,
+no missed cycle) whatever the host does. The tests run in order on the one graph of the module:
+names, IK, a goal to one arm, the statuses, a saturating goal, a stopped simulator and, last, a
+killed one.
+"""
+
+import os
+from pathlib import Path
+import signal
+
+from closed_loop import quintic, SUCCEEDED
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import PoseStamped
+import numpy as np
+import pytest
+import rcl_interfaces.msg
+from rcl_interfaces.srv import GetParameters
+from rclpy.parameter import Parameter
+from robot_dynamics import RobotModel
+from robot_dynamics.ros.wire.compat import ActionClient
+from robot_dynamics.ros.wire.conversions import matrix_to_pose
+from robot_dynamics.spatial import pose_error
+from robot_dynamics_interfaces.action import FollowJointTrajectory
+from robot_dynamics_interfaces.msg import ControllerState
+from robot_dynamics_interfaces.srv import SolveIK
+from sensor_msgs.msg import JointState
+
+pytestmark = pytest.mark.ros
+
+ARMS = {'left': 'scara', 'right': 'planar_2r'}
+NODES = ('model', 'kinematics', 'simulator', 'controller')
+#: Largest motion [rad or m] of a holding arm while the other one moves.
+HOLD = 1e-3
+OK, WARN, ERROR = (ord(level) for level in (DiagnosticStatus.OK, DiagnosticStatus.WARN,
+                                            DiagnosticStatus.ERROR))
+
+
+def _bringup(processes, namespace, *extra):
+    proc = processes.start(f'bringup_{namespace}', [
+        'robot-dynamics', 'bringup', '--robot', ARMS[namespace], '--namespace', namespace,
+        '--lockstep', '-p', 'simulator.realtime:=true', *extra])
+    return proc
+
+
+@pytest.fixture(scope='module')
+def arms(module_processes, module_probe):
+    """Return ``{namespace: bringup process}`` once both arms run."""
+    procs = {'left': _bringup(module_processes, 'left'),
+             'right': _bringup(module_processes, 'right', '--processes')}
+    for namespace, proc in procs.items():
+        module_probe.wait_for(
+            lambda: 'running; Ctrl-C' in module_processes.output(proc) or proc.poll() is not None,
+            timeout=240.0, what=f'the {namespace} arm')
+        assert proc.poll() is None, module_processes.output(proc)
+    return procs
+
+
+def _level(status):
+    return ord(status.level) if isinstance(status.level, bytes) else status.level
+
+
+def _statuses(collected, name, since=0):
+    """Return the statuses named ``name`` among the collected DiagnosticArrays from ``since``."""
+    return [status for array, _ in list(collected)[since:] for status in array.status
+            if status.name == name]
+
+
+def _child(parent, executable):
+    """Return the pid of the process ``parent`` started for ``executable``."""
+    for entry in Path('/proc').iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / 'stat').read_text().rsplit(')', 1)[1].split()
+                command = (entry / 'cmdline').read_bytes().split(b'\0')
+            except OSError:
+                continue
+            if int(stat[1]) == parent and any(part.endswith(executable.encode())
+                                              for part in command):
+                return int(entry.name)
+    raise AssertionError(f'no {executable} process of {parent}')
+
+
+def test_every_name_is_the_arms_own(arms, probe):
+    node = probe.node
+    wanted = {(name, f'/{namespace}') for namespace in ARMS for name in NODES}
+    probe.wait_for(lambda: wanted <= set(node.get_node_names_and_namespaces()),
+                   what="both arms' nodes")
+    assert not {name for name, namespace in node.get_node_names_and_namespaces()
+                if namespace == '/'} & set(NODES)
+    for namespace in ARMS:
+        # commands where a namespaced ros2_control forward_command_controller listens
+        topic = f'/{namespace}/effort_controller/commands'
+        publishers = node.get_publishers_info_by_topic(topic)
+        assert [(p.node_namespace, p.node_name) for p in publishers] == \
+            [(f'/{namespace}', 'controller')]
+        assert [(s.node_namespace, s.node_name) for s in
+                node.get_subscriptions_info_by_topic(topic)] == [(f'/{namespace}', 'simulator')]
+    topics = {name for name, _ in node.get_topic_names_and_types()}
+    for absolute in ('/joint_states', '/effort_controller/commands', '/robot_description',
+                     '/clock'):
+        assert absolute not in topics
+        assert {f'/left{absolute}', f'/right{absolute}'} <= topics
+    services = {name for name, _ in node.get_service_names_and_types()}
+    assert {'/left/compute_ik', '/left/compute_fk', '/right/compute_ik'} <= services
+    assert '/compute_ik' not in services
+
+
+def test_the_namespaced_nodes_take_their_parameter_files(arms, probe):
+    # the robot's file (its controller: and simulator: sections), the simulated mode's safe
+    # command and --lockstep's clock: what the same bringup in the root gives
+    for node, name, expected in (('/left/controller', 'control_law', 'computed_torque'),
+                                 ('/left/controller', 'safe_mode', 'gravity_compensation'),
+                                 ('/left/controller', 'use_sim_time', True),
+                                 ('/right/simulator', 'initial_positions', [0.4, 0.8]),
+                                 ('/right/simulator', 'lockstep', True),
+                                 ('/right/kinematics', 'publish_rate_hz', 10.0)):
+        client = probe.client(GetParameters, f'{node}/get_parameters')
+        try:
+            (value,) = probe.call(client, GetParameters.Request(names=[name])).values
+        finally:
+            probe.node.destroy_client(client)
+        got = Parameter.from_parameter_msg(
+            rcl_interfaces.msg.Parameter(name=name, value=value)).value
+        assert (list(got) if isinstance(expected, list) else got) == expected, (node, name)
+
+
+def test_ik_answers_come_from_the_arms_own_robot(arms, probe):
+    for namespace, robot in ARMS.items():
+        model = RobotModel.load(robot)
+        q_true = 0.7 * model.lower + 0.3 * model.upper
+        target = model.fk(q_true)
+        client = probe.client(SolveIK, f'/{namespace}/compute_ik')
+        try:
+            response = probe.call(client, SolveIK.Request(
+                pose_stamped=PoseStamped(pose=matrix_to_pose(target))))
+        finally:
+            probe.node.destroy_client(client)
+        assert response.success, response.message
+        assert list(response.solution.name) == list(model.joint_names)
+        error = pose_error(model.fk(np.array(response.solution.position)), target)
+        assert np.linalg.norm(error * model.task_mask) < 1e-6
+
+
+def _send(probe, namespace, trajectory):
+    action = ActionClient(probe.node, FollowJointTrajectory,
+                          f'/{namespace}/controller/follow_joint_trajectory')
+    probe.wait_for(action.server_is_ready, what=f'the {namespace} action')
+    sent = action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory))
+    handle = probe.wait_for(lambda: sent.done() and sent.result(), what='the goal response')
+    assert handle.accepted
+    return action, handle
+
+
+def test_a_goal_moves_only_its_arm(arms, probe):
+    left = probe.collect(JointState, '/left/joint_states')
+    right = probe.collect(JointState, '/right/joint_states')
+    probe.wait_for(lambda: left and right, what="both arms' joint states")
+    model = RobotModel.load('planar_2r')
+    q0 = np.array(right[-1][0].position)
+    q1 = q0 + np.array([0.3, -0.2])
+    trajectory, _ = quintic(model, q0, q1, 1.0)
+    held = np.array(left[-1][0].position)
+    start = len(left)
+    action, handle = _send(probe, 'right', trajectory)
+    result = handle.get_result_async()
+    probe.wait_for(result.done, what='the result')
+    action.destroy()
+    assert result.result().status == SUCCEEDED, result.result().result.error_string
+    assert np.abs(np.array(right[-1][0].position) - q1).max() < 0.01
+    # the other arm went on (its states kept coming) and stayed where it was held
+    moved = np.array([m.position for m, _ in list(left)[start:]])
+    assert len(moved) > 100
+    assert np.abs(moved - held).max() < HOLD
+
+
+def test_diagnostics_of_both_arms_with_their_full_names_and_figures(arms, probe):
+    collected = probe.collect(DiagnosticArray, '/diagnostics')
+    names = {f'/{namespace}/{node}' for namespace in ARMS for node in
+             ('controller', 'simulator', 'kinematics')}
+    probe.wait_for(lambda: names <= {s.name for a, _ in list(collected) for s in a.status},
+                   timeout=30.0, what='every status')
+    for namespace, robot in ARMS.items():
+        model = RobotModel.load(robot)
+        controller = _statuses(collected, f'/{namespace}/controller')[-1]
+        assert controller.hardware_id == model.name
+        assert _level(controller) == OK, controller.message
+        assert controller.message.startswith('hold at ')
+        values = {v.key: v.value for v in controller.values}
+        assert values['mode'] == 'hold' and values['safe mode'] == 'false'
+        assert values['expected rate [Hz]'] == '1000'
+        # lockstep: the states' clock runs with the cycles, none missed, latency not wall time
+        assert abs(float(values['control rate [Hz]']) - 1000.0) < 5.0
+        assert values['missed cycles in the period'].startswith('0 of ')
+        assert values['latency p99 [ms]'] == 'n/a (simulated time)'
+        assert {f'saturated {joint} [cycles]' for joint in model.joint_names} <= set(values)
+        simulator = {v.key: v.value for v in _statuses(collected, f'/{namespace}/simulator')[-1]
+                     .values}
+        assert {'late steps', 'stalls', 'unanswered lockstep states', 'real-time factor',
+                'steps'} <= set(simulator)
+        assert simulator['lockstep'] == 'true' and int(simulator['steps']) > 1000
+        kinematics = _statuses(collected, f'/{namespace}/kinematics')[-1]
+        assert _level(kinematics) == OK
+        # one call each in the IK test, which succeeded
+        assert {v.key: v.value for v in kinematics.values}['IK calls'] == '1'
+
+
+def test_a_saturating_goal_warns(arms, probe):
+    collected = probe.collect(DiagnosticArray, '/diagnostics')
+    states = probe.collect(JointState, '/left/joint_states')
+    probe.wait_for(lambda: states, what="the left arm's states")
+    model = RobotModel.load('scara')
+    q0 = np.array(states[-1][0].position)
+    # 0.2 rad of shoulder in 0.1 s: within the velocity limit, 1.8 times the effort limit
+    trajectory, _ = quintic(model, q0, q0 + np.array([0.2, 0.0, 0.0]), 0.1)
+    action, handle = _send(probe, 'left', trajectory)
+    warned = probe.wait_for(lambda: [s for s in _statuses(collected, '/left/controller')
+                                     if _level(s) == WARN], timeout=30.0, what='a WARN')[0]
+    action.destroy()
+    assert warned.message.startswith('saturating at the effort limits: shoulder'), warned.message
+    values = {v.key: v.value for v in warned.values}
+    assert int(values['saturated shoulder [cycles]']) > 0
+    assert values['saturated quill [cycles]'] == '0'
+
+
+def test_a_stopped_simulator_is_an_error_of_its_controller_until_it_returns(arms, probe):
+    collected = probe.collect(DiagnosticArray, '/diagnostics')
+    simulator = _child(arms['right'].pid, 'simulator_node')
+    os.kill(simulator, signal.SIGSTOP)
+    try:
+        error = probe.wait_for(lambda: [s for s in _statuses(collected, '/right/controller')
+                                        if _level(s) == ERROR], timeout=30.0,
+                               what='ERROR')[0]
+        during = len(collected)
+    finally:
+        os.kill(simulator, signal.SIGCONT)
+    assert error.message.startswith('safe mode: no joint state for 2 s of wall time'), \
+        error.message
+    assert {v.key: v.value for v in error.values}['safe mode'] == 'true'
+    probe.wait_for(lambda: [s for s in _statuses(collected, '/right/controller', during)
+                            if _level(s) == OK], timeout=30.0, what='OK again')
+    # the other arm's controller was not touched
+    assert all(_level(s) != ERROR for s in _statuses(collected, '/left/controller'))
+
+
+def test_a_killed_simulator_puts_only_its_arms_controller_in_safe_mode(arms, probe,
+                                                                       module_processes):
+    right = probe.collect(ControllerState, '/right/controller/controller_state')
+    left = probe.collect(ControllerState, '/left/controller/controller_state')
+    probe.wait_for(lambda: right and left, what='both controller states')
+    bringup = arms['right']
+    simulator = _child(bringup.pid, 'simulator_node')
+    # bringup would stop the rest of its arm as soon as it sees a node gone: held meanwhile,
+    # so that what the controller itself does shows
+    os.kill(bringup.pid, signal.SIGSTOP)
+    try:
+        os.kill(simulator, signal.SIGKILL)
+        probe.wait_for(lambda: right[-1][0].mode == 'safe', timeout=30.0, what='safe mode')
+        count = len(left)
+        probe.wait_for(lambda: len(left) > count + 10, what='the left controller going on')
+        assert all(m.mode == 'hold' for m, _ in list(left)[count:])
+    finally:
+        os.kill(bringup.pid, signal.SIGCONT)
+    assert bringup.wait(60.0) == 1
+    assert "node 'simulator' exited" in module_processes.output(bringup)
