@@ -288,12 +288,13 @@ def _print_summary(report, out):
 
 
 def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, lockstep=False,
-        out=sys.stdout):
+        out=sys.stdout, view=None):
     """
     Run the demo on a bundled robot; return the exit status (0: the goal succeeded).
 
     ``lockstep``: the simulator waits for each state's command (``bringup --lockstep``):
-    simulated time, as fast as the processes allow, the same numbers every run.
+    simulated time, as fast as the processes allow, the same numbers every run. ``view``: a
+    port to serve the live view on while the demo runs (``bringup.start_view``), or None.
     """
     if out_dir is not None:
         plots.require_matplotlib()
@@ -309,7 +310,10 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
     middleware.init()
     nodes = bringup.Bringup(graph.nodes('sim'), files, overrides, processes=True, out=out)
     client = DemoClient(cli_args=['--ros-args', *clock])
+    viewer = None
     try:
+        if view:
+            viewer = bringup.start_view(view, out)
         print(f'demo: bringing up {robot} (model, kinematics, simulator, controller'
               f'{", in lockstep" if lockstep else ""}), recording to {recording_path}',
               file=out, flush=True)
@@ -340,6 +344,7 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
         wall = time.monotonic() - wall
     finally:
         nodes.stop()          # shuts the context down, joins the threads, finishes the file
+        bringup.stop_view(viewer)
     recording = recordings.read(recording_path)
     states = recording.tables.get(TOPICS.controller_state)
     report = summarise(model, client, motion, result, states.messages if states else [],

@@ -1,0 +1,247 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``robot-dynamics view`` in a real browser: headless Chromium (Debian's) driven by Playwright.
+
+One graph for the module: ``bringup --robot scara --lockstep --view PORT --record FILE`` with the
+simulator paced to the wall clock (deterministic, and at 1 kHz like an arm). The page is read
+as a user sees it: its requests, the canvas' pixels (the links' colours, which
+``robot_dynamics.scene.body_colour`` gives), the panel's text. The set-up writes the README's
+screenshots into ``docs/``.
+"""
+
+import colorsys
+import io
+from pathlib import Path
+import re
+import shutil
+import socket
+import sys
+import time
+from urllib.parse import urlparse
+
+import numpy as np
+import pytest
+from robot_dynamics import recordings, RobotModel
+from robot_dynamics.ros.tools.definitions import TOPICS
+from robot_dynamics.ros.wire.compat import ActionClient
+from robot_dynamics.scene import body_colour
+from robot_dynamics_interfaces.action import FollowJointTrajectory
+from sensor_msgs.msg import JointState
+from trajectory_msgs.msg import JointTrajectoryPoint
+
+DOCS = Path(__file__).resolve().parents[2] / 'docs'
+ROBOT = 'scara'
+#: The page's canvas [px].
+VIEWPORT = {'width': 960, 'height': 640}
+#: Pixels of a link's colour that make it "drawn".
+MIN_PIXELS = 150
+
+
+def _chromium():
+    found = shutil.which('chromium') or shutil.which('chromium-browser')
+    if found is None:
+        pytest.fail('Chromium is not installed: `make setup` installs it (apt-get install -y '
+                    'chromium); the view tests drive the system Chromium through Playwright')
+    return found
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope='module')
+def browser():
+    from playwright.sync_api import sync_playwright
+    executable = _chromium()
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=executable, headless=True,
+                                     args=['--use-gl=angle', '--use-angle=swiftshader',
+                                           '--enable-unsafe-swiftshader'])
+        yield chromium
+        chromium.close()
+
+
+class Page:
+    """A page of the view and every request it made."""
+
+    def __init__(self, browser, url):
+        self.page = browser.new_page(viewport=VIEWPORT)
+        self.requests = []
+        self.page.on('request', lambda request: self.requests.append(request.url))
+        self.page.goto(url)
+        self.page.wait_for_selector('canvas', timeout=60_000)
+
+    def text(self):
+        return self.page.inner_text('body')
+
+    def wait_text(self, pattern, timeout=60.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = re.search(pattern, self.text())
+            if found:
+                return found
+            time.sleep(0.2)
+        pytest.fail(f'the page never showed {pattern!r}; it shows:\n{self.text()[:2000]}')
+
+    def positions(self):
+        """Return the joint positions the page shows, by name."""
+        line = self.wait_text(r'joint positions[^:]*: ([^\n]*)').group(1)
+        return {k: float(v) for k, v in re.findall(r'(\w+) = (-?[\d.]+)', line)}
+
+    def pixels(self, path=None):
+        """Return the canvas as RGB (H, W, 3) floats 0..1 (and save it as PNG to ``path``)."""
+        from PIL import Image
+        png = self.page.locator('canvas').first.screenshot()
+        if path is not None:
+            Path(path).write_bytes(png)
+        return np.asarray(Image.open(io.BytesIO(png)).convert('RGB'), dtype=float) / 255
+
+
+def colour_mask(image, rgba):
+    """Return where ``image`` has the hue of ``rgba`` (saturated pixels, any shading)."""
+    hue = colorsys.rgb_to_hsv(*rgba[:3])[0]
+    mx, mn = image.max(axis=-1), image.min(axis=-1)
+    sat = np.where(mx > 0, (mx - mn) / np.maximum(mx, 1e-9), 0)
+    r, g, b = np.moveaxis(image, -1, 0)
+    d = np.maximum(mx - mn, 1e-9)
+    h = np.where(mx == r, ((g - b) / d) % 6, np.where(mx == g, (b - r) / d + 2, (r - g) / d + 4))
+    h = h / 6
+    close = np.abs((h - hue + 0.5) % 1.0 - 0.5) < 0.04
+    return close & (sat > 0.45) & (mx > 0.2)
+
+
+@pytest.fixture(scope='module')
+def graph(module_processes, module_probe, tmp_path_factory):
+    """Bring up the scara with the view (and record); return a namespace of handles."""
+    port = _free_port()
+    recording = tmp_path_factory.mktemp('view') / 'view.mcap'
+    proc = module_processes.start('bringup', [
+        'robot-dynamics', 'bringup', '--robot', ROBOT, '--lockstep', '-p',
+        'simulator.realtime:=true', '--view', str(port), '--record', str(recording)])
+    states = module_probe.collect(JointState, '/joint_states')
+    action = ActionClient(module_probe.node, FollowJointTrajectory,
+                          '/controller/follow_joint_trajectory')
+    module_probe.wait_for(action.server_is_ready, what='the action server')
+    module_probe.wait_for(lambda: len(states) > 0, what='joint states')
+
+    class Graph:
+        pass
+
+    g = Graph()
+    g.url, g.proc, g.states, g.action, g.recording = (f'http://127.0.0.1:{port}', proc, states,
+                                                     action, recording)
+    g.model = RobotModel.load(ROBOT)
+    g.probe, g.processes = module_probe, module_processes
+    return g
+
+
+def _q(model, msg):
+    return np.array(msg.position)[model.indices_in(msg.name)]
+
+
+def _at_rest(g):
+    msg = g.states[-1][0]
+    return np.all(np.abs(np.array(msg.velocity)) < 1e-3)
+
+
+def _move(g, q, duration=1.5):
+    goal = FollowJointTrajectory.Goal()
+    goal.trajectory.joint_names = list(g.model.joint_names)
+    point = JointTrajectoryPoint(positions=[float(v) for v in q])
+    point.time_from_start.sec = int(duration)
+    point.time_from_start.nanosec = int(duration % 1 * 1e9)
+    goal.trajectory.points = [point]
+    future = g.action.send_goal_async(goal)
+    g.probe.wait_for(future.done, what='the goal accepted')
+    result = future.result().get_result_async()
+    g.probe.wait_for(result.done, what='the goal result')
+    g.probe.wait_for(lambda: _at_rest(g), what='the arm at rest')
+
+
+@pytest.fixture(scope='module')
+def page(browser, graph):
+    p = Page(browser, graph.url)
+    p.wait_text(r'controller: \*?\*?hold|controller: hold')
+    _move(graph, [0.6, -1.2, 0.12])
+    time.sleep(1.0)
+    DOCS.mkdir(exist_ok=True)
+    p.pixels(DOCS / 'view_live.png')        # the README's screenshot
+    yield p
+    p.page.close()
+
+
+def test_page_loads_offline_and_draws_every_link(page):
+    hosts = {urlparse(u).hostname for u in page.requests if urlparse(u).scheme in ('http',
+                                                                                   'https', 'ws',
+                                                                                   'wss')}
+    assert hosts == {'127.0.0.1'}, f'requests left 127.0.0.1: {page.requests}'
+    image = page.pixels()
+    for body in (1, 2, 3):          # the upper arm, the forearm, the quill: orange, blue, green
+        assert colour_mask(image, body_colour(body)).sum() > MIN_PIXELS, f'body {body}'
+
+
+def test_page_holds_the_newest_joint_states(graph, page):
+    graph.probe.wait_for(lambda: _at_rest(graph), what='the arm at rest')
+    time.sleep(0.5)
+    newest = _q(graph.model, graph.states[-1][0])
+    shown = page.positions()
+    assert np.max(np.abs([shown[n] - v for n, v in zip(graph.model.joint_names, newest)])) < 1e-3
+
+
+def test_a_joint_goal_moves_the_drawn_arm(graph, page):
+    before = colour_mask(page.pixels(), body_colour(2))
+    q = _q(graph.model, graph.states[-1][0])
+    _move(graph, q + np.array([-1.0, 0.0, 0.0]))
+    time.sleep(1.0)
+    after = colour_mask(page.pixels(), body_colour(2))
+    moved = np.linalg.norm(np.mean(np.argwhere(after), axis=0)
+                           - np.mean(np.argwhere(before), axis=0))
+    assert moved > 20, f'the forearm moved {moved:.0f} px on the page'
+    shown = page.positions()
+    newest = _q(graph.model, graph.states[-1][0])
+    assert abs(shown['shoulder'] - newest[0]) < 1e-3
+
+
+def test_replay_shows_the_recorded_configuration(browser, graph):
+    port = _free_port()
+    proc = graph.processes.start('replay', [sys.executable, '-m', 'robot_dynamics.cli', 'view',
+                                            str(graph.recording), '--port', str(port)])
+    try:
+        graph.probe.wait_for(lambda: 'view: http' in graph.processes.output(proc),
+                             what='the replay serving')
+        p = Page(browser, f'http://127.0.0.1:{port}')
+        p.wait_text('joint positions')
+        p.page.get_by_label('Play').uncheck()
+        track, _ = recordings.tracking(recordings.read(graph.recording, TOPICS), TOPICS,
+                                       graph.model)
+        names = list(track.names)
+        for t in (0.25 * track.t[-1], 0.6 * track.t[-1]):
+            box = p.page.locator('input[type="number"]').last
+            box.fill(f'{t:.3f}')
+            box.press('Enter')
+            shown_t = float(p.wait_text(rf'at t = ({t:.3f}|{t - 1e-3:.3f}|[\d.]+) s').group(1))
+            time.sleep(0.5)
+            shown = p.positions()
+            k = max(int(np.searchsorted(track.t, t, side='right')) - 1, 0)
+            assert abs(shown_t - track.t[k]) < 2e-3
+            expected = track.q[k]
+            assert max(abs(shown[n] - expected[names.index(n)]) for n in shown) < 1e-3
+        p.pixels(DOCS / 'view_replay.png')
+        p.page.close()
+    finally:
+        graph.processes.stop(proc)
