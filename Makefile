@@ -111,7 +111,11 @@ endef
 $(PY):
 	$(call step,creating $(notdir $(VENV)),venv,python3 -m venv $(VENV))
 
-# Third-party wheels: ROS wheels plus the project's dependencies and its 'test' extra, in one
+# The project's extras installed into the venv: the tests' and the view's (a variable, as the
+# comma cannot be written inside the step's arguments).
+EXTRAS := test,view
+
+# Third-party wheels: ROS wheels plus the project's dependencies and its extras, in one
 # resolver run (this installs the project once too; the rule below keeps it current). setuptools
 # and wheel in the venv allow --no-build-isolation (no download of build tools per build). colcon
 # and the ament linters (which walk the working directory) skip folders holding the *_IGNORE files.
@@ -119,7 +123,7 @@ $(STAMP_DEPS): Makefile setup.py package.xml | $(PY)
 	@touch $(VENV)/COLCON_IGNORE $(VENV)/AMENT_IGNORE
 	$(call step,installing the ROS 2 $(ROS_DISTRO) wheels and Python packages,deps,\
 		$(PIP) install 'setuptools>=64' wheel \
-		&& $(PIP) install --no-build-isolation $(ROS_WHEELS) '.[test,view]')
+		&& $(PIP) install --no-build-isolation $(ROS_WHEELS) '.[$(EXTRAS)]')
 	@touch $@
 
 # The project alone: no dependency resolution, no build isolation (~3 s), then numba's cache of

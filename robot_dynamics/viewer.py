@@ -208,8 +208,8 @@ class ArmView:
         scale = 0.15 * reach(model)
         T = model.fk(q0)
         self._handle = self.server.scene.add_transform_controls(
-            '/tip_handle', scale=scale, disable_rotations=True, position=T[:3, 3],
-            wxyz=_wxyz(T))
+            '/tip_handle', scale=scale, disable_rotations=True, disable_sliders=True,
+            depth_test=False, position=T[:3, 3])     # arrows along the base axes
         dragging = []
         self._handle.on_drag_start(lambda _: dragging.append(True))
 
@@ -246,7 +246,17 @@ class ArmView:
             if self._model is None:
                 return
             q = np.asarray(q, dtype=float)
+            moved = self.q is None or not np.array_equal(q, self.q)
             self.q = q
+            text = ', '.join(f'{n} = {v:.5f}' for n, v in zip(self._model.joint_names, q))
+            when = '' if stamp is None else f' at t = {stamp:.3f} s'
+            self._positions.content = f'joint positions{when}: {text}'
+            if not moved:       # nothing to redraw (the page renders what changes)
+                return
+            if self._sliders and self._path.maxlen and not self._path:
+                # the sliders start where the arm is (set here, they send no goal)
+                for slider, value in zip(self._sliders, q):
+                    slider.value = float(np.clip(value, slider.min, slider.max))
             self._arm.show(q)
             tip = self._model.fk(q)
             self._path.append(tip[:3, 3])
@@ -261,9 +271,6 @@ class ArmView:
                     self._path_handle = self.server.scene.add_line_segments(
                         '/tip_path', segments, colors=(40, 40, 40),
                         thickness=0.004 * reach(self._model))
-            text = ', '.join(f'{n} = {v:.5f}' for n, v in zip(self._model.joint_names, q))
-            when = '' if stamp is None else f' at t = {stamp:.3f} s'
-            self._positions.content = f'joint positions{when}: {text}'
 
     def show_reference(self, q):
         """Draw the ghost arm at the reference ``q`` (n,)."""

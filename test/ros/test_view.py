@@ -45,9 +45,19 @@ from trajectory_msgs.msg import JointTrajectoryPoint
 DOCS = Path(__file__).resolve().parents[2] / 'docs'
 ROBOT = 'scara'
 #: The page's canvas [px].
-VIEWPORT = {'width': 960, 'height': 640}
+VIEWPORT = {'width': 800, 'height': 520}
+#: Longest wait for the page [s]: the harness's limit for anything to happen (conftest.TIMEOUT).
+FRAME_TIMEOUT = 120.0
 #: Pixels of a link's colour that make it "drawn".
 MIN_PIXELS = 150
+#: The bottom-left corner [px] where viser draws the axes' widget.
+AXES_WIDGET = 100
+# every element holding no canvas hidden (the panel, notifications), and shown again
+HIDE_OVERLAYS = """() => document.querySelectorAll('body *').forEach(e => {
+    if (e.tagName !== 'CANVAS' && !e.querySelector('canvas')) {
+        e.dataset.viewTest = e.style.visibility; e.style.visibility = 'hidden'; } })"""
+SHOW_OVERLAYS = """() => document.querySelectorAll('[data-view-test]').forEach(e => {
+    e.style.visibility = e.dataset.viewTest; delete e.dataset.viewTest; })"""
 
 
 def _chromium():
@@ -81,6 +91,8 @@ class Page:
 
     def __init__(self, browser, url):
         self.page = browser.new_page(viewport=VIEWPORT)
+        # software WebGL on a host shared with the graph: a frame may take seconds
+        self.page.set_default_timeout(FRAME_TIMEOUT * 1000)
         self.requests = []
         self.page.on('request', lambda request: self.requests.append(request.url))
         self.page.goto(url)
@@ -104,12 +116,23 @@ class Page:
         return {k: float(v) for k, v in re.findall(r'(\w+) = (-?[\d.]+)', line)}
 
     def pixels(self, path=None):
-        """Return the canvas as RGB (H, W, 3) floats 0..1 (and save it as PNG to ``path``)."""
+        """
+        Return the 3D scene as RGB (H, W, 3) floats 0..1 (and save the page to ``path``).
+
+        The scene alone: the panel and notifications hidden meanwhile, and the corner with the
+        axes' widget (red, green, blue) blanked.
+        """
         from PIL import Image
-        png = self.page.locator('canvas').first.screenshot()
         if path is not None:
-            Path(path).write_bytes(png)
-        return np.asarray(Image.open(io.BytesIO(png)).convert('RGB'), dtype=float) / 255
+            Path(path).write_bytes(self.page.screenshot())
+        self.page.evaluate(HIDE_OVERLAYS)
+        try:
+            png = self.page.screenshot()
+        finally:
+            self.page.evaluate(SHOW_OVERLAYS)
+        image = np.asarray(Image.open(io.BytesIO(png)).convert('RGB'), dtype=float) / 255
+        image[-AXES_WIDGET:, :AXES_WIDGET] = 1.0
+        return image
 
 
 def colour_mask(image, rgba):
@@ -180,6 +203,10 @@ def page(browser, graph):
     _move(graph, [0.6, -1.2, 0.12])
     time.sleep(1.0)
     DOCS.mkdir(exist_ok=True)
+    # software WebGL's notice (a browser with a GPU has none) out of the README's picture
+    notice = p.page.locator('.mantine-Notification-root button')
+    if notice.count():
+        notice.first.click()
     p.pixels(DOCS / 'view_live.png')        # the README's screenshot
     yield p
     p.page.close()
@@ -215,6 +242,40 @@ def test_a_joint_goal_moves_the_drawn_arm(graph, page):
     shown = page.positions()
     newest = _q(graph.model, graph.states[-1][0])
     assert abs(shown['shoulder'] - newest[0]) < 1e-3
+
+
+def test_dragging_the_tip_handle_moves_the_simulated_tip_there(graph, page):
+    # from where the tip can go 0.1 m either way along x; the handle's x arrow (drei's
+    # PivotControls draw it in #ff2060) grabbed at its middle and pulled along itself on the
+    # screen, so that only the tip's x changes
+    _move(graph, [0.0, -1.6, 0.12])
+    time.sleep(1.0)
+    image = page.pixels()
+    arrow = np.argwhere(colour_mask(image, (1.0, 0x20 / 255, 0x60 / 255, 1.0)))
+    assert len(arrow) > 20, 'the tip handle is not drawn'
+    centre = arrow.mean(axis=0)
+    along = np.linalg.svd(arrow - centre, full_matrices=False)[2][0]
+    tip_before = graph.model.fk(_q(graph.model, graph.states[-1][0]))[:3, 3]
+    box = page.page.locator('canvas').first.bounding_box()
+    (y0, x0), (y1, x1) = centre, centre + 25 * along
+    mouse = page.page.mouse
+    mouse.move(x0, y0)
+    mouse.down()
+    for s in np.linspace(0, 1, 12)[1:]:
+        mouse.move(x0 + s * (x1 - x0), y0 + s * (y1 - y0))
+        time.sleep(0.03)
+    mouse.up()
+    sent = graph.probe.wait_for(
+        lambda: re.findall(r'tip target \((\S+), (\S+), (\S+)\) m',
+                           graph.processes.output(graph.proc)), what='the tip target sent')
+    target = np.array([float(v) for v in sent[-1]])
+    assert abs(target[0] - tip_before[0]) > 0.005
+    np.testing.assert_allclose(target[1:], tip_before[1:], atol=1e-3)
+    # until the controller takes /controller/target_pose: IK through /compute_ik, a joint goal
+    graph.probe.wait_for(
+        lambda: np.linalg.norm(graph.model.fk(_q(graph.model, graph.states[-1][0]))[:3, 3]
+                               - target) < 1e-3 and _at_rest(graph),
+        what=f'the tip at the dragged target {target}')
 
 
 def test_replay_shows_the_recorded_configuration(browser, graph):

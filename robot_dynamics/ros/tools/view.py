@@ -218,6 +218,8 @@ class ViewNode(Node):
         request = SolveIK.Request()
         request.pose_stamped = msg
         request.ik_link_name = model.tip_link
+        request.position_only = True       # the handle moves the tip; an arm of fewer than six
+        # joints cannot keep its orientation everywhere
         if self.view.q is not None:
             request.robot_state.name = list(model.joint_names)
             request.robot_state.position = [float(v) for v in self.view.q]
