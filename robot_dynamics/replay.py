@@ -46,7 +46,12 @@ class Replay:
     """
 
     def __init__(self, path, topics):
-        recording = recordings.read(path, topics)
+        # the controller's states carry the arm and the reference: the 1 kHz joint states are
+        # read only when they are missing
+        wanted = [topics.controller_state, topics.robot_description, topics.joint_trajectory]
+        recording = recordings.read(path, wanted)
+        if topics.controller_state not in recording.tables:
+            recording = recordings.read(path, wanted + [topics.joint_states])
         self.problem = recording.problem
         self.model, note = recordings.robot_model(recording, topics)
         if self.model is None:

@@ -138,8 +138,8 @@ def primitive_visuals(model):
     on each prismatic joint's body a rod (radius ``0.6 r``) from the body origin against the
     motion, as long as the stroke plus the housing (the SCARA's quill); at the tip a flange
     (radius ``1.3 r``, ``0.4 r`` thick) across the last segment (or the tip's z axis), which
-    makes sure the last body is drawn too. Colours: :func:`body_colour`. The links are the body links of
-    :func:`~robot_dynamics.urdf.body_links` (the names ``model_to_urdf`` writes).
+    makes sure the last body is drawn too. Colours: :func:`body_colour`. The links are the
+    body links of :func:`~robot_dynamics.urdf.body_links` (the names ``model_to_urdf`` writes).
     """
     links = [model.base_link] + body_links(model)
     r = max(0.035 * reach(model), 0.005)

@@ -177,8 +177,8 @@ class ArmView:
             for part in (self._arm, self._ghost):
                 if part is not None:
                     part.remove()
-            for handle in self._sliders + self._gui_robot + [self._handle, self._path_handle,
-                                                              self._waypoints, self._grid]:
+            others = [self._handle, self._path_handle, self._waypoints, self._grid]
+            for handle in self._sliders + self._gui_robot + others:
                 if handle is not None:
                     handle.remove()
             self._model, self._path, self.q = model, collections.deque(maxlen=PATH_LENGTH), None

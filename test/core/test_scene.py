@@ -79,6 +79,7 @@ def test_every_body_is_drawn_in_its_own_colour(name):
 @pytest.mark.parametrize('name', URDF_ROBOTS)
 def test_bundled_geometry_is_the_generated_one(name):
     model = RobotModel.load(name)
+
     def order(v):
         return v.link, tuple(np.round(v.origin[:3, 3], 9)), v.size
 

@@ -96,12 +96,12 @@ class Page:
         self.requests = []
         self.page.on('request', lambda request: self.requests.append(request.url))
         self.page.goto(url)
-        self.page.wait_for_selector('canvas', timeout=60_000)
+        self.wait_text('joint positions')
 
     def text(self):
         return self.page.inner_text('body')
 
-    def wait_text(self, pattern, timeout=60.0):
+    def wait_text(self, pattern, timeout=FRAME_TIMEOUT):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             found = re.search(pattern, self.text())
@@ -166,8 +166,8 @@ def graph(module_processes, module_probe, tmp_path_factory):
         pass
 
     g = Graph()
-    g.url, g.proc, g.states, g.action, g.recording = (f'http://127.0.0.1:{port}', proc, states,
-                                                     action, recording)
+    g.url, g.proc, g.states = f'http://127.0.0.1:{port}', proc, states
+    g.action, g.recording = action, recording
     g.model = RobotModel.load(ROBOT)
     g.probe, g.processes = module_probe, module_processes
     return g
@@ -256,7 +256,6 @@ def test_dragging_the_tip_handle_moves_the_simulated_tip_there(graph, page):
     centre = arrow.mean(axis=0)
     along = np.linalg.svd(arrow - centre, full_matrices=False)[2][0]
     tip_before = graph.model.fk(_q(graph.model, graph.states[-1][0]))[:3, 3]
-    box = page.page.locator('canvas').first.bounding_box()
     (y0, x0), (y1, x1) = centre, centre + 25 * along
     mouse = page.page.mouse
     mouse.move(x0, y0)
@@ -286,22 +285,23 @@ def test_replay_shows_the_recorded_configuration(browser, graph):
         graph.probe.wait_for(lambda: 'view: http' in graph.processes.output(proc),
                              what='the replay serving')
         p = Page(browser, f'http://127.0.0.1:{port}')
-        p.wait_text('joint positions')
-        p.page.get_by_label('Play').uncheck()
-        track, _ = recordings.tracking(recordings.read(graph.recording, TOPICS), TOPICS,
-                                       graph.model)
+        p.page.locator('input.mantine-Checkbox-input').first.uncheck()      # Play
+        recorded = recordings.read(graph.recording, [TOPICS.controller_state,
+                                                      TOPICS.robot_description])
+        track, _ = recordings.tracking(recorded, TOPICS, graph.model)
         names = list(track.names)
-        for t in (0.25 * track.t[-1], 0.6 * track.t[-1]):
-            box = p.page.locator('input[type="number"]').last
-            box.fill(f'{t:.3f}')
-            box.press('Enter')
-            shown_t = float(p.wait_text(rf'at t = ({t:.3f}|{t - 1e-3:.3f}|[\d.]+) s').group(1))
-            time.sleep(0.5)
-            shown = p.positions()
+        shown_q = []
+        for t in (0.03 * track.t[-1], 0.6 * track.t[-1]):
             k = max(int(np.searchsorted(track.t, t, side='right')) - 1, 0)
-            assert abs(shown_t - track.t[k]) < 2e-3
-            expected = track.q[k]
-            assert max(abs(shown[n] - expected[names.index(n)]) for n in shown) < 1e-3
+            box = p.page.locator('input.mantine-NumberInput-input').last     # Time [s]
+            box.fill(f'{t:.4f}')
+            box.press('Enter')
+            p.wait_text(rf'joint positions at t = {track.t[k]:.3f} s')
+            shown = p.positions()
+            assert max(abs(shown[n] - track.q[k, names.index(n)]) for n in names) < 1e-3
+            shown_q.append([shown[n] for n in names])
+        # two times, two configurations: the timeline moved the arm
+        assert np.max(np.abs(np.diff(shown_q, axis=0))) > 0.1
         p.pixels(DOCS / 'view_replay.png')
         p.page.close()
     finally:

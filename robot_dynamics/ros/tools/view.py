@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-``robot-dynamics view``: the running graph in the browser (:class:`~robot_dynamics.viewer.ArmView`).
+``robot-dynamics view``: the running graph in the browser (a :class:`~.viewer.ArmView`).
 
 A node of its own process, ``view``, that reads at its own rate (:data:`RATE_HZ`): the newest
 ``/joint_states``, controller state and simulator status are taken when it draws (never queued
