@@ -166,7 +166,7 @@ class ArmView:
 
     @property
     def model(self):
-        """The :class:`RobotModel` drawn (None before :meth:`set_robot`)."""
+        """Return the :class:`RobotModel` drawn (None before :meth:`set_robot`)."""
         return self._model
 
     def set_robot(self, urdf, model=None):
