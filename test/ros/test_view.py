@@ -285,7 +285,8 @@ def test_replay_shows_the_recorded_configuration(browser, graph):
         graph.probe.wait_for(lambda: 'view: http' in graph.processes.output(proc),
                              what='the replay serving')
         p = Page(browser, f'http://127.0.0.1:{port}')
-        p.page.locator('input.mantine-Checkbox-input').first.uncheck()      # Play
+        # Play off (Mantine's input sits under its drawn box: clicked through it)
+        p.page.locator('input.mantine-Checkbox-input').first.set_checked(False, force=True)
         recorded = recordings.read(graph.recording, [TOPICS.controller_state,
                                                       TOPICS.robot_description])
         track, _ = recordings.tracking(recorded, TOPICS, graph.model)
