@@ -209,7 +209,8 @@ def page(browser, graph):
         notice.first.click()
     p.pixels(DOCS / 'view_live.png')        # the README's screenshot
     yield p
-    p.page.close()
+    if not p.page.is_closed():
+        p.page.close()
 
 
 def test_page_loads_offline_and_draws_every_link(page):
@@ -277,7 +278,8 @@ def test_dragging_the_tip_handle_moves_the_simulated_tip_there(graph, page):
         what=f'the tip at the dragged target {target}')
 
 
-def test_replay_shows_the_recorded_configuration(browser, graph):
+def test_replay_shows_the_recorded_configuration(browser, graph, page):
+    page.page.close()       # the live page done with: software WebGL renders one page at a time
     port = _free_port()
     proc = graph.processes.start('replay', [sys.executable, '-m', 'robot_dynamics.cli', 'view',
                                             str(graph.recording), '--port', str(port)])
