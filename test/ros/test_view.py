@@ -161,6 +161,8 @@ def graph(module_processes, module_probe, tmp_path_factory):
                           '/controller/follow_joint_trajectory')
     module_probe.wait_for(action.server_is_ready, what='the action server')
     module_probe.wait_for(lambda: len(states) > 0, what='joint states')
+    module_probe.wait_for(lambda: '[view]: drawing' in module_processes.output(proc),
+                          what='the view drawing the arm')
 
     class Graph:
         pass
