@@ -291,8 +291,8 @@ def test_replay_shows_the_recorded_configuration(browser, graph, page):
         p = Page(browser, f'http://127.0.0.1:{port}')
         # Play off (Mantine's input sits under its drawn box: clicked through it)
         p.page.locator('input.mantine-Checkbox-input').first.set_checked(False, force=True)
-        recorded = recordings.read(graph.recording, [TOPICS.controller_state,
-                                                      TOPICS.robot_description])
+        wanted = [TOPICS.controller_state, TOPICS.robot_description]
+        recorded = recordings.read(graph.recording, wanted)
         track, _ = recordings.tracking(recorded, TOPICS, graph.model)
         names = list(track.names)
         shown_q = []
