@@ -199,8 +199,8 @@ class ViewNode(Node):
         previous = getattr(self, '_rate_sample', None)
         self._rate_sample = (t, c.cycles) if previous is None or t - previous[0] > 1.0 \
             else previous
-        if previous is None or t <= previous[0]:
-            return getattr(self, '_rate_value', None)
+        if previous is None or t <= previous[0] or c.cycles < previous[1]:
+            return getattr(self, '_rate_value', None)      # a restarted controller: wait
         self._rate_value = (c.cycles - previous[1]) / (t - previous[0])
         return self._rate_value
 
