@@ -94,9 +94,9 @@ PKG_SOURCES := $(shell find robot_dynamics urdf config launch resource \
 	-name __pycache__ -prune -o -print 2>/dev/null) setup.py setup.cfg package.xml
 INTERFACE_SOURCES := $(shell find $(INTERFACES) -print)
 
-.PHONY: setup test demo bench clean
+.PHONY: setup test demo bench clean chromium
 
-setup: $(STAMP_PKG) $(STAMP_INTERFACES)
+setup: $(STAMP_PKG) $(STAMP_INTERFACES) chromium
 
 # A set-up step, quiet: one line saying what it does, the output (pip's and CMake's hundreds of
 # lines, of use only when something fails) in $(SETUP_LOGS)/<log>.log, and the tail of that log
@@ -112,7 +112,11 @@ endef
 $(PY):
 	$(call step,creating $(notdir $(VENV)),venv,python3 -m venv $(VENV))
 
-# Third-party wheels: ROS wheels plus the project's dependencies and its 'test' extra, in one
+# The project's extras installed into the venv: the tests' and the view's (a variable, as the
+# comma cannot be written inside the step's arguments).
+EXTRAS := test,view
+
+# Third-party wheels: ROS wheels plus the project's dependencies and its extras, in one
 # resolver run (this installs the project once too; the rule below keeps it current). setuptools
 # and wheel in the venv allow --no-build-isolation (no download of build tools per build). colcon
 # and the ament linters (which walk the working directory) skip folders holding the *_IGNORE files.
@@ -120,7 +124,7 @@ $(STAMP_DEPS): Makefile setup.py package.xml | $(PY)
 	@touch $(VENV)/COLCON_IGNORE $(VENV)/AMENT_IGNORE
 	$(call step,installing the ROS 2 $(ROS_DISTRO) wheels and Python packages,deps,\
 		$(PIP) install 'setuptools>=64' wheel \
-		&& $(PIP) install --no-build-isolation $(ROS_WHEELS) '.[test]')
+		&& $(PIP) install --no-build-isolation $(ROS_WHEELS) '.[$(EXTRAS)]')
 	@touch $@
 
 # The project alone: no dependency resolution, no build isolation (~3 s), then numba's cache of
@@ -139,6 +143,17 @@ $(STAMP_PKG): $(STAMP_DEPS) $(PKG_SOURCES)
 	$(call step,compiling the numba kernels of the library (a minute after an install),precompile,\
 		cd $(VENV) && $(PY) -m robot_dynamics.precompile)
 	@touch $@
+
+# Chromium from the system's packages, for the view's browser tests (Playwright drives it; its
+# own browser download needs the internet). Nothing happens where it is installed; apt-get runs as
+# root, else through sudo.
+CHROMIUM := $(firstword $(shell command -v chromium chromium-browser 2>/dev/null))
+chromium:
+ifeq ($(CHROMIUM),)
+	$(call step,installing Chromium (apt-get; for the view's browser tests),chromium,\
+		$(if $(filter 0,$(shell id -u)),,sudo -n) apt-get update \
+		&& $(if $(filter 0,$(shell id -u)),,sudo -n) apt-get install -y chromium)
+endif
 
 # The interface package, built with CMake against the wheels and installed into the venv prefix
 # (so nothing is needed at run time). The wheels' CMake files carry their build host's paths:

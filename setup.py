@@ -61,9 +61,13 @@ setup(
     ],
     extras_require={
         'test': ['pytest', 'pin', 'roboticstoolbox-python', 'matplotlib', 'example-robot-data',
-                 'pytracik', 'colcon-common-extensions'] + LINT_REQUIRES,
+                 'pytracik', 'colcon-common-extensions', 'viser>=1.1',
+                 # the view's tests drive the system's Chromium (make setup installs it)
+                 'playwright'] + LINT_REQUIRES,
         'lint': LINT_REQUIRES,
         'plots': ['matplotlib'],
+        # robot-dynamics view: the 3D view in the browser (viser serves its client offline)
+        'view': ['viser>=1.1'],
     },
     zip_safe=True,
     python_requires='>=3.10',

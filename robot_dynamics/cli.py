@@ -170,6 +170,7 @@ def _demo_parser(sub, robots):
                         'simulated time, as fast as the processes allow, the same numbers '
                         'every run')
     _namespace_argument(p)
+    _view_option(p)
     p.set_defaults(handler=demo_command)
 
 
@@ -178,6 +179,33 @@ def _namespace_argument(p):
     p.add_argument('--namespace', default='', metavar='NS',
                    help="the arm's namespace: its nodes, topics, services and actions under /NS "
                         '(e.g. left: /left/joint_states, /left/compute_ik); default: the root')
+
+
+def _view_parser(sub, robots):
+    """Add the ``view`` command to the subparsers ``sub``."""
+    p = sub.add_parser(
+        'view', help='the arm in a browser: the running graph live, or a recording replayed',
+        description='Serve a 3D view of the arm at http://HOST:PORT (viser; works offline). '
+                    'Without a file: the running ROS 2 graph (the arm of /robot_description '
+                    'moving with /joint_states, the reference as a ghost, the tip path, a '
+                    'status panel) that you can steer: drag the tip handle, move the joint '
+                    'sliders, push the arm, cancel the goal, reset the simulator. With a '
+                    'recording (bringup --record, demo): its replay with play, pause, speed and '
+                    'a timeline. Ctrl-C stops it.')
+    p.add_argument('recording', nargs='?', metavar='FILE.mcap', help='replay this recording')
+    p.add_argument('--port', type=int, default=8080, help='port to serve on (default %(default)s)')
+    p.add_argument('--host', default='127.0.0.1',
+                   help='address to serve on (default %(default)s, this machine only; see the '
+                        'README: Security)')
+    _namespace_argument(p)
+    p.set_defaults(handler=view_command)
+
+
+def _view_option(p):
+    """Add ``--view [PORT]`` to the parser of a command that starts the graph."""
+    p.add_argument('--view', nargs='?', type=int, const=8080, metavar='PORT',
+                   help='also serve the live view of the arm at http://127.0.0.1:PORT (default '
+                        '8080) in a process of its own')
 
 
 def _info_parser(sub, robots):
@@ -228,6 +256,7 @@ def _bringup_parser(sub, robots):
                         'deterministic, on simulated time (/clock), as fast as the processes '
                         'allow (add -p simulator.realtime:=true to pace it to the wall clock)')
     _namespace_argument(p)
+    _view_option(p)
     p.set_defaults(handler=bringup_command)
 
 
@@ -353,7 +382,7 @@ def build_parser():
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
     sub.required = True
     for add in (_simulate_parser, _demo_parser, _info_parser, _bringup_parser, _plot_parser,
-                _excite_parser, _send_parser, _identify_parser, _derive_parser):
+                _excite_parser, _send_parser, _identify_parser, _derive_parser, _view_parser):
         add(sub, robots)
     return parser
 
@@ -580,7 +609,7 @@ def demo_command(args, out=sys.stdout):
     from .ros.tools import demo
     return demo.run(args.robot, report_path=args.report, out_dir=args.out,
                     duration=args.duration, lockstep=args.lockstep, namespace=args.namespace,
-                    out=out)
+                    out=out, view=args.view)
 
 
 def _node_parameter(text):
@@ -609,7 +638,18 @@ def bringup_command(args, out=sys.stdout):
     overrides = graph.complete_overrides(mode, files, overrides)
     return bringup.run(specs, files, overrides, processes=args.processes, out=out,
                        title=f'{PROG} bringup {args.robot or ""}'.rstrip(), record=args.record,
-                       namespace=namespace)
+                       namespace=namespace, view=args.view)
+
+
+def view_command(args, out=sys.stdout):
+    """Run ``robot-dynamics view``: live (ROS 2) or the replay of a recording."""
+    from .ros.tools.definitions import namespace, topics
+    if args.recording:
+        from . import replay
+        return replay.run(args.recording, topics(namespace(args.namespace)), args.host,
+                          args.port, out=out)
+    from .ros.tools import view
+    return view.run(args.host, args.port, out=out, namespace=namespace(args.namespace))
 
 
 # ---- plot ---------------------------------------------------------------------------------------

@@ -337,9 +337,42 @@ def link_poses(model, q):
         ``T_base_link`` for the ``L`` links, in the order of ``model.link_names``.
 
     """
-    (q2,), shape = states(model, ('q', q))
     bodies, T_body_link = model.derived.link_frames
-    poses = _link_poses_kernel(model.derived.local_basis, bodies, T_body_link, q2)
+    return frame_poses(model, q, bodies, T_body_link)
+
+
+def frame_poses(model, q, bodies, T_body_frame):
+    """
+    Poses of frames fixed to the bodies, in the base frame, from one pass over the chain.
+
+    ``T_base_frame = T_base_body(q) @ T_body_frame`` for each frame: the one kernel behind
+    :func:`link_poses`, :func:`joint_frames` and the scene's visuals.
+
+    Parameters
+    ----------
+    model : RobotModel
+        The robot.
+    q : array_like, shape (..., n)
+        Joint positions [rad or m].
+    bodies : array_like of int, shape (F,)
+        The body each frame is fixed to (0: the base, i: the body moved by joint i).
+    T_body_frame : array_like, shape (F, 4, 4)
+        Each frame's pose in its body's frame.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., F, 4, 4)
+        ``T_base_frame`` for the ``F`` frames.
+
+    """
+    (q2,), shape = states(model, ('q', q))
+    bodies = np.asarray(bodies, dtype=np.int64).reshape(-1)
+    T_body_frame = np.ascontiguousarray(T_body_frame, dtype=float).reshape(-1, 4, 4)
+    if len(bodies) != len(T_body_frame) or np.any((bodies < 0) | (bodies > model.dof)):
+        raise InputError(f'frame_poses: {len(bodies)} bodies in 0..{model.dof} and as many '
+                         f'transforms needed, got bodies {bodies.tolist()} and '
+                         f'{len(T_body_frame)} transforms')
+    poses = _link_poses_kernel(model.derived.local_basis, bodies, T_body_frame, q2)
     return poses.reshape(shape + (len(bodies), 4, 4))
 
 
@@ -364,11 +397,8 @@ def joint_frames(model, q):
         ``T_base_joint`` for joints 1..n.
 
     """
-    (q2,), shape = states(model, ('q', q))
     # joint i is placed on body i-1 as a link frame would be: the link-pose pass serves both
-    T = _link_poses_kernel(model.derived.local_basis, np.arange(model.dof), model.joint_placement,
-                           q2)
-    return T.reshape(shape + (model.dof, 4, 4))
+    return frame_poses(model, q, np.arange(model.dof), model.joint_placement)
 
 
 def jacobian(model, q, link=None):

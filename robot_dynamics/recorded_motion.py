@@ -13,8 +13,9 @@
 # limitations under the License.
 
 """
-The motion a recording shows: the joints against their reference, the efforts against their
-limits, the tip's path; and the files of ``robot-dynamics plot``.
+The motion a recording shows, and the files of ``robot-dynamics plot``.
+
+The joints against their reference, the efforts against their limits, the tip's path.
 
 From a recording read by :mod:`robot_dynamics.recordings` (the topics are the graph's, passed in
 as :class:`~robot_dynamics.recordings.Topics`): :func:`tracking` (from the controller's state

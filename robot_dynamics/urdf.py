@@ -470,12 +470,41 @@ def body_links(model):
     return names
 
 
+def geometry_elements(link, visual):
+    """
+    Append ``visual`` (a primitive :class:`~robot_dynamics.scene.Visual`) to ``link``.
+
+    ``link`` is an ElementTree ``<link>``; it gets a ``<visual>`` with the geometry and a
+    material named after its colour, and a ``<collision>`` with the same geometry.
+    """
+    rgba = _fmt(visual.rgba)
+    for tag in ('visual', 'collision'):
+        elem = ET.SubElement(link, tag)
+        _origin_elem(elem, visual.origin)
+        geometry = ET.SubElement(elem, 'geometry')
+        if visual.shape == 'box':
+            ET.SubElement(geometry, 'box', size=_fmt(visual.size))
+        elif visual.shape == 'sphere':
+            ET.SubElement(geometry, 'sphere', radius=repr(float(visual.size[0])))
+        elif visual.shape == 'cylinder':
+            ET.SubElement(geometry, 'cylinder', radius=repr(float(visual.size[0])),
+                          length=repr(float(visual.size[1])))
+        else:
+            raise ModelError(f'cannot write a {visual.shape!r} as URDF geometry')
+        if tag == 'visual':
+            material = ET.SubElement(elem, 'material',
+                                     name='rgba_' + '_'.join(f'{c:.2f}' for c in visual.rgba))
+            ET.SubElement(material, 'color', rgba=rgba)
+
+
 def model_to_urdf(model):
     """
     Write ``model`` as URDF XML (a string) that :func:`model_from_urdf` reads back identically.
 
     Each body becomes a link carrying the merged inertia (origin at the COM, inertia about it);
-    every other named frame becomes a massless link on a fixed joint. ``model.gravity`` has no
+    every other named frame becomes a massless link on a fixed joint. The links get the
+    primitive geometry of :func:`robot_dynamics.scene.primitive_visuals` as ``<visual>`` and
+    ``<collision>`` (for RViz, Foxglove and ``robot-dynamics view``). ``model.gravity`` has no
     place in URDF and is not written, nor is ``model.locked_joints``: the locked joints are
     already merged into the bodies and frames.
     """
@@ -488,8 +517,9 @@ def model_to_urdf(model):
         by_body.setdefault(body, []).append((link, T))
     body_link = [model.base_link] + body_links(model)
 
+    link_elems = {}
     for i, name in enumerate(body_link):
-        link = ET.SubElement(root, 'link', name=name)
+        link = link_elems[name] = ET.SubElement(root, 'link', name=name)
         if i == 0:
             continue
         inertial = ET.SubElement(link, 'inertial')
@@ -519,13 +549,16 @@ def model_to_urdf(model):
         extra.sort(key=lambda item: item[0] == model.tip_link)
         parent, T_parent = body_link[body], np.eye(4)
         for link, T in extra:
-            ET.SubElement(root, 'link', name=link)
+            link_elems[link] = ET.SubElement(root, 'link', name=link)
             joint = ET.SubElement(root, 'joint', name=f'{link}_fixed_joint', type='fixed')
             ET.SubElement(joint, 'parent', link=parent)
             ET.SubElement(joint, 'child', link=link)
             _origin_elem(joint, np.linalg.solve(T_parent, T))
             if body == model.dof:
                 parent, T_parent = link, T
+    from .scene import primitive_visuals     # scene builds on this module
+    for visual in primitive_visuals(model):
+        geometry_elements(link_elems[visual.link], visual)
     ET.indent(root)
     return ET.tostring(root, encoding='unicode', xml_declaration=True) + '\n'
 

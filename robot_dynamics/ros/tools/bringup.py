@@ -299,15 +299,48 @@ def _command(spec):
     return [str(script)] if script.is_file() else [sys.executable, '-m', spec.module]
 
 
+def start_view(port, out=sys.stdout, namespace=''):
+    """
+    Start ``robot-dynamics view --port PORT`` in a process of its own; return the process.
+
+    ``namespace``: the arm's (``graph.namespace``), whose graph it shows.
+
+    It ends with this process (even a killed one); a taken port is an ``InputError`` before
+    anything starts. Its address is printed.
+    """
+    from ...viewer import check_port
+    check_port('127.0.0.1', port)
+    env = dict(os.environ, **{PARENT_ENV: str(os.getpid())})
+    process = subprocess.Popen([sys.executable, '-m', 'robot_dynamics.ros.tools.view', '--port',
+                                str(port), '--namespace', namespace], env=env,
+                               start_new_session=True, stdout=subprocess.DEVNULL)
+    say(out, f'view: http://127.0.0.1:{port} (the arm in a browser)')
+    return process
+
+
+def stop_view(process):
+    """Stop a view started by :func:`start_view` (SIGTERM, then SIGKILL after STOP_TIMEOUT)."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout, title='',
-        record=None, namespace=''):
+        record=None, namespace='', view=None):
     """
     Start the node set, print what runs, wait for SIGINT or SIGTERM; return exit status.
 
     ``record``: an MCAP file to record the default topics of
     :class:`~robot_dynamics.ros.tools.recorder.RecorderNode` into, from this process (those of
-    ``namespace``, the arm's: ``graph.namespace``).
+    ``namespace``, the arm's: ``graph.namespace``). ``view``: a port to serve the live view on
+    (:func:`start_view`), or None.
     """
+    viewer = start_view(view, out, namespace) if view else None
     middleware.init()
     bringup = Bringup(specs, parameter_files, overrides, processes, out, namespace)
     previous = {sig: signal.signal(sig, lambda *_: bringup.stop_event.set())
@@ -331,6 +364,7 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
                 bringup.wait()
     finally:
         bringup.stop()
+        stop_view(viewer)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if bringup.failure:

@@ -288,13 +288,15 @@ def _print_summary(report, out):
 
 
 def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, lockstep=False,
-        namespace='', out=sys.stdout):
+        namespace='', out=sys.stdout, view=None):
     """
     Run the demo on a bundled robot; return the exit status (0: the goal succeeded).
 
     ``lockstep``: the simulator waits for each state's command (``bringup --lockstep``):
     simulated time, as fast as the processes allow, the same numbers every run. ``namespace``:
     the arm's (``graph.namespace``), where the graph, the demo's client and its recording are.
+    ``view``: a port to serve the live view on while the demo runs (``bringup.start_view``), or
+    None.
     """
     namespace = graph.namespace(namespace)
     if out_dir is not None:
@@ -312,7 +314,10 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
                             namespace=namespace)
     client = DemoClient(namespace=namespace or None, cli_args=[
         '--ros-args', *graph.clock_arguments(files, overrides, namespace)])
+    viewer = None
     try:
+        if view:
+            viewer = bringup.start_view(view, out, namespace)
         print(f'demo: bringing up {robot} (model, kinematics, simulator, controller'
               f'{", in lockstep" if lockstep else ""}), recording to {recording_path}',
               file=out, flush=True)
@@ -343,6 +348,7 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
         wall = time.monotonic() - wall
     finally:
         nodes.stop()          # shuts the context down, joins the threads, finishes the file
+        bringup.stop_view(viewer)
     recording = recordings.read(recording_path)
     topics = definitions.topics(namespace)
     states = recording.tables.get(topics.controller_state)

@@ -17,9 +17,9 @@
 The QoS profiles of the graph's topics: one place for how each kind of topic is delivered.
 
 Who uses which: ``/robot_description`` (:data:`DESCRIPTION_QOS`); what the loop reads every
-cycle (:data:`NEWEST_ONLY`); goals on a topic (:data:`NEWEST_GOAL`); what is recorded beside the loop (:data:`RECORDED`); the loop on
-simulated time, lockstep (:data:`LOCKSTEP_WRITER`, :data:`LOCKSTEP_NEWEST`,
-:data:`LOCKSTEP_ALL`).
+cycle (:data:`NEWEST_ONLY`); goals on a topic (:data:`NEWEST_GOAL`); what is recorded beside
+the loop (:data:`RECORDED`); the loop on simulated time, lockstep (:data:`LOCKSTEP_WRITER`,
+:data:`LOCKSTEP_NEWEST`, :data:`LOCKSTEP_ALL`).
 """
 
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy

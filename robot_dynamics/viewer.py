@@ -1,0 +1,302 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The arm in a browser: a 3D view served by viser (its web client ships in its wheel, offline).
+
+:class:`ArmView` draws what it is told, with no ROS: the arm of a URDF at ``q`` (its visuals,
+:mod:`robot_dynamics.scene`), the reference as a ghost arm, the tip's recent path, a goal's
+waypoints and a status panel; it reports what the user does (a drag of the tip handle, a joint
+slider, a push, the buttons) to callbacks. ``robot-dynamics view`` joins it to the ROS 2 graph
+(:mod:`robot_dynamics.ros.tools.view`), and :mod:`robot_dynamics.replay` to a recording.
+Coordinates: the model's base frame, z up, metres.
+"""
+
+import collections
+import socket
+import threading
+
+import numpy as np
+
+from .errors import InputError
+from .model import RobotModel
+from .scene import camera_framing, reach, Scene
+from .spatial import matrix_to_quaternion
+
+#: Tip positions kept for the path (at the view's rate, 30 Hz: about 10 s).
+PATH_LENGTH = 300
+#: Opacity of the ghost arm (the controller's reference).
+GHOST_OPACITY = 0.3
+#: Vertical field of view of the camera [rad].
+FOV = np.deg2rad(50.0)
+
+
+def check_port(host, port):
+    """Raise ``InputError`` naming the port when ``host:port`` cannot be listened on."""
+    with socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            raise InputError(f'cannot serve the view on {host}:{port}: {exc.strerror} (another '
+                             'view or program has the port? choose another with --port)') \
+                from None
+
+
+def _wxyz(T):
+    x, y, z, w = matrix_to_quaternion(T[..., :3, :3]).T
+    return np.stack([w, x, y, z], axis=-1)
+
+
+def _mesh(visual):
+    """Return a trimesh for ``visual`` (primitives along z, centred; meshes scaled), or None."""
+    import trimesh
+    kind, size = visual.shape, visual.size
+    if kind == 'box':
+        return trimesh.creation.box(extents=size)
+    if kind == 'sphere':
+        return trimesh.creation.icosphere(radius=size[0], subdivisions=2)
+    if kind == 'cylinder':
+        return trimesh.creation.cylinder(radius=size[0], height=size[1], sections=32)
+    if kind == 'capsule':
+        return trimesh.creation.capsule(height=size[1], radius=size[0], count=(16, 16))
+    if visual.mesh is None:
+        return None
+    try:
+        mesh = trimesh.load(visual.mesh, force='mesh')
+    except Exception:  # noqa: B902 - trimesh's loaders raise many types for a bad file
+        return None
+    mesh.apply_scale(np.asarray(size))
+    return mesh
+
+
+class _Arm:
+    """The viser meshes of one arm (actual or ghost) under ``prefix``."""
+
+    def __init__(self, server, scene, prefix, opacity=None):
+        self.scene, self.handles = scene, []
+        for k, visual in enumerate(scene.visuals):
+            mesh = _mesh(visual)
+            if mesh is None:       # an unreadable mesh file: its link's segment stands in
+                self.handles.append(None)
+                continue
+            colour = tuple(int(round(255 * c)) for c in visual.rgba[:3])
+            self.handles.append(server.scene.add_mesh_simple(
+                f'{prefix}/{k}', np.asarray(mesh.vertices, dtype=np.float32),
+                np.asarray(mesh.faces, dtype=np.uint32), color=colour, opacity=opacity,
+                flat_shading=False))
+
+    def show(self, q):
+        poses = self.scene.poses(q)
+        wxyz = _wxyz(poses)
+        for handle, T, quat in zip(self.handles, poses, wxyz):
+            if handle is not None:
+                handle.position, handle.wxyz = T[:3, 3], quat
+
+    def remove(self):
+        for handle in self.handles:
+            if handle is not None:
+                handle.remove()
+
+
+class ArmView:
+    """
+    A viser server showing one arm; every method may be called from any thread.
+
+    Parameters
+    ----------
+    host, port : str, int
+        Where the page is served (``http://host:port``); a port that is taken is an
+        ``InputError`` (viser would quietly take the next one).
+    title : str
+        The panel's heading.
+    interactive : bool
+        Show the tip handle, joint sliders, push tool and buttons (False for a replay).
+
+    Callbacks (set as attributes, each called from viser's thread): ``on_target(T)`` the tip
+    handle released at pose T (4, 4, base frame); ``on_joint_goal(q)`` a slider moved;
+    ``on_push(force)`` the push tool [N] (zero when released); ``on_cancel()``, ``on_reset()``.
+
+    """
+
+    def __init__(self, host='127.0.0.1', port=8080, title='robot_dynamics', interactive=True):
+        import viser
+        check_port(host, port)
+        self.server = viser.ViserServer(host=host, port=port, verbose=False)
+        if self.server.get_port() != port:
+            self.server.stop()
+            raise InputError(f'cannot serve the view on {host}:{port}: the port was taken '
+                             'meanwhile; choose another with --port')
+        self.url = f'http://{host}:{port}'
+        self.interactive = interactive
+        self.on_target = self.on_joint_goal = self.on_push = None
+        self.on_cancel = self.on_reset = None
+        self._lock = threading.RLock()
+        self._model = self._arm = self._ghost = None
+        self._path = collections.deque(maxlen=PATH_LENGTH)
+        self._path_handle = self._waypoints = self._handle = self._grid = None
+        self._sliders, self._gui_robot = [], []
+        self.q = None
+        server = self.server
+        server.scene.set_up_direction('+z')
+        server.gui.add_markdown(f'**{title}**')
+        self._status = server.gui.add_markdown('waiting for the robot description')
+        self._positions = server.gui.add_markdown('')
+        if interactive:
+            cancel = server.gui.add_button('Cancel goal')
+            reset = server.gui.add_button('Reset simulator')
+            cancel.on_click(lambda _: self.on_cancel and self.on_cancel())
+            reset.on_click(lambda _: self.on_reset and self.on_reset())
+            self._push = server.gui.add_vector3('Push [N] (base axes)', (0.0, 0.0, 0.0),
+                                                step=1.0)
+            push = server.gui.add_button('Push while held')
+            push.on_hold(lambda _: self.on_push and self.on_push(np.array(self._push.value)))
+            push.on_click(lambda _: self.on_push and self.on_push(np.zeros(3)))
+
+    @property
+    def model(self):
+        """Return the :class:`RobotModel` drawn (None before :meth:`set_robot`)."""
+        return self._model
+
+    def set_robot(self, urdf, model=None):
+        """Draw the arm of URDF text ``urdf`` (replacing any other); return its model."""
+        model = RobotModel.from_urdf(urdf) if model is None else model
+        scene = Scene.from_urdf(urdf, model)
+        with self._lock:
+            for part in (self._arm, self._ghost):
+                if part is not None:
+                    part.remove()
+            others = [self._handle, self._path_handle, self._waypoints, self._grid]
+            for handle in self._sliders + self._gui_robot + others:
+                if handle is not None:
+                    handle.remove()
+            self._model, self._path, self.q = model, collections.deque(maxlen=PATH_LENGTH), None
+            size = 2.5 * reach(model)
+            self._grid = self.server.scene.add_grid('/grid', width=size, height=size,
+                                                    cell_size=size / 20)
+            self._arm = _Arm(self.server, scene, '/arm')
+            self._ghost = _Arm(self.server, scene, '/reference', opacity=GHOST_OPACITY)
+            self._path_handle = self._waypoints = self._handle = None
+            q0 = np.clip(np.zeros(model.dof), model.lower, model.upper)
+            self._arm.show(q0)
+            self._ghost.show(q0)
+            position, target = camera_framing(model, q0, FOV)
+            self.server.initial_camera.position = tuple(position)
+            self.server.initial_camera.look_at = tuple(target)
+            self.server.initial_camera.up = (0.0, 0.0, 1.0)
+            self.server.initial_camera.fov = FOV
+            for client in self.server.get_clients().values():
+                client.camera.fov = FOV
+                client.camera.position, client.camera.look_at = position, target
+            self._sliders, self._gui_robot = [], []
+            if self.interactive:
+                self._add_controls(model, q0)
+        return model
+
+    def _add_controls(self, model, q0):
+        scale = 0.15 * reach(model)
+        T = model.fk(q0)
+        self._handle = self.server.scene.add_transform_controls(
+            '/tip_handle', scale=scale, disable_rotations=True, disable_sliders=True,
+            depth_test=False, position=T[:3, 3])     # arrows along the base axes
+        dragging = []
+        self._handle.on_drag_start(lambda _: dragging.append(True))
+
+        def released(_):
+            dragging.clear()
+            if self.on_target is not None:
+                pose = np.eye(4)
+                pose[:3, 3] = self._handle.position
+                pose[:3, :3] = self._model.fk(self.q if self.q is not None else q0)[:3, :3]
+                self.on_target(pose)
+
+        self._handle.on_drag_end(released)
+        self._dragging = dragging
+        folder = self.server.gui.add_folder('Joint goals')
+        self._gui_robot.append(folder)
+        with folder:
+            for i, name in enumerate(model.joint_names):
+                lo, hi = model.lower[i], model.upper[i]
+                lo, hi = (lo, hi) if np.isfinite(lo) and np.isfinite(hi) else (-np.pi, np.pi)
+                unit = 'm' if model.is_prismatic[i] else 'rad'
+                slider = self.server.gui.add_slider(f'{name} [{unit}]', float(lo), float(hi),
+                                                    step=(hi - lo) / 1000, initial_value=q0[i])
+                slider.on_update(self._slider_moved)
+                self._sliders.append(slider)
+
+    def _slider_moved(self, event):
+        if event.client is None or self.on_joint_goal is None:    # set by the program
+            return
+        self.on_joint_goal(np.array([s.value for s in self._sliders]))
+
+    def show(self, q, stamp=None):
+        """Draw the arm at ``q`` (n,) [rad or m]; ``stamp`` [s] is printed with the values."""
+        with self._lock:
+            if self._model is None:
+                return
+            q = np.asarray(q, dtype=float)
+            moved = self.q is None or not np.array_equal(q, self.q)
+            self.q = q
+            text = ', '.join(f'{n} = {v:.5f}' for n, v in zip(self._model.joint_names, q))
+            when = '' if stamp is None else f' at t = {stamp:.3f} s'
+            self._positions.content = f'joint positions{when}: {text}'
+            if not moved:       # nothing to redraw (the page renders what changes)
+                return
+            if self._sliders and self._path.maxlen and not self._path:
+                # the sliders start where the arm is (set here, they send no goal)
+                for slider, value in zip(self._sliders, q):
+                    slider.value = float(np.clip(value, slider.min, slider.max))
+            self._arm.show(q)
+            tip = self._model.fk(q)
+            self._path.append(tip[:3, 3])
+            if self._handle is not None and not self._dragging:
+                self._handle.position = tip[:3, 3]
+            if len(self._path) > 1:
+                points = np.array(self._path)
+                segments = np.stack([points[:-1], points[1:]], axis=1)
+                if self._path_handle is not None:
+                    self._path_handle.points = segments
+                else:
+                    self._path_handle = self.server.scene.add_line_segments(
+                        '/tip_path', segments, colors=(40, 40, 40),
+                        thickness=0.004 * reach(self._model))
+
+    def show_reference(self, q):
+        """Draw the ghost arm at the reference ``q`` (n,)."""
+        with self._lock:
+            if self._model is not None:
+                self._ghost.show(np.asarray(q, dtype=float))
+
+    def show_waypoints(self, qs):
+        """Mark the tip at each of the goal's points ``qs`` (k, n); empty: none."""
+        with self._lock:
+            if self._model is None:
+                return
+            if self._waypoints is not None:
+                self._waypoints.remove()
+                self._waypoints = None
+            qs = np.asarray(qs, dtype=float).reshape(-1, self._model.dof)
+            if len(qs):
+                points = self._model.fk(qs)[:, :3, 3].astype(np.float32)
+                self._waypoints = self.server.scene.add_point_cloud(
+                    '/waypoints', points, colors=(220, 30, 30),
+                    point_size=0.03 * reach(self._model), point_shape='circle')
+
+    def set_status(self, lines):
+        """Show ``lines`` (a list of text lines) in the panel."""
+        self._status.content = '  \n'.join(lines)
+
+    def close(self):
+        """Stop serving."""
+        self.server.stop()

@@ -1,0 +1,313 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``robot-dynamics view`` in a real browser: headless Chromium (Debian's) driven by Playwright.
+
+One graph for the module: ``bringup --robot scara --lockstep --view PORT --record FILE`` with the
+simulator paced to the wall clock (deterministic, and at 1 kHz like an arm). The page is read
+as a user sees it: its requests, the canvas' pixels (the links' colours, which
+``robot_dynamics.scene.body_colour`` gives), the panel's text. The set-up writes the README's
+screenshots into ``docs/``.
+"""
+
+import colorsys
+import io
+from pathlib import Path
+import re
+import shutil
+import socket
+import sys
+import time
+from urllib.parse import urlparse
+
+import numpy as np
+import pytest
+from robot_dynamics import recordings, RobotModel
+from robot_dynamics.ros.tools.definitions import TOPICS
+from robot_dynamics.ros.wire.compat import ActionClient
+from robot_dynamics.scene import body_colour
+from robot_dynamics_interfaces.action import FollowJointTrajectory
+from sensor_msgs.msg import JointState
+from trajectory_msgs.msg import JointTrajectoryPoint
+
+DOCS = Path(__file__).resolve().parents[2] / 'docs'
+ROBOT = 'scara'
+#: The page's canvas [px].
+VIEWPORT = {'width': 800, 'height': 520}
+#: Longest wait for the page [s]: the harness's limit for anything to happen (conftest.TIMEOUT).
+FRAME_TIMEOUT = 120.0
+#: Pixels of a link's colour that make it "drawn".
+MIN_PIXELS = 150
+#: The bottom-left corner [px] where viser draws the axes' widget.
+AXES_WIDGET = 100
+# every element holding no canvas hidden (the panel, notifications), and shown again
+HIDE_OVERLAYS = """() => document.querySelectorAll('body *').forEach(e => {
+    if (e.tagName !== 'CANVAS' && !e.querySelector('canvas')) {
+        e.dataset.viewTest = e.style.visibility; e.style.visibility = 'hidden'; } })"""
+SHOW_OVERLAYS = """() => document.querySelectorAll('[data-view-test]').forEach(e => {
+    e.style.visibility = e.dataset.viewTest; delete e.dataset.viewTest; })"""
+
+
+def _chromium():
+    found = shutil.which('chromium') or shutil.which('chromium-browser')
+    if found is None:
+        pytest.fail('Chromium is not installed: `make setup` installs it (apt-get install -y '
+                    'chromium); the view tests drive the system Chromium through Playwright')
+    return found
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope='module')
+def browser():
+    from playwright.sync_api import sync_playwright
+    executable = _chromium()
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=executable, headless=True,
+                                     args=['--use-gl=angle', '--use-angle=swiftshader',
+                                           '--enable-unsafe-swiftshader'])
+        yield chromium
+        chromium.close()
+
+
+class Page:
+    """A page of the view and every request it made."""
+
+    def __init__(self, browser, url):
+        self.page = browser.new_page(viewport=VIEWPORT)
+        # software WebGL on a host shared with the graph: a frame may take seconds
+        self.page.set_default_timeout(FRAME_TIMEOUT * 1000)
+        self.requests = []
+        self.page.on('request', lambda request: self.requests.append(request.url))
+        self.page.goto(url)
+        self.wait_text('joint positions')
+
+    def text(self):
+        return self.page.inner_text('body')
+
+    def wait_text(self, pattern, timeout=FRAME_TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = re.search(pattern, self.text())
+            if found:
+                return found
+            time.sleep(0.2)
+        pytest.fail(f'the page never showed {pattern!r}; it shows:\n{self.text()[:2000]}')
+
+    def positions(self):
+        """Return the joint positions the page shows, by name."""
+        line = self.wait_text(r'joint positions[^:]*: ([^\n]*)').group(1)
+        return {k: float(v) for k, v in re.findall(r'(\w+) = (-?[\d.]+)', line)}
+
+    def pixels(self, path=None):
+        """
+        Return the 3D scene as RGB (H, W, 3) floats 0..1 (and save the page to ``path``).
+
+        The scene alone: the panel and notifications hidden meanwhile, and the corner with the
+        axes' widget (red, green, blue) blanked.
+        """
+        from PIL import Image
+        if path is not None:
+            Path(path).write_bytes(self.page.screenshot())
+        self.page.evaluate(HIDE_OVERLAYS)
+        try:
+            png = self.page.screenshot()
+        finally:
+            self.page.evaluate(SHOW_OVERLAYS)
+        image = np.asarray(Image.open(io.BytesIO(png)).convert('RGB'), dtype=float) / 255
+        image[-AXES_WIDGET:, :AXES_WIDGET] = 1.0
+        return image
+
+
+def colour_mask(image, rgba):
+    """Return where ``image`` has the hue of ``rgba`` (saturated pixels, any shading)."""
+    hue = colorsys.rgb_to_hsv(*rgba[:3])[0]
+    mx, mn = image.max(axis=-1), image.min(axis=-1)
+    sat = np.where(mx > 0, (mx - mn) / np.maximum(mx, 1e-9), 0)
+    r, g, b = np.moveaxis(image, -1, 0)
+    d = np.maximum(mx - mn, 1e-9)
+    h = np.where(mx == r, ((g - b) / d) % 6, np.where(mx == g, (b - r) / d + 2, (r - g) / d + 4))
+    h = h / 6
+    close = np.abs((h - hue + 0.5) % 1.0 - 0.5) < 0.04
+    return close & (sat > 0.45) & (mx > 0.2)
+
+
+@pytest.fixture(scope='module')
+def graph(module_processes, module_probe, tmp_path_factory):
+    """Bring up the scara with the view (and record); return a namespace of handles."""
+    port = _free_port()
+    recording = tmp_path_factory.mktemp('view') / 'view.mcap'
+    proc = module_processes.start('bringup', [
+        'robot-dynamics', 'bringup', '--robot', ROBOT, '--lockstep', '-p',
+        'simulator.realtime:=true', '--view', str(port), '--record', str(recording)])
+    states = module_probe.collect(JointState, '/joint_states')
+    action = ActionClient(module_probe.node, FollowJointTrajectory,
+                          '/controller/follow_joint_trajectory')
+    module_probe.wait_for(action.server_is_ready, what='the action server')
+    module_probe.wait_for(lambda: len(states) > 0, what='joint states')
+    module_probe.wait_for(lambda: '[view]: drawing' in module_processes.output(proc),
+                          what='the view drawing the arm')
+
+    class Graph:
+        pass
+
+    g = Graph()
+    g.url, g.proc, g.states = f'http://127.0.0.1:{port}', proc, states
+    g.action, g.recording = action, recording
+    g.model = RobotModel.load(ROBOT)
+    g.probe, g.processes = module_probe, module_processes
+    return g
+
+
+def _q(model, msg):
+    return np.array(msg.position)[model.indices_in(msg.name)]
+
+
+def _at_rest(g):
+    msg = g.states[-1][0]
+    return np.all(np.abs(np.array(msg.velocity)) < 1e-3)
+
+
+def _move(g, q, duration=1.5):
+    goal = FollowJointTrajectory.Goal()
+    goal.trajectory.joint_names = list(g.model.joint_names)
+    point = JointTrajectoryPoint(positions=[float(v) for v in q])
+    point.time_from_start.sec = int(duration)
+    point.time_from_start.nanosec = int(duration % 1 * 1e9)
+    goal.trajectory.points = [point]
+    future = g.action.send_goal_async(goal)
+    g.probe.wait_for(future.done, what='the goal accepted')
+    result = future.result().get_result_async()
+    g.probe.wait_for(result.done, what='the goal result')
+    g.probe.wait_for(lambda: _at_rest(g), what='the arm at rest')
+
+
+@pytest.fixture(scope='module')
+def page(browser, graph):
+    p = Page(browser, graph.url)
+    p.wait_text(r'controller: \*?\*?hold|controller: hold')
+    _move(graph, [0.6, -1.2, 0.12])
+    time.sleep(1.0)
+    DOCS.mkdir(exist_ok=True)
+    # software WebGL's notice (a browser with a GPU has none) out of the README's picture
+    notice = p.page.locator('.mantine-Notification-root button')
+    if notice.count():
+        notice.first.click()
+    p.pixels(DOCS / 'view_live.png')        # the README's screenshot
+    yield p
+    if not p.page.is_closed():
+        p.page.close()
+
+
+def test_page_loads_offline_and_draws_every_link(page):
+    hosts = {urlparse(u).hostname for u in page.requests if urlparse(u).scheme in ('http',
+                                                                                   'https', 'ws',
+                                                                                   'wss')}
+    assert hosts == {'127.0.0.1'}, f'requests left 127.0.0.1: {page.requests}'
+    image = page.pixels()
+    for body in (1, 2, 3):          # the upper arm, the forearm, the quill: orange, blue, green
+        assert colour_mask(image, body_colour(body)).sum() > MIN_PIXELS, f'body {body}'
+
+
+def test_page_holds_the_newest_joint_states(graph, page):
+    graph.probe.wait_for(lambda: _at_rest(graph), what='the arm at rest')
+    time.sleep(0.5)
+    newest = _q(graph.model, graph.states[-1][0])
+    shown = page.positions()
+    assert np.max(np.abs([shown[n] - v for n, v in zip(graph.model.joint_names, newest)])) < 1e-3
+
+
+def test_a_joint_goal_moves_the_drawn_arm(graph, page):
+    before = colour_mask(page.pixels(), body_colour(2))
+    q = _q(graph.model, graph.states[-1][0])
+    _move(graph, q + np.array([-1.0, 0.0, 0.0]))
+    time.sleep(1.0)
+    after = colour_mask(page.pixels(), body_colour(2))
+    moved = np.linalg.norm(np.mean(np.argwhere(after), axis=0)
+                           - np.mean(np.argwhere(before), axis=0))
+    assert moved > 20, f'the forearm moved {moved:.0f} px on the page'
+    shown = page.positions()
+    newest = _q(graph.model, graph.states[-1][0])
+    assert abs(shown['shoulder'] - newest[0]) < 1e-3
+
+
+def test_dragging_the_tip_handle_moves_the_simulated_tip_there(graph, page):
+    # from where the tip can go 0.1 m either way along x; the handle's x arrow (drei's
+    # PivotControls draw it in #ff2060) grabbed at its middle and pulled along itself on the
+    # screen, so that only the tip's x changes
+    _move(graph, [0.0, -1.6, 0.12])
+    time.sleep(1.0)
+    image = page.pixels()
+    arrow = np.argwhere(colour_mask(image, (1.0, 0x20 / 255, 0x60 / 255, 1.0)))
+    assert len(arrow) > 20, 'the tip handle is not drawn'
+    centre = arrow.mean(axis=0)
+    along = np.linalg.svd(arrow - centre, full_matrices=False)[2][0]
+    tip_before = graph.model.fk(_q(graph.model, graph.states[-1][0]))[:3, 3]
+    (y0, x0), (y1, x1) = centre, centre + 25 * along
+    mouse = page.page.mouse
+    mouse.move(x0, y0)
+    mouse.down()
+    for s in np.linspace(0, 1, 12)[1:]:
+        mouse.move(x0 + s * (x1 - x0), y0 + s * (y1 - y0))
+        time.sleep(0.03)
+    mouse.up()
+    sent = graph.probe.wait_for(
+        lambda: re.findall(r'tip target \((\S+), (\S+), (\S+)\) m',
+                           graph.processes.output(graph.proc)), what='the tip target sent')
+    target = np.array([float(v) for v in sent[-1]])
+    assert abs(target[0] - tip_before[0]) > 0.005
+    np.testing.assert_allclose(target[1:], tip_before[1:], atol=1e-3)
+    # until the controller takes /controller/target_pose: IK through /compute_ik, a joint goal
+    graph.probe.wait_for(
+        lambda: np.linalg.norm(graph.model.fk(_q(graph.model, graph.states[-1][0]))[:3, 3]
+                               - target) < 1e-3 and _at_rest(graph),
+        what=f'the tip at the dragged target {target}')
+
+
+def test_replay_shows_the_recorded_configuration(browser, graph, page):
+    page.page.close()       # the live page done with: software WebGL renders one page at a time
+    port = _free_port()
+    proc = graph.processes.start('replay', [sys.executable, '-m', 'robot_dynamics.cli', 'view',
+                                            str(graph.recording), '--port', str(port)])
+    try:
+        graph.probe.wait_for(lambda: 'view: http' in graph.processes.output(proc),
+                             what='the replay serving')
+        p = Page(browser, f'http://127.0.0.1:{port}')
+        # Play off (Mantine's input sits under its drawn box: clicked through it)
+        p.page.locator('input.mantine-Checkbox-input').first.set_checked(False, force=True)
+        wanted = [TOPICS.controller_state, TOPICS.robot_description]
+        recorded = recordings.read(graph.recording, wanted)
+        track, _ = recordings.tracking(recorded, TOPICS, graph.model)
+        names = list(track.names)
+        shown_q = []
+        for t in (0.03 * track.t[-1], 0.6 * track.t[-1]):
+            k = max(int(np.searchsorted(track.t, t, side='right')) - 1, 0)
+            box = p.page.locator('input.mantine-NumberInput-input').last     # Time [s]
+            box.fill(f'{t:.4f}')
+            box.press('Enter')
+            p.wait_text(rf'joint positions at t = {track.t[k]:.3f} s')
+            shown = p.positions()
+            assert max(abs(shown[n] - track.q[k, names.index(n)]) for n in names) < 1e-3
+            shown_q.append([shown[n] for n in names])
+        # two times, two configurations: the timeline moved the arm
+        assert np.max(np.abs(np.diff(shown_q, axis=0))) > 0.1
+        p.pixels(DOCS / 'view_replay.png')
+        p.page.close()
+    finally:
+        graph.processes.stop(proc)
