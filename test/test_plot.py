@@ -32,8 +32,8 @@ from mcap_ros2.writer import Writer
 import numpy as np
 import pytest
 
-from robot_dynamics import cli, pick_and_place, plots, recorded_motion, recordings, RobotModel, ShapeError, \
-    simulation
+from robot_dynamics import cli, pick_and_place, plots, recorded_motion, recordings, RobotModel, \
+    ShapeError, simulation
 from robot_dynamics.robots import from_source
 from robot_dynamics.ros.tools.definitions import message_definition, TOPICS
 

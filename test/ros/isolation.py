@@ -86,7 +86,7 @@ class Processes:
 
     @staticmethod
     def output(proc):
-        """Return everything ``proc`` printed so far (also once it was stopped and its log closed)."""
+        """Return everything ``proc`` printed so far (also once it is stopped, its log closed)."""
         if not proc.log.closed:
             proc.log.flush()
         return Path(proc.log.name).read_text(errors='replace')
