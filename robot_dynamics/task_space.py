@@ -43,8 +43,8 @@ rows on these (its eigenvalues ``s_i``, vectors ``U``: dimensionless, so rows in
 compare, and a row of J that vanishes gives a small ``s_i``), and inverted by damped least
 squares, ``Lambda = S U diag(s_i / (s_i^2 + delta^2)) U^T S``, with ``delta = 0`` while
 ``sqrt(s_min)`` is above ``singular_threshold`` ``r`` and ``delta^2 = r^4 - s_min^2`` below,
-growing as it falls (Nakamura and Hanafusa 1986; Chiaverini 1997): never a division by zero,
-a bounded task inertia and force, the torque clipped to the effort limits, and
+growing as it falls (Nakamura and Hanafusa 1986; Chiaverini 1997): never a division by zero, a
+bounded task inertia and force, the torque clipped to the effort limits, and
 :class:`TaskCommand` says so (``near_singularity``, with the condition number of ``J``'s
 controlled rows).
 """

@@ -263,3 +263,17 @@ def test_goals_of_either_kind_preempt_each_other_and_cancel_holds(iiwa):
     held = iiwa.tip()[:3, 3]
     iiwa.run_for(0.2)
     assert np.linalg.norm(iiwa.tip()[:3, 3] - held) < 1e-4
+
+
+def test_send_takes_a_cartesian_file(iiwa, module_processes, tmp_path):
+    T1 = _moved(iiwa.tip(), [0.0, 0.0, 0.03])
+    p, o = matrix_to_pose(T1).position, matrix_to_pose(T1).orientation
+    path = tmp_path / 'up.yaml'
+    path.write_text(f'points:\n- time_from_start: 1.0\n  pose:\n'
+                    f'    position: {{x: {p.x!r}, y: {p.y!r}, z: {p.z!r}}}\n'
+                    f'    orientation: {{x: {o.x!r}, y: {o.y!r}, z: {o.z!r}, w: {o.w!r}}}\n')
+    proc = module_processes.start('send', ['robot-dynamics', 'send', str(path)])
+    assert proc.wait(120.0) == 0, module_processes.output(proc)
+    assert '/controller/follow_cartesian_trajectory' in module_processes.output(proc)
+    iiwa.run_for(0.3)
+    assert np.linalg.norm(iiwa.tip()[:3, 3] - T1[:3, 3]) < 1e-3
