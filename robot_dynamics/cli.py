@@ -248,7 +248,7 @@ def _plot_parser(sub, robots):
     p.add_argument('--csv-only', action='store_true',
                    help='write the CSV files only (no matplotlib needed)')
     p.add_argument('--namespace', default='', metavar='NS',
-                   help="plot the arm recorded under /NS (bringup --record --namespace NS); "
+                   help='plot the arm recorded under /NS (bringup --record --namespace NS); '
                         'default: the root')
     p.set_defaults(handler=plot_command)
 

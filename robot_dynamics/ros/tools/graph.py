@@ -157,7 +157,6 @@ MODE_DEFAULTS = {'sim': {'controller': (('safe_mode', 'gravity_compensation'),)}
 MODEL_SOURCES = ('robot', 'urdf_file', 'dh_file', 'robot_description')
 
 
-
 def nodes(mode='sim'):
     """Return the nodes that run in ``mode`` (``'sim'``: with the simulator; ``'hardware'``)."""
     if mode not in MODES:
