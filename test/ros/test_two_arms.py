@@ -34,7 +34,8 @@ import pytest
 import rcl_interfaces.msg
 from rcl_interfaces.srv import GetParameters
 from rclpy.parameter import Parameter
-from robot_dynamics import RobotModel
+from robot_dynamics import recordings, RobotModel
+from robot_dynamics.ros.tools import definitions
 from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.conversions import matrix_to_pose
 from robot_dynamics.spatial import pose_error
@@ -61,8 +62,8 @@ def _bringup(processes, namespace, *extra):
 
 
 @pytest.fixture(scope='module')
-def arms(module_processes, module_probe):
-    """Return ``{namespace: bringup process}`` once both arms run."""
+def arms(module_processes, module_probe, tmp_path_factory):
+    """Return ``{namespace: bringup process, 'recorder': (process, its file)}`` once all run."""
     procs = {'left': _bringup(module_processes, 'left'),
              'right': _bringup(module_processes, 'right', '--processes')}
     for namespace, proc in procs.items():
@@ -70,6 +71,10 @@ def arms(module_processes, module_probe):
             lambda: 'running; Ctrl-C' in module_processes.output(proc) or proc.poll() is not None,
             timeout=240.0, what=f'the {namespace} arm')
         assert proc.poll() is None, module_processes.output(proc)
+    path = tmp_path_factory.mktemp('recording') / 'cell.mcap'
+    procs['recorder'] = (module_processes.start('recorder', [
+        'recorder_node', '--ros-args', '-p', f'path:={path}', '-p',
+        'namespaces:=[/left, /right]']), path)
     return procs
 
 
@@ -238,6 +243,22 @@ def test_a_saturating_goal_warns(arms, probe):
     values = {v.key: v.value for v in warned.values}
     assert int(values['saturated shoulder [cycles]']) > 0
     assert values['saturated quill [cycles]'] == '0'
+
+
+def test_one_recorder_records_both_arms(arms, module_processes):
+    recorder, path = arms['recorder']
+    assert module_processes.stop(recorder) == 0, module_processes.output(recorder)
+    recording = recordings.read(path)
+    assert not recording.problem
+    for namespace, robot in ARMS.items():
+        topics = definitions.topics(f'/{namespace}')
+        states = recording.tables[topics.joint_states].messages
+        assert len(states) > 1000
+        assert list(states[-1].name) == list(RobotModel.load(robot).joint_names)
+        assert recording.tables[topics.controller_state].messages
+        assert f'/{namespace}/effort_controller/commands' in recording.tables
+    assert not [topic for topic in recording.tables if not topic.startswith(('/left/',
+                                                                             '/right/'))]
 
 
 def test_a_stopped_simulator_is_an_error_of_its_controller_until_it_returns(arms, probe):

@@ -329,7 +329,8 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
             raise RuntimeError(nodes.failure)
         state = wait_until(client.newest_state, 60.0, 'joint states')
         q_start = np.array(state.position)[model.indices_in(state.name)]
-        print(f'demo: planning through {client.ik.srv_name}', file=out, flush=True)
+        print(f'demo: planning through {graph.resolve("compute_ik", namespace)}', file=out,
+              flush=True)
         motion = plan(client, model, q_start, duration)
         wait_until(client.action.server_is_ready, 60.0, 'the follow_joint_trajectory action')
         print(f'demo: executing {len(motion.times)} points over {motion.times[-1]:.1f} s',
