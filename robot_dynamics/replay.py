@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from . import recordings
+from . import recorded_motion, recordings
 from .errors import InputError
 from .viewer import ArmView
 
@@ -57,7 +57,7 @@ class Replay:
         if self.model is None:
             raise InputError(f'cannot replay {path}: {note}')
         self.urdf = recordings.robot_description(recording, topics)
-        track, note = recordings.tracking(recording, topics, self.model)
+        track, note = recorded_motion.tracking(recording, topics, self.model)
         if track is None:
             raise InputError(f'cannot replay {path}: {note}')
         order = [list(track.names).index(n) if n in track.names else None

@@ -34,7 +34,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 import pytest
-from robot_dynamics import recordings, RobotModel
+from robot_dynamics import recorded_motion, recordings, RobotModel
 from robot_dynamics.ros.tools.definitions import TOPICS
 from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.scene import body_colour
@@ -293,7 +293,7 @@ def test_replay_shows_the_recorded_configuration(browser, graph, page):
         p.page.locator('input.mantine-Checkbox-input').first.set_checked(False, force=True)
         wanted = [TOPICS.controller_state, TOPICS.robot_description]
         recorded = recordings.read(graph.recording, wanted)
-        track, _ = recordings.tracking(recorded, TOPICS, graph.model)
+        track, _ = recorded_motion.tracking(recorded, TOPICS, graph.model)
         names = list(track.names)
         shown_q = []
         for t in (0.03 * track.t[-1], 0.6 * track.t[-1]):
