@@ -46,7 +46,6 @@ base frame.
 """
 
 import math
-from pathlib import Path
 from typing import NamedTuple, Optional
 
 import numpy as np
@@ -54,7 +53,7 @@ import numpy as np
 from .errors import as_array, InputError, ShapeError
 from .spatial import matrix_to_rotvec, quaternion_to_matrix, rotvec_to_matrix, skew
 from .trajectory import (_quintic_hermite, _seconds, check_limits, from_waypoints,
-                         increasing_times, TaskMotion, TaskPoint)
+                         increasing_times, TaskMotion, TaskPoint, trajectory_document)
 
 #: Largest departure of a quaternion's norm from 1 that is accepted.
 QUATERNION_NORM_TOLERANCE = 1e-6
@@ -361,18 +360,7 @@ class CartesianPoints(NamedTuple):
         FollowCartesianTrajectory goal (the same under ``trajectory:``) is read too. Raises
         ``InputError`` naming the first problem (as :class:`CartesianTrajectory` checks them).
         """
-        import yaml
-        text = str(source)
-        if '\n' not in text and Path(text).suffix in ('.yaml', '.yml'):
-            if not Path(text).is_file():
-                raise InputError(f'trajectory file not found: {text!r}')
-            text = Path(text).read_text()
-        try:
-            doc = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise InputError(f'trajectory: not YAML: {exc}') from None
-        if isinstance(doc, dict) and isinstance(doc.get('trajectory'), dict):
-            doc = doc['trajectory']
+        doc = trajectory_document(source)
         if not is_cartesian(doc):
             raise InputError('trajectory: expected a mapping with points (a non-empty list), '
                              'each with time_from_start and pose')

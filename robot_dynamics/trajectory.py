@@ -933,18 +933,7 @@ class TrajectoryPoints(NamedTuple):
         Raises ``InputError`` naming the first problem (a missing key, a point of the wrong
         length, a non-increasing time, a non-finite value).
         """
-        import yaml
-        text = str(source)
-        if '\n' not in text and Path(text).suffix in ('.yaml', '.yml'):
-            if not Path(text).is_file():
-                raise InputError(f'trajectory file not found: {text!r}')
-            text = Path(text).read_text()
-        try:
-            doc = yaml.load(text, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))
-        except yaml.YAMLError as exc:
-            raise InputError(f'trajectory: not YAML: {exc}') from None
-        if isinstance(doc, dict) and isinstance(doc.get('trajectory'), dict):
-            doc = doc['trajectory']
+        doc = trajectory_document(source)
         if not isinstance(doc, dict) or not isinstance(doc.get('points'), list) or \
                 not isinstance(doc.get('joint_names'), list) or not doc['points']:
             raise InputError('trajectory: expected a mapping with joint_names (a list) and '
@@ -988,6 +977,28 @@ class TrajectoryPoints(NamedTuple):
 def _yaml_string(text):
     import yaml
     return yaml.safe_dump(str(text), default_style='"').strip()
+
+
+def trajectory_document(source):
+    """
+    Return the YAML document of a trajectory: ``source`` a file name (``.yaml``, ``.yml``) or text.
+
+    An action goal's ``trajectory:`` key is looked into. Raises ``InputError`` for a missing file
+    or text that is not YAML.
+    """
+    import yaml
+    text = str(source)
+    if '\n' not in text and Path(text).suffix in ('.yaml', '.yml'):
+        if not Path(text).is_file():
+            raise InputError(f'trajectory file not found: {text!r}')
+        text = Path(text).read_text()
+    try:
+        doc = yaml.load(text, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        raise InputError(f'trajectory: not YAML: {exc}') from None
+    if isinstance(doc, dict) and isinstance(doc.get('trajectory'), dict):
+        doc = doc['trajectory']
+    return doc
 
 
 def _seconds(value, k):

@@ -28,6 +28,7 @@ that no longer announces itself within the profile's lease, see
 for SERVER_GONE.
 """
 
+from pathlib import Path
 import signal
 import sys
 import threading
@@ -45,7 +46,7 @@ from ..wire.compat import ActionClient
 from ..wire.conversions import duration_msg, trajectory_point
 from ...cartesian_trajectory import CartesianPoints, is_cartesian
 from ...errors import InputError
-from ...trajectory import TrajectoryPoints
+from ...trajectory import trajectory_document, TrajectoryPoints
 
 #: Time [s] allowed after the last point for the result to arrive.
 RESULT_MARGIN = 60.0
@@ -69,18 +70,12 @@ ACTIONS = {TrajectoryPoints: 'controller/follow_joint_trajectory',
 
 def load(path):
     """Return the TrajectoryPoints or CartesianPoints (points with a ``pose``) of a YAML file."""
-    import yaml
     try:
-        with open(path) as f:
-            doc = yaml.safe_load(f)
+        text = Path(path).read_text()
     except OSError:
         raise InputError(f'trajectory file not found: {str(path)!r}') from None
-    except yaml.YAMLError as exc:
-        raise InputError(f'trajectory: not YAML: {exc}') from None
-    if isinstance(doc, dict) and isinstance(doc.get('trajectory'), dict):
-        doc = doc['trajectory']
-    kind = CartesianPoints if is_cartesian(doc) else TrajectoryPoints
-    return kind.from_yaml(path)
+    kind = CartesianPoints if is_cartesian(trajectory_document(text)) else TrajectoryPoints
+    return kind.from_yaml(text)
 
 
 def goal_message(points):
