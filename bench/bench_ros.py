@@ -106,7 +106,7 @@ from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.serialization import deserialize_message, serialize_message
-from robot_dynamics import RobotModel
+from robot_dynamics import parameter_files, RobotModel
 from robot_dynamics.ik import closed_form
 from robot_dynamics.limits import middle
 from robot_dynamics.plant import Plant
@@ -193,7 +193,7 @@ class Session:
     def start(self, robot, node_name, **overrides):
         """Start a node of the graph for ``robot`` with its parameter file and overrides."""
         spec = next(s for s in graph.NODES if s.name == node_name)
-        args = graph.ros_arguments(spec, [graph.parameter_file(robot)],
+        args = graph.ros_arguments(spec, [parameter_files.parameter_file(robot)],
                                    [(k, v) for k, v in overrides.items()])
         return self.processes.start(f'{robot}_{node_name}', [spec.executable] + args)
 

@@ -447,7 +447,7 @@ def simulate_goal_command(args, out=sys.stdout):
     """Run ``robot-dynamics simulate --goal``: the graph's loop in one process; the status."""
     from . import simulation as sim
     from .model import RobotModel
-    from .ros.tools.graph import file_values, parameter_file
+    from .parameter_files import file_values, parameter_file
     from .trajectory import TrajectoryPoints
     model = RobotModel.load(args.robot)
     files = [parameter_file(args.robot)]

@@ -435,7 +435,7 @@ def graph_loop(model, simulator_values=None, controller_values=None):
 
     ``simulator_values`` and ``controller_values`` are the simulator and controller nodes'
     parameters, ``{dotted name: value}`` (a bundled robot's ``config/<robot>.yaml`` as
-    :func:`robot_dynamics.ros.tools.graph.file_values` reads it; what is missing has the nodes'
+    :func:`robot_dynamics.parameter_files.file_values` reads it; what is missing has the nodes'
     default): the simulator's rate, joints, initial state, friction, command interface, command
     time-out, brakes and payload; the controller's law with its natural frequency, damping,
     friction compensation, adaptation gain and per-joint gains (``gains.<joint>.kp/kd/ki``),

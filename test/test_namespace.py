@@ -17,6 +17,7 @@
 from pathlib import Path
 
 import pytest
+from robot_dynamics import parameter_files
 from robot_dynamics.errors import InputError
 from robot_dynamics.ros.tools import definitions, graph
 import yaml
@@ -61,7 +62,7 @@ def test_in_a_namespace_every_name_and_the_clock_move():
 
 
 def test_clock_arguments_of_a_client_beside_the_graph():
-    files = [graph.parameter_file('scara')]
+    files = [parameter_files.parameter_file('scara')]
     lockstep = graph.complete_overrides('sim', files, graph.overrides('sim',
                                                                       {'lockstep': 'true'}))
     assert graph.clock_arguments(files, lockstep) == ['-p', 'use_sim_time:=true']
@@ -76,14 +77,14 @@ def test_namespaced_parameters_are_what_rcl_would_apply_in_the_root(tmp_path):
     user.write_text('/**:\n  ros__parameters:\n    tip_link: tool0\n'
                     'controller:\n  ros__parameters:\n    state_timeout: 0.07\n'
                     '    gains:\n      shoulder:\n        kp: 900.0\n')
-    files = [graph.parameter_file('scara'), user]
+    files = [parameter_files.parameter_file('scara'), user]
     overrides = {'controller': [('control_law', 'pd')], 'simulator': [('lockstep', 'true')]}
     given = graph.namespaced_parameters(graph.nodes('sim'), files, overrides, '/left')
     assert sorted(given) == sorted(f'/left/{spec.name}' for spec in graph.nodes('sim'))
     bundled = yaml.safe_load((REPO / 'config' / 'scara.yaml').read_text())
     controller = given['/left/controller']['ros__parameters']
-    expected = dict(graph.flat_parameters(bundled['/**']['ros__parameters']))
-    expected.update(graph.flat_parameters(bundled['controller']['ros__parameters']))
+    expected = dict(parameter_files.flat_parameters(bundled['/**']['ros__parameters']))
+    expected.update(parameter_files.flat_parameters(bundled['controller']['ros__parameters']))
     expected.update({'tip_link': 'tool0', 'state_timeout': 0.07, 'gains.shoulder.kp': 900.0,
                      'control_law': 'pd'})
     assert controller == expected

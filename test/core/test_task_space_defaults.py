@@ -25,9 +25,8 @@ back when the push ends; a posture change on a redundant arm settles within 3 s,
 
 import numpy as np
 import pytest
-from robot_dynamics import RobotModel, robots
+from robot_dynamics import parameter_files, RobotModel, robots
 from robot_dynamics.cartesian_follower import CartesianGoal
-from robot_dynamics.ros.tools import graph
 from robot_dynamics.simulation import closed_loop, graph_loop
 from scipy.spatial.transform import Rotation
 
@@ -39,9 +38,9 @@ PUSH, SETTLE, BAND = 10.0, 3.0, 0.05
 def _loop(name):
     """Return ``(model, simulator, controller)`` holding the tip compliantly where it started."""
     model = RobotModel.load(name)
-    files = [graph.parameter_file(name)]
-    simulator, controller, _ = graph_loop(model, graph.file_values(files, 'simulator'),
-                                          graph.file_values(files, 'controller'))
+    files = [parameter_files.parameter_file(name)]
+    simulator, controller, _ = graph_loop(model, parameter_files.file_values(files, 'simulator'),
+                                          parameter_files.file_values(files, 'controller'))
     closed_loop(simulator, controller, 0.1)
     T = model.fk(simulator.plant.q)
     hold = CartesianGoal('hold', None, [0.05], T[None, :3, 3],

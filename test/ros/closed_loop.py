@@ -20,7 +20,7 @@ import signal
 import time
 
 import numpy as np
-from robot_dynamics import RobotModel
+from robot_dynamics import parameter_files, RobotModel
 from robot_dynamics.ros.tools import graph
 from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.conversions import duration_msg, to_seconds
@@ -55,7 +55,7 @@ class Loop:
         self.procs = [processes.start('model', ['model_node', '--ros-args', '-r',
                                                 '__node:=model', '-p', f'robot:={robot}'])]
         # the parameters bringup gives: its clock rule, then the test's own
-        self.files = [graph.parameter_file(robot)]
+        self.files = [parameter_files.parameter_file(robot)]
         given = graph.overrides('sim', {'lockstep': 'true' if lockstep else ''})
         given.setdefault('controller', []).append(('state_publish_rate_hz',
                                                    f'{STATE_RATE_HZ:.1f}'))

@@ -39,6 +39,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.expand_topic_name import expand_topic_name
 from rclpy.node import Node
 from robot_dynamics import InputError, RobotModel
+from robot_dynamics.parameter_files import flat_parameters, parameter_file, parse, robots
 from robot_dynamics.ros.nodes import parameters
 from robot_dynamics.ros.nodes.parameters import DOUBLE_ARRAY, Spec, STRING_ARRAY
 from robot_dynamics.ros.tools import graph
@@ -93,7 +94,7 @@ def test_executable_is_a_console_script_of_the_node_module(spec):
         assert name in graph.declared(spec), f'{spec.name} does not declare {name!r}'
     for mode in spec.modes:
         for name, text in graph.MODE_PARAMETERS.get(mode, {}).get(spec.name, ()):
-            assert _takes(graph.declared(spec)[name], parameters.parse(text))
+            assert _takes(graph.declared(spec)[name], parse(text))
 
 
 @pytest.mark.parametrize('mode', graph.MODES)
@@ -113,10 +114,10 @@ def test_launch_parameters_have_the_declared_types(mode):
 
 
 def test_every_bundled_robot_has_a_parameter_file():
-    assert graph.robots() == RobotModel.available()
+    assert robots() == RobotModel.available()
 
 
-PARAMETER_FILES = [(robot, graph.parameter_file(robot)) for robot in graph.robots()] \
+PARAMETER_FILES = [(robot, parameter_file(robot)) for robot in robots()] \
     + [('', REPO / 'config' / 'hardware' / 'robot_dynamics.yaml')]
 
 
@@ -163,7 +164,7 @@ def test_check_names_every_parameter_a_node_would_not_take(tmp_path):
                                 ('state_timeout', '1e-1'), ('gains.elbow.kd', '2.5')],
                  'simulator': [('realtime', 'false')]}
     with pytest.raises(InputError) as info:
-        graph.check_parameters('hardware', [graph.parameter_file('scara'), path], overrides)
+        graph.check_parameters('hardware', [parameter_file('scara'), path], overrides)
     lines = str(info.value).splitlines()
     assert 'nothing was started' in lines[0]
     wanted = [
@@ -191,7 +192,7 @@ def test_check_names_every_parameter_a_node_would_not_take(tmp_path):
     assert "got 'abc' (a string)" in lines[5] and 'got 500 (an integer)' in lines[2]
     assert "did you mean 'controller'?" in lines[3]
     # the good ones alone pass: 1e-1 is a double to rcl, gains.<any joint>.kd is declared
-    graph.check_parameters('sim', [graph.parameter_file('scara')], {'controller': [
+    graph.check_parameters('sim', [parameter_file('scara')], {'controller': [
         ('state_timeout', '1e-1'), ('gains.elbow.kd', '2.5'), ('use_sim_time', 'true')]})
 
 
@@ -232,7 +233,7 @@ def test_check_agrees_with_rclpy_and_declare_refuses_what_it_refuses(ros_domain)
                 rclpy_takes = False
             finally:
                 node.destroy_node()
-            assert _takes(spec, parameters.parse(text)) == rclpy_takes, f'{name}:={text}'
+            assert _takes(spec, parse(text)) == rclpy_takes, f'{name}:={text}'
             refused += not rclpy_takes
     finally:
         rclpy.try_shutdown(context=context)
@@ -303,11 +304,11 @@ def _own_name(spec, name):
     return expand_topic_name(name, spec.name, '/')
 
 
-@pytest.mark.parametrize('robot', graph.robots())
+@pytest.mark.parametrize('robot', robots())
 def test_running_nodes_create_the_remapped_names_and_take_the_file(robot, ros_domain):
     # without the remappings, so that the names the nodes create themselves show
     specs = [spec._replace(remappings=()) for spec in graph.NODES]
-    with _running(ros_domain, specs, [graph.parameter_file(robot)]) as (nodes, spin_until):
+    with _running(ros_domain, specs, [parameter_file(robot)]) as (nodes, spin_until):
         for spec in graph.NODES:
             node = nodes[spec.name]
             ready = _own_name(spec, spec.ready[1])
@@ -316,10 +317,10 @@ def test_running_nodes_create_the_remapped_names_and_take_the_file(robot, ros_do
             for source, _ in spec.remappings:
                 assert expand_topic_name(source, spec.name, '/') in names, \
                     f'{spec.name} creates no {source!r} (it has {sorted(names)})'
-        data = yaml.safe_load(graph.parameter_file(robot).read_text())
+        data = yaml.safe_load(parameter_file(robot).read_text())
         for section, content in data.items():
             targets = nodes if section == '/**' else {section: nodes[section]}
-            for name, value in graph.flat_parameters(content['ros__parameters']):
+            for name, value in flat_parameters(content['ros__parameters']):
                 takers = {n: node for n, node in targets.items() if node.has_parameter(name)}
                 assert takers, f'no node has the parameter {name!r} ({robot}.yaml: {section})'
                 for node_name, node in takers.items():
@@ -331,7 +332,7 @@ def test_running_nodes_create_the_remapped_names_and_take_the_file(robot, ros_do
 def test_overrides_beat_the_files_node_section(ros_domain):
     # scara.yaml sets rate_hz in the simulator's own section, which a plain -p rule loses to
     spec = next(spec for spec in graph.NODES if spec.name == 'simulator')
-    with _running(ros_domain, [spec], [graph.parameter_file('scara')],
+    with _running(ros_domain, [spec], [parameter_file('scara')],
                   {'simulator': [('rate_hz', '250.0'), ('realtime', 'false')]}) as (nodes, _):
         node = nodes['simulator']
         assert node.get_parameter('rate_hz').value == 250.0
@@ -351,7 +352,7 @@ def _simulator(overrides):
     ({'realtime': 'false', 'lockstep': 'false'}, 'false', 'false'),    # asked for: free running
 ])
 def test_one_clock_for_the_graph(given, lockstep, realtime, tmp_path):
-    files = [graph.parameter_file('scara')]
+    files = [parameter_file('scara')]
     overrides = graph.clock_overrides('sim', files, {'simulator': list(given.items())})
     simulator = _simulator(overrides)
     assert (simulator.get('lockstep'), simulator.get('realtime')) == (lockstep, realtime)
@@ -370,7 +371,7 @@ def test_one_clock_for_the_graph(given, lockstep, realtime, tmp_path):
 
 
 def test_a_users_model_source_replaces_the_bundled_robot(tmp_path):
-    files = [graph.parameter_file('planar_2r')]
+    files = [parameter_file('planar_2r')]
     # on the command line: the bundled robot is cleared before the URDF is given
     given = {'model': [('urdf_file', 'identified.urdf')],
              'simulator': [('plant_urdf_file', 'nominal.urdf')]}
@@ -397,7 +398,7 @@ def test_a_users_model_source_replaces_the_bundled_robot(tmp_path):
 
 @pytest.mark.parametrize('mode', graph.MODES)
 def test_a_simulated_arm_is_held_in_safe_mode_a_real_one_keeps_zero_effort(mode, tmp_path):
-    files = [graph.parameter_file('scara')]
+    files = [parameter_file('scara')]
     safe_mode = dict(graph.complete_overrides(mode, files, {}).get('controller', ()))
     assert safe_mode.get('safe_mode') == ('gravity_compensation' if mode == 'sim' else None)
     # what a user sets, in a file or on the command line, is kept
@@ -413,7 +414,7 @@ def test_a_simulated_arm_is_held_in_safe_mode_a_real_one_keeps_zero_effort(mode,
 def test_lockstep_from_a_parameter_file_and_the_hardware_keeps_wall_time(tmp_path):
     user = tmp_path / 'fast.yaml'
     user.write_text('simulator:\n  ros__parameters:\n    realtime: false\n')
-    files = [graph.parameter_file('planar_2r'), user]
+    files = [parameter_file('planar_2r'), user]
     overrides = graph.clock_overrides('sim', files, {})
     assert _simulator(overrides) == {'lockstep': 'true'}
     assert ('use_sim_time', 'true') in overrides['controller']

@@ -18,7 +18,7 @@
 from closed_loop import quintic, SUCCEEDED
 import numpy as np
 import pytest
-from robot_dynamics.ros.tools import graph
+from robot_dynamics.parameter_files import file_values, parameter_file
 from robot_dynamics.ros.wire.conversions import to_seconds
 from robot_dynamics.simulation import closed_loop, goal_from_points, graph_loop
 from robot_dynamics.trajectory import TrajectoryPoints
@@ -53,9 +53,9 @@ def _graph_states(arm, end):
 
 def _library_states(robot, model, goals, end):
     """Run the library's loop as the graph is configured; the same arrays as _graph_states."""
-    files = [graph.parameter_file(robot)]
-    simulator, controller, tolerances = graph_loop(model, graph.file_values(files, 'simulator'),
-                                                   graph.file_values(files, 'controller'))
+    files = [parameter_file(robot)]
+    simulator, controller, tolerances = graph_loop(model, file_values(files, 'simulator'),
+                                                   file_values(files, 'controller'))
     record = closed_loop(simulator, controller, end + 0.002, goals=[
         (submitted, goal_from_points(model, points, tolerances, start, tag))
         for submitted, points, start, tag in goals])

@@ -35,7 +35,6 @@ from typing import Any, NamedTuple, Optional, Tuple
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.exceptions import InvalidParameterTypeException
 from rclpy.parameter import Parameter
-import yaml
 
 from ...errors import closest, InputError, listed, quoted
 
@@ -131,24 +130,6 @@ def _type_of(value):
         kinds = {type(v) for v in value}
         return (kinds.pop() if len(kinds) == 1 else None), True
     return type(value), False
-
-
-def parse(text):
-    """
-    Return the value of ``-p name:=text`` as rcl reads it: YAML, and numbers like ``1e3``.
-
-    YAML 1.1 (PyYAML) reads an exponent without a decimal point as text, and ``~`` or ``null``
-    as nothing; rcl reads any text that ``strtod`` takes as a double, and the others as text.
-    """
-    value = yaml.safe_load(text)
-    if value is None:
-        return text.strip()
-    if isinstance(value, str) and text.strip() == value:
-        try:
-            return float(value)
-        except ValueError:
-            pass
-    return value
 
 
 def check(spec, value):

@@ -48,7 +48,7 @@ from ..wire.compat import ActionClient
 from ..wire.conversions import (joint_state, matrix_to_pose, time_msg, to_nanoseconds, to_seconds,
                                 trajectory_point)
 from ..wire.on_demand import OnDemand, take_next
-from ... import pick_and_place, plots, recorded_motion, recordings
+from ... import parameter_files, pick_and_place, plots, recorded_motion, recordings
 from ...errors import InputError
 from ...model import RobotModel
 
@@ -306,7 +306,7 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
     work.mkdir(parents=True, exist_ok=True)
     recording_path = work / RECORDING
     recording_path.unlink(missing_ok=True)
-    files = [graph.parameter_file(robot)]
+    files = [parameter_files.parameter_file(robot)]
     overrides = graph.complete_overrides(
         'sim', files, graph.overrides('sim', {'lockstep': 'true' if lockstep else ''}))
     middleware.init()

@@ -50,9 +50,11 @@ from typing import NamedTuple, Tuple
 import yaml
 
 from .definitions import namespace
-from ..nodes.parameters import check, parse, ROS_PARAMETERS
+from ..nodes.parameters import check, ROS_PARAMETERS
 from ...control import CONTROLLERS
 from ...errors import InputError
+from ...parameter_files import (file_values, flat_parameters, parameter_files, parse, robots,
+                                section_targets)
 from ...robots import from_source, share_directory
 
 PACKAGE = 'robot_dynamics'
@@ -185,39 +187,6 @@ def clock_remapping(namespace):
     return ('/clock', resolve('clock', namespace))
 
 
-def robots():
-    """Return the bundled robots that have a parameter file ``config/<robot>.yaml``, sorted."""
-    return sorted(p.stem for p in (Path(share_directory()) / 'config').glob('*.yaml')
-                  if '.' not in p.stem)
-
-
-def parameter_file(robot):
-    """Return the parameter file ``config/<robot>.yaml`` of a bundled robot."""
-    path = Path(share_directory()) / 'config' / f'{robot}.yaml'
-    if not path.is_file():
-        raise InputError(f'no parameter file for robot {robot!r} ({path}); robots with one: '
-                         f'{robots()}')
-    return path
-
-
-def parameter_files(robot='', user_files=()):
-    """
-    Return the parameter files of a bringup, in order: the robot's, then the user's.
-
-    ``robot`` is a bundled robot's name or empty; empty entries of ``user_files`` are skipped.
-    At least one file is needed, and each must exist (``ros2 launch`` would only warn).
-    """
-    files = [parameter_file(robot)] if robot else []
-    for name in filter(None, user_files):
-        path = Path(name).expanduser()
-        if not path.is_file():
-            raise InputError(f'parameter file {name!r} does not exist')
-        files.append(path)
-    if not files:
-        raise InputError('no parameters: give a bundled robot or a parameter file (or both)')
-    return files
-
-
 def launch_arguments(mode):
     """Return the launch arguments of ``launch/<mode>.launch.py``, in order."""
     robot = LaunchArgument(
@@ -246,23 +215,6 @@ def overrides(mode, values):
         if pairs:
             result[spec.name] = pairs
     return result
-
-
-def file_values(files, node):
-    """
-    Return the parameters the YAML ``files`` give ``node``, ``{dotted name: value}``.
-
-    In the order ROS applies them: each file's sections for every node (``/**``), then the
-    node's own.
-    """
-    values = {}
-    for path in files:
-        data = yaml.safe_load(Path(path).read_text()) or {}
-        sections = [(section, body) for section, body in data.items()
-                    if node in _section_targets(section, [node])]
-        for section, body in sorted(sections, key=lambda item: not _wildcard(item[0])):
-            values.update(flat_parameters((body or {}).get('ros__parameters') or {}))
-    return values
 
 
 def complete_overrides(mode, files, overrides):
@@ -509,33 +461,9 @@ def _suggestions(name, table):
     return list(dict.fromkeys(same_end + difflib.get_close_matches(name, names, n=3)))[:3]
 
 
-def flat_parameters(parameters, prefix=''):
-    """Yield ``(dotted name, value)`` of a ``ros__parameters`` mapping, as rcl reads it."""
-    for key, value in parameters.items():
-        if isinstance(value, dict):
-            yield from flat_parameters(value, f'{prefix}{key}.')
-        else:
-            yield f'{prefix}{key}', value
-
-
-def _wildcard(section):
-    """Return whether a parameter file's section is for every node (``/**``)."""
-    return all(part in ('*', '**') for part in str(section).split('/') if part)
-
-
-def _section_targets(section, names):
-    """Return the node names among ``names`` that a parameter file's section applies to."""
-    parts = [part for part in str(section).split('/') if part]
-    if _wildcard(section):
-        return list(names)
-    if all(part in ('*', '**') for part in parts[:-1]) and parts[-1] in names:
-        return [parts[-1]]
-    return []
-
-
 def _section_nodes(section, tables):
     """Return the node names a parameter file's section applies to, or raise ``InputError``."""
-    targets = _section_targets(section, tables)
+    targets = section_targets(section, tables)
     if targets:
         return targets
     parts = [part for part in str(section).split('/') if part]
