@@ -164,7 +164,11 @@ def test_topic_trajectory_and_gains_at_run_time(loop, probe):
     q1 = first_path.sample(np.array([1.0])).q[0]
     msg, path = quintic(model, q1, q1 + [-0.3, 0.3], 1.0, names=['joint2', 'joint1'])
     msg.header.stamp = time_msg(round((start + 1.0) * 1e9))
+    # the second once the first is taken: of a burst on the topic the controller takes the
+    # newest (as joint_trajectory_controller's buffer does), and this test is of a preemption
     publisher.publish(first)
+    probe.wait_for(lambda: 'trajectory accepted' in arm.processes.output(arm.controller),
+                   what='the first trajectory taken')
     publisher.publish(msg)
     probe.wait_for(lambda: arm.mode() == 'trajectory', what='the topic trajectories')
     probe.wait_for(lambda: np.abs(arm.position() - path.end).max() < 1e-3
