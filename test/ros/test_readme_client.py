@@ -30,7 +30,7 @@ from action_msgs.msg import GoalStatusArray
 from closed_loop import at_rest
 import numpy as np
 import pytest
-from robot_dynamics.ros.tools.graph import parameter_file
+from robot_dynamics.parameter_files import parameter_file
 
 pytestmark = pytest.mark.ros
 
