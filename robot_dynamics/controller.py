@@ -219,6 +219,8 @@ class Controller:
         self.q = self.qd = None   # and that state
         self.cycles = 0
         self.missed_cycles = 0
+        #: per joint, the controlled cycles whose command was clipped to the effort limits
+        self.saturated_cycles = np.zeros(model.dof, dtype=int)
         self._last_cycle = None
         self.source = source            # the followed source of states (None: not chosen yet)
         self.ignored_states = 0         # states from the other sources
@@ -286,6 +288,7 @@ class Controller:
             failed = self.fault(f'control cycle failed: {type(exc).__name__}: {exc}')
             return failed._replace(events=events + failed.events)
         self.cycles += 1
+        self.saturated_cycles += saturated
         running = self.cartesian.active if self.task_space else self.follower.active
         self.mode = Mode.TRAJECTORY if running is not None else Mode.HOLD
         return Cycle(t, self.mode, values, reference, q, qd, requested, saturated, events)

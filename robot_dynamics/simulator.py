@@ -212,6 +212,7 @@ class Simulator:
         self.ticks = 0              # steps begun (the real-time grid's index)
         self.steps = 0              # steps taken
         self.late_steps = 0
+        self.stalls = 0             # late steps beyond STALL
         self.rejected_commands = 0
         self.ignored_commands = 0
         self.unanswered_states = 0
@@ -284,6 +285,7 @@ class Simulator:
             if lateness > self.plant.dt:
                 self.late_steps += 1
                 if lateness > STALL:
+                    self.stalls += 1
                     events.append(Event(Kind.STALL, (
                         f'step {self.ticks} started {lateness * 1e3:.0f} ms late: this process '
                         'did not run (a loaded host); the steps due since run at once, so joint '

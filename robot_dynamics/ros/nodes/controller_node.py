@@ -264,8 +264,9 @@ class ControllerNode(Node):
         self.state_thread = self.trajectory_thread = self.target_thread = None
         self.action_server = None
         self._final_sent = False
-        # for /diagnostics: this period's latencies [s], cycles saturated per joint, safe reason
-        self._latencies, self._saturated, self._safe_reason = [], 0, ''
+        self.sim_time = self.get_parameter('use_sim_time').value     # read-only
+        # for /diagnostics: this period's latencies [s] (wall time only), the safe mode's reason
+        self._latencies, self._safe_reason = [], ''
         limits = thresholds(p, ControllerThresholds)
         self.diagnostics = Diagnostics(
             self, self._figures, lambda now, before: controller_status(
@@ -299,7 +300,6 @@ class ControllerNode(Node):
         start = time.perf_counter()
         self.controller.warm_up()
         self.get_logger().info(f'warmed up in {time.perf_counter() - start:.2f} s')
-        self.sim_time = self.get_parameter('use_sim_time').value
         self._received = None             # monotonic time the newest usable state came
         self._unnamed_sources = None      # two publishers of states to name once discovered
         if not compat.PUBLISHER_GID:
@@ -580,9 +580,8 @@ class ControllerNode(Node):
         if cycle.command is not None:
             self.command_publisher.publish(
                 write_float64_array(self.joints.model_to_names(cycle.command)))
-            if cycle.mode is not Mode.SAFE:
+            if cycle.mode is not Mode.SAFE and not self.sim_time:
                 self._latencies.append(time.time() - cycle.t)
-                self._saturated = self._saturated + cycle.saturated
             self._publish_state(cycle)
             self._publish_cartesian_state(cycle)
             self._publish_feedback(cycle)
@@ -606,14 +605,14 @@ class ControllerNode(Node):
         c = self.controller
         if c is None:
             return ControllerFigures(None, 0, 0, (), Mode.WAITING.value)
-        saturated = np.zeros(self.model.dof, dtype=int) + self._saturated
-        return ControllerFigures(c.time, c.cycles, c.missed_cycles, tuple(saturated.tolist()),
+        return ControllerFigures(c.time, c.cycles, c.missed_cycles,
+                                 tuple(c.saturated_cycles.tolist()),
                                  c.mode.value, self._safe_reason if c.mode is Mode.SAFE else '')
 
     def _take_latencies(self):
         """Return the period's latencies and start the next period's (None: simulated time)."""
         latencies, self._latencies = self._latencies, []
-        return None if self.get_parameter('use_sim_time').value else latencies
+        return None if self.sim_time else latencies
 
     def _report(self, events):
         """Log each event once; give ended action goals their results."""
@@ -858,6 +857,8 @@ class ControllerNode(Node):
         if rate <= 0.0 or cycle.t * rate < self._next_cartesian or cycle.mode is Mode.SAFE:
             return
         self._next_cartesian = math.floor(cycle.t * rate) + 1
+        if not self.cartesian_publisher.get_subscription_count():
+            return      # the tip's FK and Jacobian are not worked out in the cycle for nobody
         c = self.controller
         msg = CartesianState(controlled_frame=self.model.tip_link,
                              near_singularity=c.task_space and c.near_singularity,

@@ -169,7 +169,6 @@ class SimulatorNode(Node):
         self.sim = None
         self._thread = None
         self._stop = threading.Event()
-        self.stalls = 0
         limits = thresholds(self.params, SimulatorThresholds)
         self.diagnostics = Diagnostics(
             self, self._figures, lambda now, before: simulator_status(now, before, limits),
@@ -382,13 +381,12 @@ class SimulatorNode(Node):
             return SimulatorFigures(time.monotonic(), 0.0, 0, 0, 0, 0, False, p.realtime,
                                     p.lockstep)
         return SimulatorFigures(time.monotonic(), sim.plant.t, sim.steps, sim.late_steps,
-                                self.stalls, sim.unanswered_states, bool(sim.command_timed_out),
+                                sim.stalls, sim.unanswered_states, bool(sim.command_timed_out),
                                 p.realtime, p.lockstep)
 
     def _report(self, events):
-        """Log the simulator's events (throttled where they may repeat); count the stalls."""
+        """Log the simulator's events (throttled where they may repeat)."""
         for event in events:
-            self.stalls += event.kind is Kind.STALL
             level, period = _LOGGED[event.kind]
             if period is not None and not self.throttle(event.kind, period):
                 continue
