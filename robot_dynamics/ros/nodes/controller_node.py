@@ -108,8 +108,8 @@ from ...diagnostics import controller_status, ControllerFigures, ControllerThres
 from ...errors import choice, InputError, unknown_name
 from ...follower import check_points, Goal, Outcome, Tolerances
 from ...plant import Interface
-from ...task_space import (configured_task_law, DAMPING_RATIO, DEFAULT_NULL_STIFFNESS,
-                           DEFAULT_STIFFNESS, mask_axes, tip_state)
+from ...task_space import (configured_task_law, controlled_axes, DAMPING_RATIO,
+                           DEFAULT_NULL_STIFFNESS, DEFAULT_STIFFNESS, mask_axes, tip_state)
 
 
 class Trigger(enum.Enum):
@@ -290,6 +290,8 @@ class ControllerNode(Node):
             task_law = self._task_law({}) if self.interface is Interface.EFFORT else None
         except InputError as exc:
             raise StartupError(str(exc)) from None
+        # the axes the arm can move (sampled once, not per ~/cartesian_state in the cycle)
+        self._axes = controlled_axes(model)
         self.controller = Controller(
             model, law, interface=self.interface, safe_mode=p.safe_mode,
             state_timeout=p.state_timeout, wall_state_timeout=p.wall_state_timeout,
@@ -840,12 +842,12 @@ class ControllerNode(Node):
     def _tip_points(self, cycle):
         """Return the tip's reference, actual and error points of a cycle, and its J's cond."""
         c = self.controller
-        pose, twist, cond = tip_state(self.model, cycle.q, cycle.qd,
-                                      c.task_law.mask if c.task_law is not None else None)
+        mask = c.task_law.mask if c.task_law is not None else self._axes
+        pose, twist, cond = tip_state(self.model, cycle.q, cycle.qd, mask)
         if c.task_space:
             ref, cond = cycle.reference, c.condition_number
         else:
-            ref = tip_state(self.model, cycle.reference.q, cycle.reference.qd)
+            ref = tip_state(self.model, cycle.reference.q, cycle.reference.qd, mask)
         error = np.eye(4)
         error[:3, 3] = ref[0][:3, 3] - pose[:3, 3]
         error[:3, :3] = ref[0][:3, :3] @ pose[:3, :3].T
