@@ -52,10 +52,10 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from ..wire import middleware
 from ..wire.compat import ActionClient
-from ..wire.conversions import pose_stamped
+from ..wire.conversions import duration_msg, pose_stamped
 from ..wire.on_demand import OnDemand, take_next
 from ..wire.qos import DESCRIPTION_QOS, NEWEST_ONLY
-from ...errors import ModelError, RobotDynamicsError
+from ...errors import InputError, ModelError, RobotDynamicsError
 from ...viewer import ArmView
 
 #: The view's drawing rate [Hz].
@@ -99,6 +99,7 @@ class ViewNode(Node):
                                     'controller/follow_joint_trajectory')
         self._seen = {'state': None, 'controller': None, 'status': None}
         self._last = {'controller': None, 'status': None}
+        self._rate_sample = self._rate_value = None   # (stamp, cycles) and the control rate
         view.on_target, view.on_joint_goal = self.send_target, self.send_joint_goal
         view.on_push, view.on_cancel, view.on_reset = self.send_push, self.cancel, self.reset
         self.create_timer(1.0 / RATE_HZ, self.draw_callback)   # seconds
@@ -155,15 +156,16 @@ class ViewNode(Node):
             self.view.set_status(self._panel(now))
 
     def _positions(self, model, msg, values=None):
-        """Return the model's joints from ``msg`` (names in ``name`` or ``joint_names``)."""
+        """Return the model's joints from ``msg`` (``name`` or ``joint_names``), or None."""
         names = list(getattr(msg, 'name', None) or msg.joint_names)
         values = msg.position if values is None else values
+        try:
+            index = model.indices_in(names)
+        except InputError:
+            return None     # not this arm's joints: the drawing stays
         if len(values) != len(names):
             return None
-        where = {n: i for i, n in enumerate(names)}
-        if not all(n in where for n in model.joint_names):
-            return None
-        q = np.array([values[where[n]] for n in model.joint_names], dtype=float)
+        q = np.asarray(values, dtype=float)[index]
         return q if np.all(np.isfinite(q)) else None
 
     def _panel(self, now):
@@ -197,11 +199,11 @@ class ViewNode(Node):
     def _rate(self, c):
         """Return the control rate [Hz] over the last panel updates, from the cycle counts."""
         t = c.header.stamp.sec + 1e-9 * c.header.stamp.nanosec
-        previous = getattr(self, '_rate_sample', None)
+        previous = self._rate_sample
         self._rate_sample = (t, c.cycles) if previous is None or t - previous[0] > 1.0 \
             else previous
         if previous is None or t <= previous[0] or c.cycles < previous[1]:
-            return getattr(self, '_rate_value', None)      # a restarted controller: wait
+            return self._rate_value      # a restarted controller: wait
         self._rate_value = (c.cycles - previous[1]) / (t - previous[0])
         return self._rate_value
 
@@ -252,8 +254,7 @@ class ViewNode(Node):
         trajectory.joint_names = list(model.joint_names)
         point = JointTrajectoryPoint()
         point.positions = [float(v) for v in q]
-        point.time_from_start.sec = int(duration)
-        point.time_from_start.nanosec = int((duration % 1.0) * 1e9)
+        point.time_from_start = duration_msg(duration)
         trajectory.points = [point]
         goal = FollowJointTrajectory.Goal()
         goal.trajectory = trajectory
