@@ -169,9 +169,13 @@ $(STAMP_INTERFACES): $(STAMP_DEPS) $(INTERFACE_SOURCES) tools/fix_wheel_cmake_pa
 
 # Not -q: pytest's header names the ROS 2 distribution and the rclpy, rcl and RMW versions the run
 # uses (test/conftest.py), which -q leaves out. The slowest tests are listed at the end: the
-# suite's time is a budget (20 minutes per distribution on a 2-core machine).
+# suite's time is a budget (20 minutes per distribution on a 2-core machine). Two workers, a test
+# file each at a time (its module's graph stays in one process; every ROS module holds a domain
+# of its own): half of the ROS tests' time is waiting on the wall clock, and the tests are to pass
+# beside another suite anyway. TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 2
 test: setup
-	$(PY) -m pytest test --durations=25
+	$(PY) -m pytest test -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 # The main job: a pick-and-place through the ROS 2 graph; report, recording and plots in demo/.
 demo: setup

@@ -60,7 +60,7 @@ setup(
         'mcap-ros2-support',
     ],
     extras_require={
-        'test': ['pytest', 'pin', 'roboticstoolbox-python', 'matplotlib', 'example-robot-data',
+        'test': ['pytest', 'pytest-xdist', 'pin', 'roboticstoolbox-python', 'matplotlib', 'example-robot-data',
                  'pytracik', 'colcon-common-extensions', 'viser>=1.1',
                  # the view's tests drive the system's Chromium (make setup installs it)
                  'playwright'] + LINT_REQUIRES,

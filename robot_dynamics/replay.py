@@ -18,9 +18,11 @@
 :class:`Replay` holds what a recording shows over time (the arm, the reference, the controller's
 mode and tracking error), read with :mod:`robot_dynamics.recordings` (a torn recording: what
 was written before the tear); :func:`run` serves it in an
-:class:`~robot_dynamics.viewer.ArmView` with play, pause, speed and a timeline.
+:class:`~robot_dynamics.viewer.ArmView` with play, pause, speed and a timeline (:class:`Playback`,
+the clock on explicit time).
 """
 
+import math
 import sys
 import threading
 import time
@@ -88,6 +90,35 @@ class Replay:
         return self.q[k], None if self.q_ref is None else self.q_ref[k]
 
 
+class Playback:
+    """
+    The replay's clock over ``[0, duration]`` [s]: play, pause, speed and seek on explicit time.
+
+    :meth:`advance` moves it by ``dt`` [s] of wall time times ``speed`` while playing, back to the
+    start past the end (a replay loops); :meth:`seek` puts it at a time, playing or not.
+    """
+
+    def __init__(self, duration, speed=1.0, playing=True):
+        if not (math.isfinite(duration) and duration >= 0.0):
+            raise InputError(f'duration: expected a finite time >= 0 s, got {duration!r}')
+        self.duration = float(duration)
+        self.speed = float(speed)
+        self.playing = bool(playing)
+        self.t = 0.0
+
+    def seek(self, t):
+        """Put the clock at ``t`` [s], clipped to the recording."""
+        self.t = min(max(float(t), 0.0), self.duration)
+
+    def advance(self, dt):
+        """Let ``dt`` [s] of wall time pass; return the clock's time [s]."""
+        if self.playing:
+            self.t += dt * self.speed
+            if self.t > self.duration:
+                self.t = 0.0
+        return self.t
+
+
 def run(path, topics, host='127.0.0.1', port=8080, out=sys.stdout, stop=None):
     """Serve the replay of ``path`` until Ctrl-C (or ``stop`` is set); return 0."""
     replay = Replay(path, topics)
@@ -98,11 +129,11 @@ def run(path, topics, host='127.0.0.1', port=8080, out=sys.stdout, stop=None):
     speed = gui.add_dropdown('Speed (x real time)', SPEEDS, initial_value='1')
     timeline = gui.add_slider('Time [s]', 0.0, max(replay.duration, 1e-3),
                               step=max(replay.duration, 1e-3) / 1000, initial_value=0.0)
-    clock = {'t': 0.0}
+    clock = Playback(replay.duration)
 
     def scrubbed(event):
         if event.client is not None:     # the user moved it, not the playback
-            clock['t'] = timeline.value
+            clock.seek(timeline.value)
 
     timeline.on_update(scrubbed)
     note = [f'**recording torn**: {replay.problem}'] if replay.problem else []
@@ -112,14 +143,13 @@ def run(path, topics, host='127.0.0.1', port=8080, out=sys.stdout, stop=None):
         last = time.monotonic()
         while not stop.is_set():
             now = time.monotonic()
-            if playing.value:
-                clock['t'] += (now - last) * float(speed.value)
-                if clock['t'] > replay.duration:
-                    clock['t'] = 0.0
-                timeline.value = clock['t']
+            clock.playing, clock.speed = playing.value, float(speed.value)
+            t = clock.advance(now - last)
+            if clock.playing:
+                timeline.value = t
             last = now
-            k = replay.index(clock['t'])
-            q, q_ref = replay.at(clock['t'])
+            k = replay.index(t)
+            q, q_ref = replay.at(t)
             view.show(q, float(replay.t[k]))
             if q_ref is not None:
                 view.show_reference(q_ref)

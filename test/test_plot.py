@@ -32,8 +32,9 @@ from mcap_ros2.writer import Writer
 import numpy as np
 import pytest
 
-from robot_dynamics import cli, pick_and_place, plots, recorded_motion, recordings, RobotModel, \
-    ShapeError, simulation
+from robot_dynamics import cli, pick_and_place, plots, recorded_motion, recordings, replay, \
+    RobotModel, ShapeError, simulation
+from robot_dynamics.errors import InputError
 from robot_dynamics.robots import from_source
 from robot_dynamics.ros.tools.definitions import message_definition, TOPICS
 
@@ -254,6 +255,44 @@ def test_tip_path_is_the_forward_kinematics_of_the_recorded_states(simulated):
     np.testing.assert_allclose(data.planned, _scara_tip(simulated['ref'].q), atol=1e-12)
     np.testing.assert_allclose(data.waypoints,
                                _scara_tip(np.array(simulated['goal']['positions'])), atol=1e-12)
+
+
+def test_replay_shows_the_newest_recorded_sample_at_a_time(simulated):
+    shown = replay.Replay(simulated['path'], TOPICS)
+    rec, ref = simulated['run'].record, simulated['ref']
+    assert shown.model.joint_names == tuple(simulated['names'])
+    assert shown.duration == pytest.approx(rec.t[-1] - rec.t[0], abs=1e-6)
+    assert set(shown.mode) == {'trajectory'}
+    dt = rec.t[1] - rec.t[0]
+    for k in (0, 7, len(rec.t) // 2, len(rec.t) - 1):
+        # at a sample's time, and just before the next one: that sample
+        for t in (rec.t[k] - rec.t[0], rec.t[k] - rec.t[0] + 0.9 * dt):
+            q, q_ref = shown.at(t)
+            np.testing.assert_array_equal(q, rec.q[k])
+            np.testing.assert_array_equal(q_ref, ref.q[k])
+    np.testing.assert_array_equal(shown.at(-1.0)[0], rec.q[0])
+    np.testing.assert_array_equal(shown.at(1e3)[0], rec.q[-1])
+
+
+def test_playback_plays_pauses_seeks_and_loops():
+    clock = replay.Playback(2.0)
+    assert clock.advance(0.5) == 0.5
+    clock.speed = 0.25
+    assert clock.advance(1.0) == 0.75
+    clock.playing = False
+    assert clock.advance(10.0) == 0.75       # paused: wall time passes, the replay holds
+    clock.seek(1.9)
+    assert clock.t == 1.9
+    clock.seek(5.0)
+    assert clock.t == 2.0                    # clipped to the recording
+    clock.seek(-1.0)
+    assert clock.t == 0.0
+    clock.playing, clock.speed = True, 2.0
+    clock.seek(1.5)
+    assert clock.advance(0.2) == pytest.approx(1.9)
+    assert clock.advance(0.1) == 0.0         # past the end: from the start again
+    with pytest.raises(InputError, match='duration'):
+        replay.Playback(float('nan'))
 
 
 # ---- someone else's layout: a real arm's bag, no controller state -------------------------------

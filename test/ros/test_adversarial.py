@@ -162,6 +162,7 @@ def test_gains_beyond_the_loops_bound_and_bad_names_and_types_are_refused(arm, m
                                                 'kp < 2 kd / T']),
             ('gains.shoulder.kd', double(1e300), ['gains.shoulder.kd', 'kd < 2 m / T']),
             ('gains.sholder.kp', double(100.0), ["no joint 'sholder'", "closest: ['shoulder'"]),
+            ('constraints.elbo.goal', double(0.01), ["no joint 'elbo'", "closest: ['elbow'"]),
             ('gains.shoulder.kp', ParameterValue(type=ParameterType.PARAMETER_INTEGER,
                                                  integer_value=4),
              ["'gains.shoulder.kp' takes a double", 'got 4 (an integer)']),
@@ -180,7 +181,8 @@ def test_gains_beyond_the_loops_bound_and_bad_names_and_types_are_refused(arm, m
 def test_a_gain_for_an_unknown_joint_stops_the_start(arm, module_processes, module_probe):
     proc = module_processes.start('typo', [
         'controller_node', '--ros-args', '-r', '__node:=typo', '-r', '~/follow_joint_trajectory:='
-        '/typo/follow', '-p', 'use_sim_time:=true', '-p', 'gains.sholder.kp:=100.0'])
+        '/typo/follow', '-p', 'use_sim_time:=true', '-p', 'constraints.shoulder.goal:=0.01',
+        '-p', 'gains.sholder.kp:=100.0'])
     module_probe.wait_for(lambda: proc.poll() is not None, what='the controller to refuse')
     output = module_processes.output(proc)
     assert proc.returncode == 1, output

@@ -103,6 +103,19 @@ def _child(parent, executable):
     raise AssertionError(f'no {executable} process of {parent}')
 
 
+def _listed(probe, names_and_types, wanted):
+    """Return the names ``names_and_types()`` lists once ``wanted`` are among them."""
+    found = set()
+
+    def complete():
+        found.clear()
+        found.update(name for name, _ in names_and_types())
+        return wanted <= found
+
+    probe.wait_for(complete, what=', '.join(sorted(wanted)))
+    return found
+
+
 def test_every_name_is_the_arms_own(arms, probe):
     node = probe.node
     wanted = {(name, f'/{namespace}') for namespace in ARMS for name in NODES}
@@ -110,21 +123,26 @@ def test_every_name_is_the_arms_own(arms, probe):
                    what="both arms' nodes")
     assert not {name for name, namespace in node.get_node_names_and_namespaces()
                 if namespace == '/'} & set(NODES)
-    for namespace in ARMS:
+
+    def endpoints(topic):
+        return tuple([(e.node_namespace, e.node_name) for e in infos(topic)]
+                     for infos in (node.get_publishers_info_by_topic,
+                                   node.get_subscriptions_info_by_topic))
+
+    # a node's endpoints are discovered after the node itself: waited for, then compared whole
+    commands = {namespace: f'/{namespace}/effort_controller/commands' for namespace in ARMS}
+    probe.wait_for(lambda: all(all(endpoints(topic)) for topic in commands.values()),
+                   what="the command topics' publishers and subscribers")
+    for namespace, topic in commands.items():
         # commands where a namespaced ros2_control forward_command_controller listens
-        topic = f'/{namespace}/effort_controller/commands'
-        publishers = node.get_publishers_info_by_topic(topic)
-        assert [(p.node_namespace, p.node_name) for p in publishers] == \
-            [(f'/{namespace}', 'controller')]
-        assert [(s.node_namespace, s.node_name) for s in
-                node.get_subscriptions_info_by_topic(topic)] == [(f'/{namespace}', 'simulator')]
-    topics = {name for name, _ in node.get_topic_names_and_types()}
-    for absolute in ('/joint_states', '/effort_controller/commands', '/robot_description',
-                     '/clock'):
-        assert absolute not in topics
-        assert {f'/left{absolute}', f'/right{absolute}'} <= topics
-    services = {name for name, _ in node.get_service_names_and_types()}
-    assert {'/left/compute_ik', '/left/compute_fk', '/right/compute_ik'} <= services
+        assert endpoints(topic) == ([(f'/{namespace}', 'controller')],
+                                    [(f'/{namespace}', 'simulator')])
+    absolute = ('/joint_states', '/effort_controller/commands', '/robot_description', '/clock')
+    topics = _listed(probe, node.get_topic_names_and_types,
+                     {f'/{arm}{name}' for arm in ARMS for name in absolute})
+    assert not set(absolute) & topics
+    services = _listed(probe, node.get_service_names_and_types,
+                       {'/left/compute_ik', '/left/compute_fk', '/right/compute_ik'})
     assert '/compute_ik' not in services
 
 
