@@ -60,8 +60,8 @@ setup(
         'mcap-ros2-support',
     ],
     extras_require={
-        'test': ['pytest', 'pytest-xdist', 'pin', 'roboticstoolbox-python', 'matplotlib', 'example-robot-data',
-                 'pytracik', 'colcon-common-extensions', 'viser>=1.1',
+        'test': ['pytest', 'pytest-xdist', 'pin', 'roboticstoolbox-python', 'matplotlib',
+                 'example-robot-data', 'pytracik', 'colcon-common-extensions', 'viser>=1.1',
                  # the view's tests drive the system's Chromium (make setup installs it)
                  'playwright'] + LINT_REQUIRES,
         'lint': LINT_REQUIRES,

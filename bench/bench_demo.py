@@ -25,7 +25,8 @@ from its JSON report:
   ``/proc`` between the demo's "executing" line and the end of the goal, over the cycles):
   ``simulator_us``, ``controller_us``, and ``demo_us``, the demo's own process (recorder,
   client, bringup). Targets: rate >= 990 Hz, latency p99 <= 1.5 ms (scara, planar_2r, quiet
-  machine).
+  machine). The SCARA's run again with the live view open (``--view``, a headless Chromium page
+  on it; ``view``: open or closed): the loop's figures side by side.
 - ``demo, lockstep``: ``--lockstep``, ``RUNS`` runs: ``wall_s`` of the motion, its
   ``real_time_factor``, ``rms`` and whether every run gave the same (``same_numbers``), and
   ``missed`` cycles (0 expected).
@@ -33,9 +34,12 @@ from its JSON report:
   over ``HOLD_SECONDS`` (the median of the status messages' real-time factors).
 """
 
+import contextlib
 import json
 from pathlib import Path
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -86,19 +90,57 @@ def _children(pid):
     return found
 
 
-def _demo(env, robot, tmp, lockstep=False):
-    """Run one demo; return its report and the CPU seconds of each process over the motion."""
+def _free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def _browser():
+    """Yield a function opening a URL in headless Chromium (None: no Chromium or Playwright)."""
+    executable = shutil.which('chromium') or shutil.which('chromium-browser')
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        executable = None
+    if executable is None:
+        yield None
+        return
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, headless=True,
+                                    args=['--use-gl=angle', '--use-angle=swiftshader',
+                                          '--enable-unsafe-swiftshader'])
+        try:
+            yield lambda url: browser.new_page().goto(url)
+        finally:
+            browser.close()
+
+
+def _demo(env, robot, tmp, lockstep=False, open_page=None):
+    """
+    Run one demo; return its report and the CPU seconds of each process over the motion.
+
+    ``open_page``: a function that opens a URL in a browser; the demo then serves the live view
+    (``--view``) and a browser page shows it from before the motion (a page with WebGL in
+    software: the heaviest viewer this machine has).
+    """
     report = Path(tmp) / f'{robot}{"_lockstep" if lockstep else ""}.json'
     report.unlink(missing_ok=True)
     log = open(Path(tmp) / f'{report.stem}.log', 'w+')
+    port = _free_port() if open_page else None
     proc = subprocess.Popen([str(BIN / 'robot-dynamics'), 'demo', '--robot', robot, '--report',
-                             str(report)] + (['--lockstep'] if lockstep else []),
+                             str(report)] + (['--lockstep'] if lockstep else [])
+                            + (['--view', str(port)] if port else []),
                             env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
     start = end = None
     try:
         while proc.poll() is None:
             text = Path(log.name).read_text()
+            if port and 'view: http' in text:
+                open_page(f'http://127.0.0.1:{port}')
+                port = None
             if start is None and 'demo: executing' in text:
                 pids = {'demo': proc.pid, **_children(proc.pid)}
                 start = {name: _cpu_seconds(pid) for name, pid in pids.items()}
@@ -122,23 +164,32 @@ def _demo(env, robot, tmp, lockstep=False):
 
 
 def demo_rows(env, tmp):
-    """Return the real-time demo rows."""
+    """Return the real-time demo rows, and the SCARA's again with the live view open."""
     rows = []
-    for robot in ROBOTS:
-        report, spent = _demo(env, robot, tmp)
-        cycles = max(report['control_cycles'], 1)
-        row = {'table': 'demo, real time (recorder included)', 'robot': robot,
-               'rate_hz': report['control_rate_hz'],
-               'missed_pct': 100.0 * report['missed_cycles'] / cycles,
-               'latency_ms': report['control_latency_ms']['p50'],
-               'latency_p99_ms': report['control_latency_ms']['p99'],
-               'rms': report['rms_tracking_error']}
-        # the CPU window is the motion's, the cycles those of the report's window
-        motion_cycles = report['motion_duration_s'] * report['control_rate_hz']
-        for name in ('simulator', 'controller', 'demo'):
-            row[f'{name}_us'] = spent[name] / motion_cycles * 1e6 if name in spent else None
-        rows.append(row)
+    with _browser() as open_page:
+        runs = [(robot, None) for robot in ROBOTS]
+        if open_page is not None:
+            runs.append((ROBOTS[0], open_page))
+        for robot, page in runs:
+            rows.append(_demo_row(env, tmp, robot, page))
     return rows
+
+
+def _demo_row(env, tmp, robot, open_page):
+    report, spent = _demo(env, robot, tmp, open_page=open_page)
+    cycles = max(report['control_cycles'], 1)
+    row = {'table': 'demo, real time (recorder included)', 'robot': robot,
+           'view': 'open' if open_page else 'closed',
+           'rate_hz': report['control_rate_hz'],
+           'missed_pct': 100.0 * report['missed_cycles'] / cycles,
+           'latency_ms': report['control_latency_ms']['p50'],
+           'latency_p99_ms': report['control_latency_ms']['p99'],
+           'rms': report['rms_tracking_error']}
+    # the CPU window is the motion's, the cycles those of the report's window
+    motion_cycles = report['motion_duration_s'] * report['control_rate_hz']
+    for name in ('simulator', 'controller', 'demo'):
+        row[f'{name}_us'] = spent[name] / motion_cycles * 1e6 if name in spent else None
+    return row
 
 
 def lockstep_rows(env, tmp, runs):
