@@ -130,7 +130,7 @@ def _demo(env, robot, tmp, lockstep=False, open_page=None):
     log = open(Path(tmp) / f'{report.stem}.log', 'w+')
     port = _free_port() if open_page else None
     proc = subprocess.Popen([str(BIN / 'robot-dynamics'), 'demo', '--robot', robot, '--report',
-                             str(report)] + (['--lockstep'] if lockstep else [])
+                             str(report), '--lockstep' if lockstep else '--real-time']
                             + (['--view', str(port)] if port else []),
                             env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)

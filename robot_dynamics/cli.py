@@ -165,10 +165,17 @@ def _demo_parser(sub, robots):
                    metavar='S', help='nominal duration of the motion in seconds; each part is '
                                      "slowed down as far as the robot's limits need (default "
                                      '%(default)g)')
-    p.add_argument('--lockstep', action='store_true',
-                   help='the simulator waits for the command that answers each joint state: '
-                        'simulated time, as fast as the processes allow, the same numbers '
-                        'every run')
+    clock = p.add_mutually_exclusive_group()
+    clock.add_argument('--lockstep', dest='clock', action='store_const', const='lockstep',
+                       default='paced',
+                       help='simulated time as fast as the processes allow (by default it is '
+                            'paced to the wall clock); in both the simulator waits for the '
+                            'command that answers each joint state: the same numbers every run, '
+                            'whatever else the host does')
+    clock.add_argument('--real-time', dest='clock', action='store_const', const='real-time',
+                       help='the simulator on the wall clock, as an arm: the control latency '
+                            'and missed states measured as on one; a busy host can starve the '
+                            'simulator, and the controller then stops the goal in its safe mode')
     _namespace_argument(p)
     _view_option(p)
     p.set_defaults(handler=demo_command)
@@ -608,7 +615,7 @@ def demo_command(args, out=sys.stdout):
     """Run ``robot-dynamics demo`` (the ROS 2 pick-and-place); return the exit status."""
     from .ros.tools import demo
     return demo.run(args.robot, report_path=args.report, out_dir=args.out,
-                    duration=args.duration, lockstep=args.lockstep, namespace=args.namespace,
+                    duration=args.duration, clock=args.clock, namespace=args.namespace,
                     out=out, view=args.view)
 
 

@@ -227,7 +227,8 @@ def _share(count, total):
 STARVED = ("  why              the joint states stopped for longer than the controller's "
            'state_timeout: the host did not run the simulator in time (a busy machine), and the '
            'controller went to its safe mode, as it must on a real arm. Run it again on a quieter '
-           'machine, or with --lockstep, where a stall of the host slows simulated time instead.')
+           'machine, or without --real-time (lockstep, simulated time paced to the wall clock), '
+           'where a stall of the host slows simulated time instead.')
 
 
 def _peak(ratios, joints):
@@ -287,13 +288,23 @@ def _print_summary(report, out):
     print('\n'.join(summary_lines(report)), file=out)
 
 
-def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, lockstep=False,
+#: The demo's clocks: the simulator's parameters for each (the files' for the rest).
+#: ``paced``: lockstep (each state's command waited for) on simulated time paced to the wall
+#: clock: it looks like real time, and a stall of the host slows simulated time instead of
+#: starving the controller (as a simulator with use_sim_time does). ``lockstep``: the same, as
+#: fast as the processes allow. ``real-time``: the simulator runs on the wall clock as an arm
+#: does, the controller measured as on one (latency, missed states): a busy host can starve it.
+CLOCKS = {'paced': {'lockstep': 'true', 'realtime': 'true'}, 'lockstep': {'lockstep': 'true'},
+          'real-time': {}}
+
+
+def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, clock='paced',
         namespace='', out=sys.stdout, view=None):
     """
     Run the demo on a bundled robot; return the exit status (0: the goal succeeded).
 
-    ``lockstep``: the simulator waits for each state's command (``bringup --lockstep``):
-    simulated time, as fast as the processes allow, the same numbers every run. ``namespace``:
+    ``clock``: one of :data:`CLOCKS`; in lockstep (``paced`` and ``lockstep``) the same numbers
+    every run, whatever else the host does. ``namespace``:
     the arm's (``graph.namespace``), where the graph, the demo's client and its recording are.
     ``view``: a port to serve the live view on while the demo runs (``bringup.start_view``), or
     None.
@@ -307,8 +318,13 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
     recording_path = work / RECORDING
     recording_path.unlink(missing_ok=True)
     files = [parameter_files.parameter_file(robot)]
-    overrides = graph.complete_overrides(
-        'sim', files, graph.overrides('sim', {'lockstep': 'true' if lockstep else ''}))
+    if clock not in CLOCKS:
+        raise InputError(f'clock: expected one of {sorted(CLOCKS)}, got {clock!r}')
+    lockstep = 'lockstep' in CLOCKS[clock]
+    chosen = graph.overrides('sim', {'lockstep': CLOCKS[clock].get('lockstep', '')})
+    if 'realtime' in CLOCKS[clock]:
+        chosen.setdefault('simulator', []).append(('realtime', CLOCKS[clock]['realtime']))
+    overrides = graph.complete_overrides('sim', files, chosen)
     middleware.init()
     nodes = bringup.Bringup(graph.nodes('sim'), files, overrides, processes=True, out=out,
                             namespace=namespace)
@@ -318,8 +334,8 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
     try:
         if view:
             viewer = bringup.start_view(view, out, namespace)
-        print(f'demo: bringing up {robot} (model, kinematics, simulator, controller'
-              f'{", in lockstep" if lockstep else ""}), recording to {recording_path}',
+        print(f'demo: bringing up {robot} (model, kinematics, simulator, controller; '
+              f'{clock}), recording to {recording_path}',
               file=out, flush=True)
         nodes.start()
         nodes.add_node(RecorderNode(cli_args=bringup.recorder_arguments(
@@ -356,6 +372,7 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, loc
     report = summarise(model, client, motion, result, states.messages if states else [],
                        started, ended)
     report['lockstep'] = lockstep
+    report['clock'] = clock
     report['wall_time_s'] = wall
     report['real_time_factor'] = (ended - started) / wall if wall > 0.0 else None
     report['recording'] = str(recording_path)
