@@ -39,14 +39,13 @@ import json
 from pathlib import Path
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
 from common import REPO  # noqa: F401 - sets the import path of test/ros
-from isolation import environment, lock_domain, Processes
+from isolation import CHROMIUM_ARGS, environment, free_port, lock_domain, Processes
 import numpy as np
 import rclpy
 from rclpy.context import Context
@@ -90,12 +89,6 @@ def _children(pid):
     return found
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
 @contextlib.contextmanager
 def _browser():
     """Yield a function opening a URL in headless Chromium (None: no Chromium or Playwright)."""
@@ -109,8 +102,7 @@ def _browser():
         return
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, headless=True,
-                                    args=['--use-gl=angle', '--use-angle=swiftshader',
-                                          '--enable-unsafe-swiftshader'])
+                                    args=list(CHROMIUM_ARGS))
         try:
             yield lambda url: browser.new_page().goto(url)
         finally:
@@ -128,7 +120,7 @@ def _demo(env, robot, tmp, lockstep=False, open_page=None):
     report = Path(tmp) / f'{robot}{"_lockstep" if lockstep else ""}.json'
     report.unlink(missing_ok=True)
     log = open(Path(tmp) / f'{report.stem}.log', 'w+')
-    port = _free_port() if open_page else None
+    port = free_port() if open_page else None
     proc = subprocess.Popen([str(BIN / 'robot-dynamics'), 'demo', '--robot', robot, '--report',
                              str(report), '--lockstep' if lockstep else '--real-time']
                             + (['--view', str(port)] if port else []),

@@ -25,6 +25,7 @@ import fcntl
 import os
 from pathlib import Path
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -57,6 +58,17 @@ def environment(domain, log_dir):
                    p for p in (sys.prefix, os.environ.get('AMENT_PREFIX_PATH')) if p),
                PYTHONUNBUFFERED='1', RCUTILS_LOGGING_BUFFERED_STREAM='0')
     return env
+
+
+#: Headless Chromium's flags for the view's page here: WebGL in software (no GPU on these hosts).
+CHROMIUM_ARGS = ('--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader')
+
+
+def free_port():
+    """Return a TCP port on 127.0.0.1 that nothing listens on now (for a view's server)."""
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
 
 
 def _end_with_the_test():

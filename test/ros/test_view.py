@@ -27,11 +27,11 @@ import io
 from pathlib import Path
 import re
 import shutil
-import socket
 import sys
 import time
 from urllib.parse import urlparse
 
+from isolation import CHROMIUM_ARGS, free_port
 import numpy as np
 import pytest
 from robot_dynamics import recorded_motion, recordings, RobotModel
@@ -69,20 +69,13 @@ def _chromium():
     return found
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope='module')
 def browser():
     from playwright.sync_api import sync_playwright
     executable = _chromium()
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=executable, headless=True,
-                                     args=['--use-gl=angle', '--use-angle=swiftshader',
-                                           '--enable-unsafe-swiftshader'])
+                                     args=list(CHROMIUM_ARGS))
         yield chromium
         chromium.close()
 
@@ -152,7 +145,7 @@ def colour_mask(image, rgba):
 @pytest.fixture(scope='module')
 def graph(module_processes, module_probe, tmp_path_factory):
     """Bring up the scara with the view (and record); return a namespace of handles."""
-    port = _free_port()
+    port = free_port()
     recording = tmp_path_factory.mktemp('view') / 'view.mcap'
     proc = module_processes.start('bringup', [
         'robot-dynamics', 'bringup', '--robot', ROBOT, '--lockstep', '-p',
@@ -295,7 +288,7 @@ def test_dragging_the_tip_handle_moves_the_simulated_tip_there(graph, page):
 
 def test_replay_shows_the_recorded_configuration(browser, graph, page):
     page.page.close()       # the live page done with: software WebGL renders one page at a time
-    port = _free_port()
+    port = free_port()
     proc = graph.processes.start('replay', [sys.executable, '-m', 'robot_dynamics.cli', 'view',
                                             str(graph.recording), '--port', str(port)])
     try:
