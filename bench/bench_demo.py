@@ -30,6 +30,10 @@ from its JSON report:
 - ``demo, lockstep``: ``--lockstep``, ``RUNS`` runs: ``wall_s`` of the motion, its
   ``real_time_factor``, ``rms`` and whether every run gave the same (``same_numbers``), and
   ``missed`` cycles (0 expected).
+- ``demo --cartesian, lockstep``: the lines as one Cartesian goal, followed by the controller's
+  task-space law: ``wall_s``, ``real_time_factor`` (beside the joint goal's above: what the
+  task-space cycle costs the loop), and the tip's largest and rms distance from the lines
+  (``line_max_mm``, ``line_rms_mm``).
 - ``bringup --lockstep``: the arm holding, simulated over wall time from ``/simulator/status``
   over ``HOLD_SECONDS`` (the median of the status messages' real-time factors).
 """
@@ -109,7 +113,7 @@ def _browser():
             browser.close()
 
 
-def _demo(env, robot, tmp, lockstep=False, open_page=None):
+def _demo(env, robot, tmp, lockstep=False, open_page=None, cartesian=False):
     """
     Run one demo; return its report and the CPU seconds of each process over the motion.
 
@@ -117,13 +121,15 @@ def _demo(env, robot, tmp, lockstep=False, open_page=None):
     (``--view``) and a browser page shows it from before the motion (a page with WebGL in
     software: the heaviest viewer this machine has).
     """
-    report = Path(tmp) / f'{robot}{"_lockstep" if lockstep else ""}.json'
+    report = Path(tmp) / (f'{robot}{"_lockstep" if lockstep else ""}'
+                          f'{"_cartesian" if cartesian else ""}.json')
     report.unlink(missing_ok=True)
     log = open(Path(tmp) / f'{report.stem}.log', 'w+')
     port = free_port() if open_page else None
     proc = subprocess.Popen([str(BIN / 'robot-dynamics'), 'demo', '--robot', robot, '--report',
                              str(report), '--lockstep' if lockstep else '--real-time']
-                            + (['--view', str(port)] if port else []),
+                            + (['--view', str(port)] if port else [])
+                            + (['--cartesian'] if cartesian else []),
                             env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
     start = end = None
@@ -201,6 +207,20 @@ def lockstep_rows(env, tmp, runs):
     return rows
 
 
+def cartesian_rows(env, tmp):
+    """Return the ``--cartesian`` lockstep rows: the loop's pace, the tip's line distance."""
+    rows = []
+    for robot in ROBOTS:
+        report = _demo(env, robot, tmp, lockstep=True, cartesian=True)[0]
+        deviation = report['line_deviation_m']
+        rows.append({'table': 'demo --cartesian, lockstep (simulated time)', 'robot': robot,
+                     'wall_s': report['wall_time_s'],
+                     'real_time_factor': report['real_time_factor'],
+                     'line_max_mm': 1e3 * deviation['max'], 'line_rms_mm': 1e3 * deviation['rms'],
+                     'missed': report['missed_cycles']})
+    return rows
+
+
 def hold_rows(env, domain, tmp):
     """Return the ``bringup --lockstep`` row: the real-time factor of a held arm."""
     rows = []
@@ -246,7 +266,7 @@ def run(quick=False):
         with tempfile.TemporaryDirectory(prefix='bench_demo_') as tmp:
             env = environment(domain, tmp)
             return (demo_rows(env, tmp) + lockstep_rows(env, tmp, 1 if quick else RUNS)
-                    + hold_rows(env, domain, tmp))
+                    + cartesian_rows(env, tmp) + hold_rows(env, domain, tmp))
     finally:
         handle.close()
 

@@ -116,6 +116,7 @@ from robot_dynamics.ros.nodes.runner import run_node
 from robot_dynamics.ros.tools import graph
 from robot_dynamics.ros.wire.compat import spin_until_complete
 from robot_dynamics.ros.wire.conversions import duration_msg, matrix_to_pose, to_seconds
+from robot_dynamics.ros.wire.qos import SERVICE_CLIENT
 from robot_dynamics_interfaces.msg import ControllerState, SimulatorStatus
 from robot_dynamics_interfaces.srv import SolveIK
 from ros_floor import cpu_seconds, floor_row, VARIANTS as FLOOR_VARIANTS
@@ -230,7 +231,7 @@ class Session:
 
     def client(self, srv_type, name, procs):
         """Return a client of ``name`` once the service is there."""
-        client = self.node.create_client(srv_type, name)
+        client = self.node.create_client(srv_type, name, qos_profile=SERVICE_CLIENT)
         self.spin_until(client.service_is_ready, START_TIMEOUT, f'service {name}', procs)
         return client
 

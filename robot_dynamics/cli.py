@@ -176,6 +176,11 @@ def _demo_parser(sub, robots):
                        help='the simulator on the wall clock, as an arm: the control latency '
                             'and missed states measured as on one; a busy host can starve the '
                             'simulator, and the controller then stops the goal in its safe mode')
+    p.add_argument('--cartesian', action='store_true',
+                   help='after the joint move to above pick, send the straight tip lines as one '
+                        "goal of poses to the controller's follow_cartesian_trajectory action "
+                        "(its task-space law) instead of /compute_ik's joint points; reports the "
+                        "tip's largest and rms distance from the lines")
     _namespace_argument(p)
     _view_option(p)
     p.set_defaults(handler=demo_command)
@@ -616,7 +621,7 @@ def demo_command(args, out=sys.stdout):
     from .ros.tools import demo
     return demo.run(args.robot, report_path=args.report, out_dir=args.out,
                     duration=args.duration, clock=args.clock, namespace=args.namespace,
-                    out=out, view=args.view)
+                    out=out, view=args.view, cartesian=args.cartesian)
 
 
 def _node_parameter(text):

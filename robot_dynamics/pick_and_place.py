@@ -31,7 +31,10 @@ every effort limit and ``velocity_fraction`` of every velocity limit. Every moti
 rest, so each is scaled on its own: a long swing slows down, a short approach does not. The
 plan's points (positions, velocities, accelerations) are what a controller interpolates with
 quintic Hermite segments (:func:`~robot_dynamics.trajectory.from_waypoints`), the same
-polynomials that were scaled, so the limits hold between the points too.
+polynomials that were scaled, so the limits hold between the points too. :meth:`Plan.lines`
+gives the same lines as tip poses with their twists and accelerations, for a Cartesian
+controller (``robot-dynamics demo --cartesian``); :func:`distance_to_lines` measures a tip path
+against them.
 
 Times in seconds from the start of the plan, joint values in rad or m.
 """
@@ -46,7 +49,7 @@ from .simulation import (AMPLITUDE_FRACTION, MAX_REVOLUTE_AMPLITUDE, REFERENCE_E
                          REFERENCE_VELOCITY_FRACTION)
 from .time_scaling import time_scale
 from .trajectory import (CARTESIAN_MAX_JOINT_STEP, CartesianLine, check_limits,
-                         from_waypoints, point_to_point)
+                         from_waypoints, point_to_point, TaskPoint)
 
 #: Default duration of the motion before any slowing down [s], split equally among the lines.
 DEFAULT_DURATION = 8.0
@@ -110,6 +113,41 @@ class Plan(NamedTuple):
     def trajectory(self):
         """Return the joint trajectory a controller makes of the points (quintic Hermite)."""
         return from_waypoints(self.times, self.q, self.qd, self.qdd)
+
+    @property
+    def corners(self):
+        """Return the indices of the points at the waypoints, (S + 1,): each segment's ends."""
+        return np.linspace(0, len(self.times) - 1, len(self.names) + 1).round().astype(int)
+
+    def first_motion(self):
+        """Return the plan of its first segment alone (the joint move to above pick)."""
+        end = self.corners[1] + 1
+        return self._replace(names=self.names[:1], waypoints=self.waypoints[:2],
+                             times=self.times[:end], q=self.q[:end], qd=self.qd[:end],
+                             qdd=self.qdd[:end], slowdown=self.slowdown[:1])
+
+    def lines(self, samples=SAMPLES_PER_SEGMENT):
+        """
+        Return the straight tip lines after the first motion: ``(times (K,), TaskPoint (K,))``.
+
+        Each line of the plan from above pick on (:class:`~robot_dynamics.trajectory.
+        CartesianLine` over its slowed-down duration, rest to rest) at ``samples`` points after
+        its start, with pose, twist and acceleration: a Hermite interpolation through them is
+        the lines. Times [s] from the end of the first motion (above pick at 0), base frame.
+        """
+        ends = self.times[self.corners[1:]]
+        times, points = [], []
+        for k, (start, goal) in enumerate(zip(self.waypoints[1:-1], self.waypoints[2:])):
+            duration = ends[k + 1] - ends[k]
+            local = duration * np.arange(k > 0, samples + 1) / samples
+            times.append(ends[k] - ends[0] + local)
+            points.append(CartesianLine(start.pose, goal.pose, duration).sample(local))
+        return np.concatenate(times), TaskPoint(*(np.concatenate(f) for f in zip(*points)))
+
+    @property
+    def line_corners(self):
+        """Return the tip positions the lines join, (S, 3) [m], base frame: above pick on."""
+        return np.array([w.pose[:3, 3] for w in self.waypoints[1:]])
 
 
 def _library_ik(model):
@@ -254,6 +292,21 @@ def _check_steps(model, path, name):
         raise InputError(f'{name}: joint {model.joint_names[j]!r} jumps by {step[k, j]:.3g} '
                          f'between IK samples {k} and {k + 1}: a branch flip or a singularity on '
                          'the line')
+
+
+def distance_to_lines(points, corners):
+    """
+    Return each point's distance [m] to the polyline through ``corners`` (L, 3), base frame.
+
+    ``points`` (..., 3) [m]; the result has their leading shape: the distance to the nearest
+    point of the nearest segment.
+    """
+    corners = np.asarray(corners, dtype=float)
+    a, d = corners[:-1], np.diff(corners, axis=0)
+    p = np.asarray(points, dtype=float)[..., None, :]
+    along = ((p - a) * d).sum(axis=-1) / np.maximum((d * d).sum(axis=-1), np.finfo(float).tiny)
+    nearest = a + np.clip(along, 0.0, 1.0)[..., None] * d
+    return np.linalg.norm(p - nearest, axis=-1).min(axis=-1)
 
 
 def limit_ratios(model, motion, rate=1000.0):

@@ -25,13 +25,16 @@ space formulation", IEEE J. Robotics and Automation 3(1), 1987. On the controlle
     N^T    = I - J^T Jbar^T                       null-space projector (torques)
     mu + p = Lambda (J M^-1 h - Jdot qd)          Coriolis and gravity in task space, h = C qd + g
     F      = Lambda A_d + K e + D e_dot           the task force
-    tau    = J^T (F + mu + p) + N^T (tau_0 + h)
+    tau    = J^T (F + mu + p) + N^T (tau_0 + h) + tau_f(qd_f)
 
 with the task error ``e = [p_d - p; rotvec(R_d R^T)]`` (rows m), ``e_dot = V_d - J qd``, the
 stiffness ``K = diag(k)`` [N/m, N m/rad] and the damping ``D = 2 zeta Lambda^1/2
 (Lambda^-1/2 K Lambda^-1/2)^1/2 Lambda^1/2`` (each mode of ``Lambda e'' + D e' + K e = 0`` has
 the damping ratio ``zeta``; Albu-Schaeffer et al., ICRA 2003), and the posture torque
-``tau_0 = k_n (q_0 - q) - d_n qd``, ``d_n = 2 zeta_n sqrt(k_n M_jj)``. Since
+``tau_0 = k_n (q_0 - q) - d_n qd``, ``d_n = 2 zeta_n sqrt(k_n M_jj)``, and the model's joint
+friction ``tau_f`` fed forward (as the joint laws' ``friction`` option): at the joint velocity
+of the reference twist, ``qd_f = Jbar V_d`` (``'reference'``), at the measured ``qd``
+(``'measured'``), or none. Since
 ``J^T (mu + p) + N^T h = h``, the torque is ``h + J^T (Lambda (A_d - Jdot qd) + K e + D e_dot)
 + N^T tau_0`` (one RNEA call for h). Under a constant wrench ``F_env`` that the environment
 applies at the tip, the arm at rest settles where ``K e = -F_env``: the tip yields
@@ -55,9 +58,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ._jit import kernel_array, njit
-from .control import _effort, _Law, _task_gains_array, joint_gains, Law, TASK_ROWS
-from .dynamics import crba_state, crba_work, rnea_state, rnea_work
-from .errors import as_array, as_joint_array, InputError, ShapeError, unknown_name
+from .control import _effort, _Law, _task_gains_array, Friction, joint_gains, Law, TASK_ROWS
+from .dynamics import (COULOMB_VELOCITY_SCALE, crba_state, crba_work, friction_torque,
+                       rnea_state, rnea_work)
+from .errors import as_array, as_joint_array, choice, InputError, ShapeError, unknown_name
 from .kinematics import _pose_jacobian
 from .linalg import cholesky_solve
 from .spatial import rotation_log
@@ -118,6 +122,9 @@ class OperationalSpace(_Law):
         Controlled rows (0/1); default :func:`controlled_axes`.
     singular_threshold : float
         Scaled singular value below which the task inertia is damped, in (0, 1).
+    friction : str
+        The model's joint friction fed forward: ``'none'``, ``'reference'`` (at ``Jbar V_d``)
+        or ``'measured'`` (:class:`~robot_dynamics.control.Friction`).
     effort_limit, saturate
         As in :class:`~robot_dynamics.control.PD`.
 
@@ -129,12 +136,15 @@ class OperationalSpace(_Law):
 
     def __init__(self, model, stiffness, damping_ratio=DAMPING_RATIO, *, null_stiffness=0.0,
                  null_damping_ratio=DAMPING_RATIO, posture=None, mask=None,
-                 singular_threshold=SINGULAR_THRESHOLD, effort_limit=None, saturate=True):
+                 singular_threshold=SINGULAR_THRESHOLD, friction='none', effort_limit=None,
+                 saturate=True):
         self._arguments = {'stiffness': stiffness, 'damping_ratio': damping_ratio,
                            'null_stiffness': null_stiffness,
                            'null_damping_ratio': null_damping_ratio, 'posture': posture,
                            'mask': mask, 'singular_threshold': singular_threshold,
-                           'effort_limit': effort_limit, 'saturate': saturate}
+                           'friction': friction, 'effort_limit': effort_limit,
+                           'saturate': saturate}
+        self.friction = choice(friction, Friction, 'friction')
         self.model = model
         n = model.dof
         mask = controlled_axes(model) if mask is None else \
@@ -168,7 +178,11 @@ class OperationalSpace(_Law):
         self._parameters = (self.rows.astype(np.int64), kernel_array(self.stiffness[self.rows]),
                             self.damping_ratio, kernel_array(self.null_stiffness),
                             self.null_damping_ratio, kernel_array(posture),
-                            self.posture is not None, self.singular_threshold)
+                            self.posture is not None, self.singular_threshold,
+                            list(Friction).index(self.friction),
+                            kernel_array(np.asarray(model.damping, dtype=float)),
+                            kernel_array(np.asarray(model.friction, dtype=float)),
+                            COULOMB_VELOCITY_SCALE)
 
     def __repr__(self):
         return (f'OperationalSpace({self.model.name!r}, stiffness={self.stiffness.tolist()}, '
@@ -279,7 +293,8 @@ def _law_state(constants, parameters, q, qd, pose_d, twist_d, acc_d, tau, e, wor
     Returns ``(condition number of J_m, near_singularity)``.
     """
     basis, axis, prismatic, mass, com, inertia, tip, a0, body, T_body_link = constants
-    rows, k, zeta, kn, zn, posture, use_posture, threshold = parameters
+    rows, k, zeta, kn, zn, posture, use_posture, threshold, friction, fv, fc, smooth = \
+        parameters
     Q, QD, cwork, rwork, M, h, zero, zero6, rv = work
     n = q.shape[0]
     m = rows.shape[0]
@@ -363,6 +378,15 @@ def _law_state(constants, parameters, q, qd, pose_d, twist_d, acc_d, tau, e, wor
     # tau = h + J^T F + N^T tau_0, N^T tau_0 = tau_0 - J^T Lambda J M^-1 tau_0
     F -= Lam @ (Jm @ np.ascontiguousarray(X[:, m]))
     tau[:] = h + Jm.T @ F + tau0
+    if friction != 0:          # Friction order: none, reference, measured
+        v = qd
+        if friction == 1:      # qd_f = Jbar V_d = M^-1 J^T Lambda V_d
+            vd = np.empty(m)
+            for i in range(m):
+                vd[i] = twist_d[rows[i]]
+            v = np.ascontiguousarray(X[:, :m]) @ (Lam @ vd)
+        for j in range(n):
+            tau[j] += friction_torque(fv[j], fc[j], v[j], smooth)
     sv = np.empty(m)
     _symmetric_eigen(Jm @ Jm.T, sv, np.empty((m, m)))
     low = np.sqrt(max(sv.min(), 0.0))
@@ -474,8 +498,10 @@ def configured_task_law(model, parameter):
     ``parameter(name, default)`` gives ``cartesian.stiffness`` (six values, :data:`AXES` order),
     ``cartesian.damping_ratio``, ``cartesian.controlled_axes`` (names of :data:`AXES`; empty:
     :func:`controlled_axes`), ``nullspace.stiffness`` (one value for every joint),
-    ``nullspace.damping_ratio`` and ``nullspace.posture`` (n joint positions in model order;
-    empty: None, where the Cartesian motion starts). The controller node and the library's loop
+    ``nullspace.damping_ratio``, ``nullspace.posture`` (n joint positions in model order;
+    empty: None, where the Cartesian motion starts) and ``friction_compensation`` (the model's
+    friction fed forward at the reference: True, the default, as for the joint laws). The
+    controller node and the library's loop
     (:func:`robot_dynamics.simulation.graph_loop`) both build it here; a bad value raises
     ``InputError`` naming the parameter.
     """
@@ -497,7 +523,8 @@ def configured_task_law(model, parameter):
             model, stiffness, parameter('cartesian.damping_ratio', DAMPING_RATIO),
             null_stiffness=parameter('nullspace.stiffness', DEFAULT_NULL_STIFFNESS),
             null_damping_ratio=parameter('nullspace.damping_ratio', DAMPING_RATIO),
-            posture=posture or None, mask=mask)
+            posture=posture or None, mask=mask,
+            friction='reference' if parameter('friction_compensation', True) else 'none')
     except InputError as exc:
         # the law names its arguments; the caller knows the parameters
         message = str(exc)

@@ -89,6 +89,39 @@ def test_the_plan_passes_the_poses_on_straight_lines(planned):
         assert np.linalg.norm(off, axis=1).max() < 1e-6, motion.names[k]
 
 
+def test_the_lines_as_cartesian_points_are_the_plans_lines(planned):
+    model, _, motion = planned
+    first = motion.first_motion()
+    assert first.names == motion.names[:1] and first.duration == motion.times[motion.corners[1]]
+    np.testing.assert_array_equal(first.q[-1], motion.q[motion.corners[1]])
+    times, point = motion.lines()
+    lines = len(motion.names) - 1
+    assert len(times) == lines * pp.SAMPLES_PER_SEGMENT + 1 and np.all(np.diff(times) > 0.0)
+    # the same times and tip poses as the joint plan's samples (its IK within 1e-6)
+    np.testing.assert_allclose(times, motion.times[motion.corners[1]:] - first.duration,
+                               atol=1e-12)
+    mask = model.task_mask.astype(bool)
+    tips = model.fk(motion.q[motion.corners[1]:])
+    errors = [np.abs(pose_error(T, P)[mask]).max() for T, P in zip(tips, point.pose)]
+    assert max(errors) < 1e-6
+    # on the lines, at rest at their corners, and the plan's tip velocity between them
+    assert pp.distance_to_lines(point.pose[:, :3, 3], motion.line_corners).max() < 1e-12
+    corners = np.arange(0, len(times), pp.SAMPLES_PER_SEGMENT)
+    np.testing.assert_allclose(point.twist[corners], 0.0, atol=1e-12)
+    np.testing.assert_allclose(point.acceleration[corners], 0.0, atol=1e-12)
+    J = model.jacobian(motion.q[motion.corners[1]:])
+    tip_velocity = (J @ motion.qd[motion.corners[1]:, :, None])[..., 0]
+    np.testing.assert_allclose(point.twist[:, :3], tip_velocity[:, :3], atol=1e-5)
+
+
+def test_distance_to_lines_on_a_corner():
+    corners = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0]]
+    points = np.array([[[0.5, 0.2, 0.0], [2.0, 0.5, 0.0]],          # beside each segment
+                       [[-3.0, 4.0, 0.0], [1.0, 2.0, 2.0]]])        # beyond either end
+    np.testing.assert_allclose(pp.distance_to_lines(points, corners),
+                               [[0.2, 1.0], [5.0, np.sqrt(5.0)]], atol=1e-15)
+
+
 @pytest.mark.parametrize('robot', BUNDLED)
 def test_a_short_duration_is_slowed_down_to_the_binding_limit(robot, bundled):
     model = bundled[robot]

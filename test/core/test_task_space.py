@@ -26,6 +26,7 @@ import pinocchio as pin
 import pytest
 from randomchain import PinDynamics
 from robot_dynamics import RobotModel
+from robot_dynamics.dynamics import friction_torques
 from robot_dynamics.errors import InputError
 from robot_dynamics.plant import Plant
 from robot_dynamics.task_space import (controlled_axes, null_space_projector,
@@ -204,6 +205,49 @@ def test_straight_line_tracked_in_the_rk4_plant(name, move):
     off = rel - np.outer(rel @ d / (d @ d), d)
     assert np.abs(off).max() < 1e-3
     assert np.abs(tips[-1] - T1[:3, 3]).max() < 1e-3
+
+
+@pytest.mark.parametrize('name, move', [('scara', [-0.1, -0.05, -0.05]),
+                                        ('planar_2r', [0.2, 0.0, 0.2])])
+def test_friction_fed_forward_at_the_reference_twists_joint_velocity(name, move, rng):
+    model = RobotModel.load(name)                   # both have viscous and Coulomb friction
+    assert model.friction.min() > 0.0 and model.damping.min() > 0.0
+    q0 = np.array(Q_START[name])
+    qd = rng.normal(scale=0.3, size=model.dof)
+    reference = (model.fk(q0), rng.normal(size=6) * 0.1, np.zeros(6))
+    tau = {friction: OperationalSpace(model, STIFFNESS, friction=friction, saturate=False)
+           .compute(0.0, q0, qd, reference).tau for friction in ('none', 'reference', 'measured')}
+    # the joint velocity that realises the reference twist with the least kinetic energy,
+    # Jbar V_d = M^-1 J^T Lambda V_d, from Pinocchio's M and J
+    M, J, _, _ = pin_quantities(model, q0, qd)
+    Jm = J[np.flatnonzero(controlled_axes(model))]
+    V = reference[1][np.flatnonzero(controlled_axes(model))]
+    qd_f = np.linalg.solve(M, Jm.T) @ np.linalg.solve(Jm @ np.linalg.solve(M, Jm.T), V)
+    np.testing.assert_allclose(Jm @ qd_f, V, atol=1e-12)
+    np.testing.assert_allclose(tau['reference'] - tau['none'], friction_torques(model, qd_f),
+                               atol=1e-9)
+    np.testing.assert_allclose(tau['measured'] - tau['none'], friction_torques(model, qd),
+                               atol=1e-9)
+    # a straight line in the RK4 plant with the friction: fed forward, the tip stays on it
+    T0 = model.fk(q0)
+    T1 = T0.copy()
+    T1[:3, 3] += move
+    line = CartesianLine(T0, T1, 1.5)
+    off = {}
+    for friction in ('none', 'reference'):
+        law = OperationalSpace(model, STIFFNESS, null_stiffness=10.0, posture=q0,
+                               friction=friction)
+        plant = Plant(model, DT, friction=True, q0=q0)
+        compute = law.for_one_state()
+        tips = []
+        for k in range(2000):
+            plant.step(compute(k * DT, plant.q, plant.qd, line.sample(k * DT)).tau)
+            tips.append(model.fk(plant.q)[:3, 3])
+        rel = np.array(tips) - T0[:3, 3]
+        d = T1[:3, 3] - T0[:3, 3]
+        off[friction] = np.linalg.norm(rel - np.outer(rel @ d / (d @ d), d), axis=1).max()
+    # without it, the friction's torque over the stiffness: millimetres on the SCARA
+    assert off['reference'] < 1e-5 and off['none'] > 1e-4
 
 
 @pytest.mark.parametrize('name', ['planar_2r', 'iiwa14'])

@@ -42,6 +42,7 @@ from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from robot_dynamics.ros.wire.on_demand import OnDemand, take_next
+from robot_dynamics.ros.wire.qos import SERVICE_CLIENT
 
 # Discovery stays on loopback for the test process too, however pytest was started.
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
@@ -169,7 +170,7 @@ class TestNode:
 
     def client(self, srv_type, name, timeout=TIMEOUT):
         """Return a client of ``name`` once the service is there."""
-        client = self.node.create_client(srv_type, name)
+        client = self.node.create_client(srv_type, name, qos_profile=SERVICE_CLIENT)
         self.wait_for(lambda: client.service_is_ready(), timeout, f'service {name}')
         return client
 

@@ -36,7 +36,7 @@ import pytest
 from robot_dynamics import RobotModel
 from robot_dynamics.ros.tools import graph
 from robot_dynamics.ros.wire.compat import ActionClient
-from robot_dynamics.ros.wire.conversions import matrix_to_pose, to_seconds
+from robot_dynamics.ros.wire.conversions import matrix_to_pose, to_nanoseconds, to_seconds
 from robot_dynamics.spatial import pose_error
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
@@ -48,8 +48,8 @@ pytestmark = pytest.mark.ros
 RUNNING = 'running; Ctrl-C stops every node'
 #: Time for bringup to come up: the first start of an install compiles the library's kernels.
 TIMEOUT = 240.0
-#: Wall time over which the rate of /joint_states is measured [s].
-RATE_WINDOW = 4.0
+#: Joint states checked for one per simulator step: 4 s of simulated time.
+STATES = 4000
 #: Stops of the simulator's process, 0.2 s each (four times state_timeout), 0.3 s apart.
 STALLS = 5
 
@@ -187,14 +187,15 @@ def test_serves_compute_ik(bringup, probe, rng):
         probe.node.destroy_client(client)
 
 
-def test_publishes_joint_states_at_500_hz_or_more(bringup, probe):
+def test_publishes_a_joint_state_at_every_1_ms_step(bringup, probe):
+    # scara.yaml: rate_hz 1000, every step published, stamped with its time on the 1 ms grid;
+    # how fast it runs on the wall clock of a busy host is the host's business (measured by
+    # bench/bench_ros.py), and the real-time writer keeps 10 samples for a reader that lags
     received = probe.collect(JointState, '/joint_states')
-    probe.wait_for(lambda: len(received) > 10, what='/joint_states')
-    # a throughput floor over several seconds of wall time, not a latency check
-    start, count = time.monotonic(), len(received)
-    time.sleep(RATE_WINDOW)
-    rate = (len(received) - count) / (time.monotonic() - start)
-    assert rate >= 500.0, f'/joint_states at {rate:.0f} Hz'
+    probe.wait_for(lambda: len(received) > STATES, what=f'{STATES} joint states')
+    steps = np.diff([to_nanoseconds(msg.header.stamp) for msg, _ in received[:STATES]])
+    assert np.all(steps > 0) and np.all(steps % 1_000_000 == 0), np.unique(steps)
+    assert np.median(steps) == 1_000_000
     assert list(received[-1][0].name) == list(RobotModel.load('scara').joint_names)
 
 

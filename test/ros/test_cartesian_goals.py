@@ -144,12 +144,9 @@ def _line(arm, move, rotvec=(0.0, 0.0, 0.0), duration=1.0):
 def test_a_cartesian_line_on_an_arm_with_fewer_axes(loop, robot, move, axes):
     arm = TaskArm(loop(robot))
     distance, position, _ = _line(arm, move)
-    # their joints have Coulomb friction, which the task law does not feed forward: it holds
-    # the tip up to F_c / K off (the SCARA's quill: 2 N / 1000 N/m)
-    friction = np.max(np.abs(np.linalg.pinv(arm.model.jacobian(arm.loop.position())[:3].T)
-                             @ arm.model.friction)) / STIFFNESS
-    assert distance.max() < 1e-3 + friction
-    assert position < 1e-3 + friction
+    # their joints' friction is fed forward at the reference (friction_compensation)
+    assert distance.max() < 1e-3
+    assert position < 1e-3
     assert list(arm.cartesian_states[-1][0].controlled_axes) == axes
 
 

@@ -100,6 +100,27 @@ def test_demo_report_and_plots(processes, tmp_path, robot):
                                              ('tracking.png', 'effort.png', 'tip_path.png'))
 
 
+def test_demo_cartesian_sends_the_lines_as_poses_and_the_tip_stays_on_them(processes, tmp_path):
+    # the SCARA: its joints' friction is fed forward by the task-space law too
+    status, output, report = _demo(processes, tmp_path, 'scara', '--cartesian', '--lockstep')
+    assert status == 0, output
+    assert report['succeeded'] and report['cartesian'] and report['ik_calls'] == 0
+    assert '5 straight tip lines as one Cartesian goal (task space): the tip within' in output
+    assert 'IK               none over ROS' in output and '[ERROR]' not in output
+    # the library's plan from where the arm started; the arm ended above place
+    model = RobotModel.load('scara')
+    joints = recordings.read(report['recording']).tables[TOPICS.joint_states]
+    q = joints.joint_array('position', list(model.joint_names))
+    plan = pick_and_place.plan(model, q[0])
+    assert report['motion_duration_s'] == pytest.approx(plan.duration, rel=1e-12)
+    np.testing.assert_allclose(model.fk(q[-1])[:3, 3], plan.waypoints[-1].pose[:3, 3],
+                               atol=1e-3)
+    # the controller's states at 100 Hz while the lines ran, the tip within 1 mm of them
+    deviation = report['line_deviation_m']
+    assert deviation['samples'] >= 100 * (plan.duration - plan.first_motion().duration)
+    assert 0.0 < deviation['rms'] <= deviation['max'] < 1e-3
+
+
 def test_demo_in_lockstep_repeats_its_numbers(processes, tmp_path):
     reports = [_demo(processes, tmp_path / str(run), 'planar_2r', '--lockstep')[2]
                for run in range(2)]

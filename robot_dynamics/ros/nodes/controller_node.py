@@ -193,7 +193,9 @@ PARAMETERS = (
     Spec('damping_ratio', 1.0, 'Closed-loop damping ratio of the default gains.',
          bounds=(0.0, 100.0)),
     Spec('friction_compensation', True, "Feed the model's friction forward (computed torque, "
-                                        'at the reference velocity; the adaptive law learns it).'),
+                                        'at the reference velocity; the task-space law, at the '
+                                        "reference twist's joint velocity; the adaptive law "
+                                        'learns it).'),
     Spec('adaptation_gain', DEFAULT_ADAPTATION_GAIN,
          'Adaptive law: how fast the estimate of the base parameters moves [1/(N m rad), scaled '
          "by each parameter's bounds]; its estimate is on ~/parameter_estimate.",
@@ -312,15 +314,17 @@ class ControllerNode(Node):
         self._next_state_publish = self._next_feedback = self._next_cartesian = -math.inf
         self._published_mode = None
         self._results = {}                # goal id (bytes) -> Future of its result
-        # on simulated time, the lockstep simulator's QoS: no state and no answer is lost
+        # on simulated time, the lockstep simulator's QoS: no state and no answer is lost, and
+        # a recorder that matches late still receives the newest RECORDED_DEPTH states
+        recorded = LOCKSTEP_WRITER if self.sim_time else RECORDED
         self.command_publisher = self.create_publisher(
             Float64MultiArray, command_topic(p), LOCKSTEP_WRITER if self.sim_time else 10)
         self.state_publisher = self.create_publisher(ControllerState, '~/controller_state',
-                                                     RECORDED)
+                                                     recorded)
         self.cartesian_publisher = self.create_publisher(CartesianState, '~/cartesian_state',
-                                                         RECORDED)
+                                                         recorded)
         self.estimate_publisher = (self.create_publisher(ParameterEstimate,
-                                                         '~/parameter_estimate', RECORDED)
+                                                         '~/parameter_estimate', recorded)
                                    if self.law_name is Law.ADAPTIVE else None)
         self._joint_states = joint_states = self.create_subscription(
             JointState, 'joint_states', lambda msg: None,

@@ -24,6 +24,11 @@ and effort limits), sends the joint trajectory (positions, velocities, accelerat
 the controller's ``follow_joint_trajectory`` action, waits for the result, then stops every
 node. It reports the plan, the tracking error, the control rate and latency, the missed cycles
 and the IK calls (the JSON report) and writes the PNG plots.
+
+With ``cartesian``, the plan (timed the same way, through the library's IK) is executed as the
+joint move to above pick, then its straight lines as one ``follow_cartesian_trajectory`` goal of
+poses, each reached at rest (the controller's task-space law; no IK call over ROS), and the
+report gives the tip's largest and rms distance from the planned lines.
 """
 
 import json
@@ -35,7 +40,7 @@ import time
 from action_msgs.msg import GoalStatus
 import numpy as np
 from rclpy.node import Node
-from robot_dynamics_interfaces.action import FollowJointTrajectory
+from robot_dynamics_interfaces.action import FollowCartesianTrajectory, FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
 from robot_dynamics_interfaces.srv import SolveIK
 from sensor_msgs.msg import JointState
@@ -43,14 +48,18 @@ from trajectory_msgs.msg import JointTrajectory
 
 from . import bringup, definitions, graph
 from .recorder import RecorderNode
+from .send import cartesian_goal_message
 from ..wire import middleware
 from ..wire.compat import ActionClient
 from ..wire.conversions import (joint_state, matrix_to_pose, time_msg, to_nanoseconds, to_seconds,
                                 trajectory_point)
 from ..wire.on_demand import OnDemand, take_next
+from ..wire.qos import SERVICE_CLIENT
 from ... import parameter_files, pick_and_place, plots, recorded_motion, recordings
+from ...cartesian_trajectory import CartesianPoints
 from ...errors import InputError
 from ...model import RobotModel
+from ...spatial import matrix_to_quaternion
 
 #: Default nominal duration of the motion [s] (before slowing down for the limits).
 DEFAULT_DURATION = pick_and_place.DEFAULT_DURATION
@@ -77,9 +86,11 @@ class DemoClient(Node):
         self.joint_states = self.create_subscription(JointState, 'joint_states',
                                                      lambda msg: None, 1,
                                                      callback_group=OnDemand())
-        self.ik = self.create_client(SolveIK, 'compute_ik')
+        self.ik = self.create_client(SolveIK, 'compute_ik', qos_profile=SERVICE_CLIENT)
         self.action = ActionClient(self, FollowJointTrajectory,
                                    'controller/follow_joint_trajectory')
+        self.cartesian = ActionClient(self, FollowCartesianTrajectory,
+                                      'controller/follow_cartesian_trajectory')
         self.ik_latency = []
         self.ik_successes = 0
         self.ik_lost_replies = 0
@@ -94,6 +105,17 @@ class DemoClient(Node):
         wait_until(future.done, timeout, what)
         return future.result()
 
+    def start_ns(self):
+        """Return when a goal sent now starts [ns]: START_LEAD after the newest state, gridded."""
+        grid = round(START_GRID * 1e9)
+        return ((to_nanoseconds(self.newest_state().header.stamp) + round(START_LEAD * 1e9))
+                // grid * grid - round(START_EARLY * 1e9))
+
+    def follow(self, action, goal, duration):
+        """Send ``goal`` on ``action`` and return its result (``duration`` [s] of motion)."""
+        handle = self.wait(action.send_goal_async(goal), 30.0, 'the goal response')
+        return self.wait(handle.get_result_async(), duration + 60.0, 'the goal result')
+
     def solve(self, model, pose, seed):
         """Call /compute_ik for the tip ``pose`` seeded with ``seed``; return the solution."""
         request = SolveIK.Request(robot_state=joint_state(model.joint_names,
@@ -102,7 +124,7 @@ class DemoClient(Node):
         request.pose_stamped.pose = matrix_to_pose(pose)
         start = time.perf_counter()
         for attempt in range(IK_ATTEMPTS):
-            # DDS can lose a service reply (ros2/rmw#372); IK is idempotent: ask again
+            # a reply late on a busy host: IK is idempotent, ask again
             future = self.ik.call_async(request)
             try:
                 response = self.wait(future, IK_TIMEOUT, '/compute_ik')
@@ -137,6 +159,35 @@ def goal_message(model, motion, start_ns):
     return goal
 
 
+def cartesian_goal(motion, start_ns):
+    """Return the FollowCartesianTrajectory goal of a plan's lines, starting at ``start_ns``."""
+    times, point = motion.lines()
+    # from the reference (above pick): the points after it, with their twists and accelerations
+    goal = cartesian_goal_message(CartesianPoints(
+        times[1:], point.pose[1:, :3, 3], matrix_to_quaternion(point.pose[1:, :3, :3]),
+        point.twist[1:], point.acceleration[1:]))
+    goal.trajectory.header.stamp = time_msg(start_ns)
+    goal.goal_time_tolerance.sec = int(GOAL_TIME)
+    return goal
+
+
+def line_deviation(model, motion, controller_states, since):
+    """
+    Return the tip's largest and rms distance [m] from the plan's lines, and the samples.
+
+    Of the measured positions of ``controller_states`` stamped from ``since`` [s] on (the lines'
+    goal and the hold at its end), by forward kinematics.
+    """
+    window = [m for m in controller_states if to_seconds(m.header.stamp) >= since]
+    if not window:
+        return {'max': None, 'rms': None, 'samples': 0}
+    order = model.indices_in(window[0].joint_names)
+    q = np.array([m.feedback.positions for m in window])[:, order]
+    distance = pick_and_place.distance_to_lines(model.fk(q)[:, :3, 3], motion.line_corners)
+    return {'max': float(distance.max()), 'rms': float(np.sqrt(np.mean(distance ** 2))),
+            'samples': len(window)}
+
+
 def _percentiles(values_s):
     values = np.asarray(values_s) * 1e3
     if values.size == 0:
@@ -156,7 +207,9 @@ def summarise(model, client, motion, result, controller_states, started, ended):
     while the goal ran: it was refused, or the recording lacks them) is None.
     """
     window = [m for m in controller_states if started <= to_seconds(m.header.stamp) <= ended]
-    tracking = [m for m in window if m.mode == ControllerState.MODE_TRAJECTORY]
+    # a task-space goal has no joint reference (its error is the tip's: line_deviation)
+    tracking = [m for m in window
+                if m.mode == ControllerState.MODE_TRAJECTORY and len(m.error.positions)]
     error = np.array([m.error.positions for m in tracking]) if tracking else np.zeros((0, 1))
     latency = [to_seconds(m.header.stamp) - to_seconds(m.state_stamp) for m in window]
     first, last = (window[0], window[-1]) if len(window) >= 2 else (None, None)
@@ -274,10 +327,20 @@ def summary_lines(report):
             line += (f', {missed}; latency p50 {latency["p50"]:.3f} ms, p99 '
                      f'{latency["p99"]:.3f} ms')
         lines.append(line)
-    ik = report['ik_latency_ms']
-    lines.append(f'  IK               {_share(report["ik_successes"], report["ik_calls"])} calls '
-                 'solved' + (f', p50 {ik["p50"]:.3f} ms, p99 {ik["p99"]:.3f} ms'
-                             if ik['p50'] is not None else ''))
+    deviation = report.get('line_deviation_m')
+    if report.get('cartesian'):
+        lines.append(f'  lines            {len(report["segments"]) - 1} straight tip lines as one '
+                     'Cartesian goal (task space): ' + (
+                         'not run' if deviation is None else
+                         'no controller state while they ran' if not deviation['samples'] else
+                         f'the tip within {deviation["max"] * 1e3:.3g} mm of them (rms '
+                         f'{deviation["rms"] * 1e3:.3g} mm; {deviation["samples"]} samples)'))
+        lines.append('  IK               none over ROS: the controller takes the lines as poses')
+    else:
+        ik = report['ik_latency_ms']
+        lines.append(f'  IK               {_share(report["ik_successes"], report["ik_calls"])} '
+                     'calls solved' + (f', p50 {ik["p50"]:.3f} ms, p99 {ik["p99"]:.3f} ms'
+                                       if ik['p50'] is not None else ''))
     if not report['succeeded'] and not report.get('lockstep') and \
             'joint states stopped' in report['result']['error_string']:
         lines.append(STARVED)
@@ -299,9 +362,11 @@ CLOCKS = {'paced': {'lockstep': 'true', 'realtime': 'true'}, 'lockstep': {'locks
 
 
 def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, clock='paced',
-        namespace='', out=sys.stdout, view=None):
+        namespace='', out=sys.stdout, view=None, cartesian=False):
     """
     Run the demo on a bundled robot; return the exit status (0: the goal succeeded).
+
+    ``cartesian``: the lines as one Cartesian goal (the module docstring).
 
     ``clock``: one of :data:`CLOCKS`; in lockstep (``paced`` and ``lockstep``) the same numbers
     every run, whatever else the host does. ``namespace``:
@@ -338,29 +403,49 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, clo
               f'{clock}), recording to {recording_path}',
               file=out, flush=True)
         nodes.start()
-        nodes.add_node(RecorderNode(cli_args=bringup.recorder_arguments(
-            recording_path, files, overrides, namespace)))
+        recorder = RecorderNode(cli_args=bringup.recorder_arguments(
+            recording_path, files, overrides, namespace))
+        nodes.add_node(recorder)
         nodes.add_node(client)
         if not nodes.wait_ready():
             raise RuntimeError(nodes.failure)
         state = wait_until(client.newest_state, 60.0, 'joint states')
         q_start = np.array(state.position)[model.indices_in(state.name)]
-        print(f'demo: planning through {graph.resolve("compute_ik", namespace)}', file=out,
-              flush=True)
-        motion = plan(client, model, q_start, duration)
+        if cartesian:
+            print('demo: planning with the library (its IK times the lines within the limits)',
+                  file=out, flush=True)
+            motion = pick_and_place.plan(model, q_start, duration)
+        else:
+            print(f'demo: planning through {graph.resolve("compute_ik", namespace)}', file=out,
+                  flush=True)
+            motion = plan(client, model, q_start, duration)
         wait_until(client.action.server_is_ready, 60.0, 'the follow_joint_trajectory action')
-        print(f'demo: executing {len(motion.times)} points over {motion.times[-1]:.1f} s',
-              file=out, flush=True)
+        if cartesian:
+            wait_until(client.cartesian.server_is_ready, 60.0,
+                       'the follow_cartesian_trajectory action')
+        # the report is made of the recorded controller states: none of the motion's missed
+        wait_until(lambda: recorder.recording(definitions.topics(namespace).controller_state),
+                   60.0, 'the recorder on the controller state')
         started = client.get_clock().now().nanoseconds * 1e-9
         wall = time.monotonic()
-        grid = round(START_GRID * 1e9)
-        start_ns = (to_nanoseconds(client.newest_state().header.stamp)
-                    + round(START_LEAD * 1e9)) // grid * grid - round(START_EARLY * 1e9)
-        handle = client.wait(client.action.send_goal_async(goal_message(model, motion,
-                                                                        start_ns)),
-                             30.0, 'the goal response')
-        result = client.wait(handle.get_result_async(), motion.times[-1] + 60.0,
-                             'the goal result')
+        lines_start = None        # [ns] when the Cartesian goal starts, once sent
+        if cartesian:
+            first = motion.first_motion()
+            print(f'demo: executing the move to above pick ({len(first.times)} points over '
+                  f'{first.duration:.1f} s), then {len(motion.names) - 1} straight lines as one '
+                  f'Cartesian goal over {motion.duration - first.duration:.1f} s', file=out,
+                  flush=True)
+            result = client.follow(client.action, goal_message(model, first, client.start_ns()),
+                                   first.duration)
+            if result.status == GoalStatus.STATUS_SUCCEEDED:
+                lines_start = client.start_ns()
+                result = client.follow(client.cartesian, cartesian_goal(motion, lines_start),
+                                       motion.duration - first.duration)
+        else:
+            print(f'demo: executing {len(motion.times)} points over {motion.duration:.1f} s',
+                  file=out, flush=True)
+            result = client.follow(client.action, goal_message(model, motion, client.start_ns()),
+                                   motion.duration)
         ended = client.get_clock().now().nanoseconds * 1e-9
         wall = time.monotonic() - wall
     finally:
@@ -369,8 +454,12 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, clo
     recording = recordings.read(recording_path)
     topics = definitions.topics(namespace)
     states = recording.tables.get(topics.controller_state)
-    report = summarise(model, client, motion, result, states.messages if states else [],
-                       started, ended)
+    states = states.messages if states else []
+    report = summarise(model, client, motion, result, states, started, ended)
+    report['cartesian'] = cartesian
+    if cartesian:
+        report['line_deviation_m'] = (None if lines_start is None else
+                                      line_deviation(model, motion, states, lines_start * 1e-9))
     report['lockstep'] = lockstep
     report['clock'] = clock
     report['wall_time_s'] = wall

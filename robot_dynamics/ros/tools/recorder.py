@@ -254,6 +254,12 @@ class RecorderNode(Node):
             self._recorded.append((subscription, channel, topic))
         self.get_logger().info(f'recording {topic} ({type_name})')
 
+    def recording(self, topic):
+        """Return whether ``topic`` is subscribed to and its subscription has a publisher."""
+        with self._lock:
+            return any(name == topic and subscription.get_publisher_count() > 0
+                       for subscription, _, name in self._recorded)
+
     def _drain_loop(self):
         while not self._stop.wait(DRAIN_PERIOD):
             self.drain()

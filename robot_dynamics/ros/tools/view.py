@@ -54,7 +54,7 @@ from ..wire import middleware
 from ..wire.compat import ActionClient
 from ..wire.conversions import duration_msg, pose_stamped
 from ..wire.on_demand import OnDemand, take_next
-from ..wire.qos import DESCRIPTION_QOS, NEWEST_ONLY
+from ..wire.qos import DESCRIPTION_QOS, NEWEST_ONLY, SERVICE_CLIENT
 from ...errors import InputError, ModelError, RobotDynamicsError
 from ...viewer import ArmView
 
@@ -91,10 +91,11 @@ class ViewNode(Node):
                                  self.trajectory_callback, 10)
         self._target = self.create_publisher(PoseStamped, TARGET_TOPIC, 10)
         self._wrench = self.create_publisher(WrenchStamped, 'simulator/external_wrench', 10)
-        self._ik = self.create_client(SolveIK, 'compute_ik')
-        self._reset = self.create_client(Trigger, 'simulator/reset')
+        self._ik = self.create_client(SolveIK, 'compute_ik', qos_profile=SERVICE_CLIENT)
+        self._reset = self.create_client(Trigger, 'simulator/reset', qos_profile=SERVICE_CLIENT)
         self._cancel = self.create_client(
-            CancelGoal, 'controller/follow_joint_trajectory/_action/cancel_goal')
+            CancelGoal, 'controller/follow_joint_trajectory/_action/cancel_goal',
+            qos_profile=SERVICE_CLIENT)
         self._action = ActionClient(self, FollowJointTrajectory,
                                     'controller/follow_joint_trajectory')
         self._seen = {'state': None, 'controller': None, 'status': None}

@@ -44,6 +44,8 @@ import time
 from rclpy import subscription as _subscription
 from rclpy.action import ActionClient as _ActionClient
 
+from .qos import SERVICE_CLIENT
+
 try:
     from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 except ImportError:     # rclpy moved its C extension: RuntimeError and the fallback below
@@ -145,6 +147,8 @@ class ActionClient(_ActionClient):
     """
     rclpy's action client, safe to use from a thread other than the executor's.
 
+    Its goal, result and cancel clients take :data:`~.qos.SERVICE_CLIENT` unless told otherwise.
+
     A lock holds the executor's take of responses back while a request is sent and recorded,
     so that no response arrives for a request it does not know yet (what Kilted's rclpy does
     itself). ``ClientGoalHandle.cancel_goal_async`` and ``get_result_async`` come through the
@@ -158,6 +162,8 @@ class ActionClient(_ActionClient):
         # between (AttributeError '_lock', which ends that executor's spin). Its own lock
         # replaces this one before the client is used.
         self._lock = threading.Lock()
+        for service in ('goal', 'result', 'cancel'):
+            kwargs.setdefault(f'{service}_service_qos_profile', SERVICE_CLIENT)
         super().__init__(*args, **kwargs)
 
     def take_data(self):
