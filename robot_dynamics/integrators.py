@@ -141,11 +141,16 @@ def rk4_step_compiled(model, q, qd, tau, dt, *, friction=False):
         model.inertia, model.derived.tip_origin, q, qd, tau, float(dt), -model.gravity,
         model.damping, model.friction, bool(friction))
     if status == _DIVERGED:
-        raise InputError(f'rk4 step: the state became non-finite from q = {q.tolist()}, '
-                         f'qd = {qd.tolist()} (the integration diverged; try a smaller dt)')
+        raise diverged(q, qd)
     if status >= 0:
         raise singular_joint_error(model, status)
     return q_next, qd_next
+
+
+def diverged(q, qd):
+    """Return the InputError of an RK4 step from ``(q, qd)`` whose state became non-finite."""
+    return InputError(f'rk4 step: the state became non-finite from q = {q.tolist()}, '
+                      f'qd = {qd.tolist()} (the integration diverged; try a smaller dt)')
 
 
 def semi_implicit_euler_step(model, q, qd, tau, dt, qdd=None, **options):

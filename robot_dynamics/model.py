@@ -396,7 +396,8 @@ class RobotModel:
         ``generated=True``: the dynamics from code generated for this model
         (:mod:`robot_dynamics.generated`), built at first use and cached; by default (None) the
         environment's ``ROBOT_DYNAMICS_GENERATED=1`` says so, which reaches every loop that
-        prepares its model (the controller's one-state laws, the simulator).
+        prepares its model: the controller's one-state laws and the simulated arm's step
+        (:class:`~robot_dynamics.plant.Plant`).
         """
         if generated is None:
             generated = os.environ.get(GENERATED_SWITCH, '0') not in ('', '0')

@@ -21,8 +21,9 @@ forward_command_controller offers them:
 
 - ``'effort'``: torques [N m or N], clipped to the effort limits (actuator saturation), drive
   the forward dynamics (RK4 in one compiled call,
-  :func:`robot_dynamics.integrators.rk4_step_compiled`), with the URDF's damping and friction
-  unless ``friction=False``;
+  :func:`robot_dynamics.integrators.rk4_step_compiled`; with ``ROBOT_DYNAMICS_GENERATED=1``,
+  the model's generated code: :meth:`robot_dynamics.prepared.PreparedModel.rk4_step`), with the
+  URDF's damping and friction unless ``friction=False``;
 - ``'position'``: an ideal position follower: the joints move to the commanded positions, at
   most ``velocity_limit * dt`` per step;
 - ``'velocity'``: an ideal velocity follower: the commanded velocities, clipped to the velocity
@@ -51,7 +52,6 @@ import enum
 import numpy as np
 
 from .errors import as_array, as_joint_array, choice, InputError
-from .integrators import rk4_step_compiled
 from .limits import middle
 
 
@@ -106,6 +106,7 @@ class Plant:
         if not (np.isfinite(dt) and dt > 0.0):
             raise InputError(f'dt: expected a positive number of seconds, got {dt!r}')
         self.model = model
+        self._prepared = model.prepare()
         self.dt = dt
         self.interface = choice(interface, Interface, 'interface')
         self.friction = bool(friction)
@@ -183,8 +184,8 @@ class Plant:
         tau_ext = self.external_torque()
         if self.interface is Interface.EFFORT:
             effort = np.clip(command, -model.effort_limit, model.effort_limit)
-            q_next, qd_next = rk4_step_compiled(model, q, qd, effort + tau_ext, dt,
-                                                friction=self.friction)
+            q_next, qd_next = self._prepared.rk4_step(q, qd, effort + tau_ext, dt,
+                                                      friction=self.friction)
         else:
             vmax = model.velocity_limit
             if self.interface is Interface.POSITION:

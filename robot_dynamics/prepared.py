@@ -33,14 +33,19 @@ Batches ``(N, n)``, tip wrenches, other links or gravity per call are the checke
 
 ``generated=True`` makes inverse dynamics, gravity, mass matrix and Coriolis matrix the code
 generated for this robot (:mod:`robot_dynamics.generated`: the same numbers to rounding, fewer
-operations); built at the first use of a model (seconds, minutes for 7 joints) and cached.
-When it cannot be built, a ``RuntimeWarning`` says why and the recursion serves.
+operations), and forward dynamics ``M qdd = tau - h(q, qd)`` of the generated ``M`` and ``h``
+(the equations of motion as the lectures write them, solved by Cholesky) instead of the
+articulated-body algorithm; built at the first use of a model (seconds, minutes for 7 joints)
+and cached. When it cannot be built, a ``RuntimeWarning`` says why and the recursion serves.
+:meth:`PreparedModel.rk4_step` is the simulator's step on either.
 """
 
 import warnings
 
 import numpy as np
+from scipy.linalg import cho_factor, cho_solve
 
+from . import integrators
 from ._jit import njit
 from .dynamics import (aba_state, aba_work, COULOMB_VELOCITY_SCALE, crba_state, crba_work,
                        friction_torque,
@@ -222,6 +227,8 @@ class PreparedModel:
         self._consts = self._pack(model, body, T_body_link, g)
         self._n = model.dof
         self.generated = self._generated(model, g) if generated else None
+        # the RK4 kernel of the recursion takes the model's gravity
+        self._compiled_step = self.generated is None and np.array_equal(g, model.gravity)
         self._warm_up()
 
     @staticmethod
@@ -295,17 +302,42 @@ class PreparedModel:
         """
         Joint accelerations (n,) by the articulated-body algorithm (``model.forward_dynamics``).
 
-        Raises ``SingularMassMatrixError`` as the model's method does.
+        With generated code: ``M qdd = tau - h``, ``h`` the inverse dynamics at ``qdd = 0``
+        (with friction if ``friction``). Raises ``SingularMassMatrixError`` as the model's
+        method does.
         """
         n = self._n
         if out is None:
             out = np.empty(n)
+        if self.generated is not None:
+            M = self.mass_matrix(q)
+            rhs = tau - self.inverse_dynamics(q, qd, np.zeros(n), friction=friction)
+            try:
+                out[:] = cho_solve(cho_factor(M), rhs)
+            except np.linalg.LinAlgError:
+                raise singular_joint_error(self.model, int(np.argmin(np.diag(M)))) from None
+            return out
         status = _forward_dynamics(self._consts, q, qd, tau, friction, out)
         if status == -2:
             raise self._size_error(q=(q, (n,)), qd=(qd, (n,)), tau=(tau, (n,)), out=(out, (n,)))
         if status >= 0:
             raise singular_joint_error(self.model, status)
         return out
+
+    def rk4_step(self, q, qd, tau, dt, *, friction=False):
+        """
+        One RK4 step of one state (:func:`~robot_dynamics.integrators.rk4_step_compiled`).
+
+        The compiled step of the recursion; with generated code or another gravity, the same
+        four stages through :meth:`forward_dynamics`. Returns ``(q, qd)`` at ``t + dt`` [s];
+        raises as :func:`~robot_dynamics.integrators.rk4_step_compiled` does.
+        """
+        if self._compiled_step:
+            return integrators.rk4_step_compiled(self.model, q, qd, tau, dt, friction=friction)
+        q_next, qd_next = integrators.rk4_step(self, q, qd, tau, dt, friction=friction)
+        if not (np.isfinite(q_next).all() and np.isfinite(qd_next).all()):
+            raise integrators.diverged(q, qd)
+        return q_next, qd_next
 
     def mass_matrix(self, q, out=None):
         """Joint-space mass matrix (n, n) by the composite-rigid-body algorithm."""

@@ -102,16 +102,25 @@ def test_puma560_generated_source_equals_the_recursion_and_pinocchio(rng):
     close(M, pin.coriolis(q, qd), 'C (Pinocchio)', PIN_TOL)
 
 
-def test_iiwa14_generated_inverse_dynamics_equals_the_recursion(rng):
-    """The 7-joint arm's inverse dynamics (its Coriolis program takes most of the generation)."""
+def test_iiwa14_generated_dynamics_equal_the_recursion_and_pinocchio(rng):
+    """The 7-joint arm's tau, M and g (its Coriolis program takes most of the generation)."""
     model = RobotModel.load('iiwa14')
-    source, _ = generated.generate_source(model, kernels=('inverse_dynamics',))
+    source, _ = generated.generate_source(
+        model, kernels=('inverse_dynamics', 'mass_matrix', 'gravity_torques'))
     k = as_python(source)
-    out = np.empty(7)
+    pin = PinDynamics(model, model.to_urdf())
+    out, M = np.empty(7), np.empty((7, 7))
     for _ in range(3):
         q, qd, qdd = rng.uniform(-np.pi, np.pi, 7), rng.normal(size=7), rng.normal(size=7)
         assert k.inverse_dynamics(q, qd, qdd, out)
         close(out, model.inverse_dynamics(q, qd, qdd), 'iiwa14 tau')
+        close(out, pin.rnea(q, qd, qdd), 'iiwa14 tau (Pinocchio)', PIN_TOL)
+        k.mass_matrix(q, M)
+        close(M, model.mass_matrix(q), 'iiwa14 M')
+        close(M, pin.crba(q), 'iiwa14 M (Pinocchio)', PIN_TOL)
+        k.gravity_torques(q, out)
+        close(out, model.gravity_torques(q), 'iiwa14 g')
+        close(out, pin.gravity(q), 'iiwa14 g (Pinocchio)', PIN_TOL)
 
 
 def random_parameters(model, rng):
@@ -165,6 +174,28 @@ def test_environment_switch_reaches_the_controllers_one_state_law(cache, monkeyp
     q, qd, q_d, qd_d, qdd_d = rng.normal(size=(5, 2))
     close(law(0.0, q, qd, (q_d, qd_d, qdd_d)).tau_requested,
           recursion(0.0, q, qd, (q_d, qd_d, qdd_d)).tau_requested, 'computed torque')
+
+
+def test_environment_switch_reaches_the_simulated_arm(cache, monkeypatch, rng):
+    from robot_dynamics.plant import Plant
+    model = RobotModel.load('scara')                  # with friction, a prismatic joint
+    fast = model.prepare(generated=True)
+    for friction in (False, True):
+        q, qd, tau = rng.uniform(-1, 1, 3), rng.normal(size=3), rng.normal(size=3)
+        close(fast.forward_dynamics(q, qd, tau, friction=friction),
+              model.forward_dynamics(q, qd, tau, friction=friction), f'qdd {friction}')
+    # a second of the arm under a sine torque: the same states, M qdd = tau - h against ABA
+    plants = {}
+    for switch in ('1', '0'):
+        monkeypatch.setenv('ROBOT_DYNAMICS_GENERATED', switch)
+        plant = Plant(model, 1e-3, q0=[0.2, 0.9, 0.1])
+        assert (plant._prepared.generated is not None) == (switch == '1')
+        for k in range(1000):
+            plant.step(model.gravity_torques(plant.q) + 2.0 * np.sin(k * 1e-2 + np.arange(3)))
+        plants[switch] = plant
+    close(plants['1'].q, plants['0'].q, 'q after 1 s', 1e-9)
+    close(plants['1'].qd, plants['0'].qd, 'qd after 1 s', 1e-9)
+    assert np.abs(plants['0'].q - [0.2, 0.9, 0.1]).max() > 0.01     # it moved
 
 
 def test_prepared_model_falls_back_with_a_warning(monkeypatch, tmp_path):

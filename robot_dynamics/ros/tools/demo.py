@@ -68,7 +68,7 @@ GOAL_TIME = 2.0
 #: The demo's recording, in ``--out`` (or a temporary folder).
 RECORDING = 'demo.mcap'
 #: A /compute_ik reply is waited for this long [s] before the request is sent again, at most
-#: IK_ATTEMPTS times in all (DDS can lose a reply; a reply that comes takes milliseconds).
+#: IK_ATTEMPTS times in all (a reply takes milliseconds; a starved host can hold it longer).
 IK_TIMEOUT, IK_ATTEMPTS = 3.0, 4
 #: The goal starts this long after the newest joint state [s] (its delivery takes milliseconds),
 #: at a multiple of START_GRID [s] on the states' clock, START_EARLY [s] before it, so that it
@@ -366,13 +366,11 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, clo
     """
     Run the demo on a bundled robot; return the exit status (0: the goal succeeded).
 
-    ``cartesian``: the lines as one Cartesian goal (the module docstring).
-
     ``clock``: one of :data:`CLOCKS`; in lockstep (``paced`` and ``lockstep``) the same numbers
     every run, whatever else the host does. ``namespace``:
     the arm's (``graph.namespace``), where the graph, the demo's client and its recording are.
     ``view``: a port to serve the live view on while the demo runs (``bringup.start_view``), or
-    None.
+    None. ``cartesian``: the lines as one Cartesian goal (the module docstring).
     """
     namespace = graph.namespace(namespace)
     if out_dir is not None:
