@@ -49,10 +49,10 @@ class CartesianTolerances(NamedTuple):
     """
     Limits on the tip error ``reference - actual``; inf: unchecked.
 
-    Position [m] per base axis (3,) and orientation [rad] per axis of the rotation vector
-    ``rotvec(R_ref R^T)`` (3,): ``path_*`` while the goal moves, ``goal_*`` after its last
-    point; ``goal_time`` [s] after the last point for the goal tolerances to hold (0: no
-    limit).
+    Position [m] per base axis (3,), orientation [rad] per axis of the rotation vector
+    ``rotvec(R_ref R^T)`` (3,) and twist [m/s, rad/s] per component ``vx vy vz wx wy wz``
+    (6,; None: unchecked): ``path_*`` while the goal moves, ``goal_*`` after its last point;
+    ``goal_time`` [s] after the last point for the goal tolerances to hold (0: no limit).
     """
 
     path_position: np.ndarray
@@ -60,6 +60,8 @@ class CartesianTolerances(NamedTuple):
     goal_position: np.ndarray
     goal_orientation: np.ndarray
     goal_time: float = 0.0
+    path_twist: Optional[np.ndarray] = None
+    goal_twist: Optional[np.ndarray] = None
 
     @classmethod
     def unchecked(cls):
@@ -224,12 +226,13 @@ class CartesianFollower:
         if goal is None:
             return point, []
         tol = goal.tolerances
-        position = point.pose[:3, 3] - pose[:3, 3]
-        orientation = matrix_to_rotvec(point.pose[:3, :3] @ pose[:3, :3].T)
+        errors = (point.pose[:3, 3] - pose[:3, 3],
+                  matrix_to_rotvec(point.pose[:3, :3] @ pose[:3, :3].T),
+                  np.asarray(point.twist, dtype=float) - twist)
         end = self.motion.end_time
-        limits = (tol.path_position, tol.path_orientation) if t < end else \
-            (tol.goal_position, tol.goal_orientation)
-        bad = _violations(position, orientation, *limits)
+        limits = (tol.path_position, tol.path_orientation, tol.path_twist) if t < end else \
+            (tol.goal_position, tol.goal_orientation, tol.goal_twist)
+        bad = _violations(errors, limits)
         if t < end:
             if bad:
                 return point, self._end_active(t, Outcome.PATH_TOLERANCE_VIOLATED,
@@ -300,12 +303,18 @@ class CartesianFollower:
                                           np.stack((twist, np.zeros(6))), start_time=t)
 
 
-def _violations(position, orientation, position_limit, orientation_limit):
-    """Return the violated tolerances in words ('' when none)."""
+#: The components of the checked errors, by kind, for the messages.
+_COMPONENTS = (('position', 'xyz'), ('orientation', 'xyz'),
+               ('twist', ('vx', 'vy', 'vz', 'wx', 'wy', 'wz')))
+
+
+def _violations(errors, limits):
+    """Return the violated tolerances in words ('' when none); a limit None checks nothing."""
     out = []
-    for what, error, limit in (('position', position, position_limit),
-                               ('orientation', orientation, orientation_limit)):
-        limit = np.broadcast_to(np.asarray(limit, dtype=float), (3,))
-        out += [f'{what} {"xyz"[i]} error {error[i]:.3g} > {limit[i]:.3g}'
+    for (what, names), error, limit in zip(_COMPONENTS, errors, limits):
+        if limit is None:
+            continue
+        limit = np.broadcast_to(np.asarray(limit, dtype=float), error.shape)
+        out += [f'{what} {names[i]} error {error[i]:.3g} > {limit[i]:.3g}'
                 for i in np.flatnonzero(np.abs(error) > limit)]
     return ', '.join(out)

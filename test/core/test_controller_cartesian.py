@@ -23,7 +23,7 @@ and a tip at rest after a cancel.
 import numpy as np
 import pytest
 from robot_dynamics import RobotModel
-from robot_dynamics.cartesian_follower import CartesianGoal
+from robot_dynamics.cartesian_follower import CartesianGoal, CartesianTolerances
 from robot_dynamics.control import ComputedTorque
 from robot_dynamics.controller import Controller, Kind, Mode
 from robot_dynamics.errors import InputError
@@ -124,6 +124,50 @@ def test_goals_of_either_kind_preempt_each_other():
     assert not rig.controller.task_space
     assert rig.ended(back_tag) == [Outcome.SUCCEEDED]
     assert np.abs(rig.plant.q - rig.q0).max() < 1e-3
+
+
+def _outcome(rig, tolerances, push=None, until=1.5):
+    """
+    Run a 1 s SCARA line with ``tolerances``, a push [N] along x from 0.5 s to ``until`` [s].
+
+    Returns the goal's outcomes and messages, once the arm has settled again (1 s).
+    """
+    tag = object()
+    goal, _, _ = rig.line_goal(tag, MOVE['scara'], duration=1.0)
+    rig.controller.submit_cartesian(goal._replace(tolerances=tolerances))
+    rig.run(0.5)
+    if push is not None:
+        rig.plant.set_wrench([push, 0.0, 0.0, 0.0, 0.0, 0.0])
+    rig.run(until - 0.5)
+    rig.plant.set_wrench(np.zeros(6))
+    rig.run(1.0)
+    messages = [e.message for e in rig.events if e.tag is tag and e.kind is Kind.GOAL_ENDED]
+    return rig.ended(tag), messages
+
+
+def test_a_cartesian_goals_tolerances_on_position_and_twist():
+    rig = Rig('scara')                  # stiffness 2000 N/m: a 20 N push moves the tip 1 cm
+    inf3 = np.full(3, np.inf)
+    # its controlled axes are x, y, z: not its orientation, nor the angular twist
+    loose = CartesianTolerances(np.full(3, 5e-3), inf3, np.full(3, 1e-3), inf3, 1.0,
+                                path_twist=np.r_[np.full(3, 0.05), inf3],
+                                goal_twist=np.r_[np.full(3, 1e-3), inf3])
+    # followed within 5 mm and 0.05 m/s, and at rest within 1 mm and 1 mm/s at the end
+    assert _outcome(rig, loose) == ([Outcome.SUCCEEDED], ['goal reached'])
+    # pushed while it moves: the position leaves 5 mm; with position unchecked, the twist
+    # the push gives (F / sqrt(K m) for its first instants) leaves 0.05 m/s first
+    outcome, message = _outcome(rig, loose, push=20.0)
+    assert outcome == [Outcome.PATH_TOLERANCE_VIOLATED]
+    assert message[0].startswith('path tolerance violated: ') and 'x error' in message[0]
+    outcome, message = _outcome(rig, loose._replace(path_position=inf3), push=20.0)
+    assert outcome == [Outcome.PATH_TOLERANCE_VIOLATED]
+    assert 'twist vx error' in message[0] and 'position' not in message[0]
+    # with the path unchecked, pushed past the last point and goal_time (1 s)
+    unchecked = CartesianTolerances.unchecked()
+    outcome, message = _outcome(rig, unchecked._replace(goal_position=loose.goal_position,
+                                                        goal_time=1.0), push=20.0, until=2.6)
+    assert outcome == [Outcome.GOAL_TOLERANCE_VIOLATED]
+    assert '1 s after the last point: position x error' in message[0]
 
 
 def test_cancel_brings_the_tip_to_rest_and_holds():

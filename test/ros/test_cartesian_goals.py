@@ -59,8 +59,12 @@ class TaskArm:
     def tip(self):
         return self.model.fk(self.loop.position())
 
-    def send(self, points, frame='', controlled_frame='', path_position=0.0):
-        """Send a Cartesian goal of ``(time, pose)`` points; return its handle."""
+    def send(self, points, frame='', controlled_frame='', path_position=0.0, tolerance=None):
+        """
+        Send a Cartesian goal of ``(time, pose)`` points; return its handle.
+
+        ``tolerance``: ``(field, value)``, e.g. ``('goal_tolerance.twist.angular.z', 0.1)``.
+        """
         goal = FollowCartesianTrajectory.Goal()
         goal.trajectory.header.frame_id = frame
         goal.trajectory.controlled_frame = controlled_frame
@@ -68,6 +72,12 @@ class TaskArm:
                                                            pose=pose) for t, pose in points]
         goal.path_tolerance.position.x = goal.path_tolerance.position.y = \
             goal.path_tolerance.position.z = path_position
+        if tolerance is not None:
+            *path, name = tolerance[0].split('.')
+            part = goal
+            for field in path:
+                part = getattr(part, field)
+            setattr(part, name, tolerance[1])
         future = self.cartesian.send_goal_async(goal)
         handle = self.probe.wait_for(lambda: future.done() and future.result(),
                                      what='the goal response')
@@ -232,6 +242,10 @@ def test_malformed_goals_are_refused_at_once_naming_the_problem(iiwa):
         ([(1.0, near)], {'controlled_frame': 'link4'}, 'only the tip'),
         ([(1.0, _pose(_moved(T0, [2.0, 0.0, 0.0])))], {}, 'unreachable'),
         ([(0.1, _pose(_moved(T0, [-0.1, 0.0, 0.0])))], {}, 'above its limit'),
+        ([(1.0, near)], {'tolerance': ('path_tolerance.acceleration.linear.x', 1.0)},
+         'path_tolerance.acceleration: not checked'),
+        ([(1.0, near)], {'tolerance': ('goal_tolerance.twist.angular.z', -2.0)},
+         'goal_tolerance.twist = [0.0, 0.0, 0.0, 0.0, 0.0, -2.0]: expected > 0'),
     ]
     before = iiwa.tip()
     for points, options, words in cases:

@@ -743,24 +743,28 @@ class ControllerNode(Node):
 
     def _cartesian_tolerances(self, request):
         """Return a goal's tolerances: its own where given (> 0; -1: none), else unchecked."""
-        out = []
+        limits = {}
         for name, given in (('path_tolerance', request.path_tolerance),
                             ('goal_tolerance', request.goal_tolerance)):
-            for field in ('twist', 'acceleration'):
-                part = getattr(given, field)
-                if any(getattr(getattr(part, side), a) != 0.0
-                       for side in ('linear', 'angular') for a in 'xyz'):
-                    raise InputError(f'{name}.{field}: not checked by this controller (only '
-                                     'position and orientation are); leave it 0')
-            for field in ('position', 'orientation'):
-                values = np.array([getattr(getattr(given, field), a) for a in 'xyz'])
+            part = given.acceleration
+            if any(getattr(getattr(part, side), a) != 0.0
+                   for side in ('linear', 'angular') for a in 'xyz'):
+                raise InputError(f'{name}.acceleration: not checked by this controller (the '
+                                 "tip's acceleration is not measured); leave it 0")
+            for field, values in (
+                    ('position', [given.position.x, given.position.y, given.position.z]),
+                    ('orientation', [given.orientation.x, given.orientation.y,
+                                     given.orientation.z]),
+                    ('twist', [getattr(getattr(given.twist, side), a)
+                               for side in ('linear', 'angular') for a in 'xyz'])):
+                values = np.array(values)
                 if np.any((values < 0.0) & (values != -1.0)) or not np.isfinite(values).all():
                     raise InputError(f'{name}.{field} = {values.tolist()}: expected > 0, 0 for '
                                      'the default (not checked) or -1 for none')
-                out.append(np.where(values > 0.0, values, np.inf))
+                limits[f'{name.split("_")[0]}_{field}'] = np.where(values > 0.0, values, np.inf)
         goal_time = to_seconds(request.goal_time_tolerance) or \
             self.get_parameter('constraints.goal_time').value
-        return CartesianTolerances(*out, goal_time)
+        return CartesianTolerances(goal_time=goal_time, **limits)
 
     async def execute_cartesian_callback(self, goal_handle):
         """Run one Cartesian goal to its end; its result comes from the control cycles."""
