@@ -44,18 +44,23 @@ Result = FollowJointTrajectory.Result
 class StandIn:
     """A FollowJointTrajectory server on its own node and executor threads."""
 
-    def __init__(self, domain, action, behaviour):
+    def __init__(self, domain, action, behaviour, answer_after=0.0):
+        """``answer_after`` [s]: how long the goal's answer waits after its request came."""
         self.context = Context()
         rclpy.init(context=self.context, domain_id=domain)
         self.node = Node('stand_in', context=self.context)
         self.goals, self.canceled = [], threading.Event()
+        self.requested = threading.Event()
         self.behaviour = behaviour
         group = ReentrantCallbackGroup()
+
+        def answer(goal):
+            self.requested.set()
+            time.sleep(answer_after)
+            return GoalResponse.REJECT if behaviour == 'reject' else GoalResponse.ACCEPT
         self.server = ActionServer(
             self.node, FollowJointTrajectory, action, self.execute, callback_group=group,
-            goal_callback=lambda goal: GoalResponse.REJECT if behaviour == 'reject'
-            else GoalResponse.ACCEPT,
-            cancel_callback=lambda handle: CancelResponse.ACCEPT)
+            goal_callback=answer, cancel_callback=lambda handle: CancelResponse.ACCEPT)
         self.executor = MultiThreadedExecutor(num_threads=2, context=self.context)
         self.executor.add_node(self.node)
         self.spinning = True
@@ -172,15 +177,20 @@ def test_send_without_a_server_and_with_a_bad_file(processes, trajectory_file, t
 
 
 @pytest.mark.ros
-def test_interrupting_send_cancels_the_goal(ros_domain, processes, trajectory_file):
+@pytest.mark.parametrize('when', ['running', 'answering'])
+def test_interrupting_send_cancels_the_goal(ros_domain, processes, trajectory_file, when):
+    # 'answering': Ctrl-C while the server's acceptance is on its way (it answers 0.3 s after
+    # the request): the goal it then accepts is canceled all the same
     path, _ = trajectory_file
-    server = StandIn(ros_domain, '/slow/follow_joint_trajectory', 'run')
+    server = StandIn(ros_domain, '/slow/follow_joint_trajectory', 'run',
+                     answer_after=0.3 if when == 'answering' else 0.0)
     try:
         proc = send(processes, path, '/slow/follow_joint_trajectory')
         deadline = time.monotonic() + TIMEOUT
-        while not server.goals and time.monotonic() < deadline:
+        while not (server.goals if when == 'running' else server.requested.is_set()) \
+                and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert server.goals, processes.output(proc)
+        assert server.requested.is_set(), processes.output(proc)
         proc.send_signal(signal.SIGINT)
         status, output = finish(processes, proc)
         assert status == 130, output

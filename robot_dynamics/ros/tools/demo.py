@@ -106,9 +106,11 @@ class DemoClient(Node):
         return future.result()
 
     def start_ns(self):
-        """Return when a goal sent now starts [ns]: START_LEAD after the newest state, gridded."""
+        """Return when a goal sent now starts [ns]: START_LEAD after the next state, gridded."""
         grid = round(START_GRID * 1e9)
-        return ((to_nanoseconds(self.newest_state().header.stamp) + round(START_LEAD * 1e9))
+        # the state read before was taken: wait for the next (a stalled host delays it)
+        state = wait_until(self.newest_state, 60.0, 'joint states')
+        return ((to_nanoseconds(state.header.stamp) + round(START_LEAD * 1e9))
                 // grid * grid - round(START_EARLY * 1e9))
 
     def follow(self, action, goal, duration):

@@ -192,12 +192,19 @@ def run(points, action=None, *, server_timeout=30.0, out=sys.stdout):
         gone = _Absence(client)
         lost = f'the action server {action} is gone (the controller stopped or died)'
         sending = client.send_goal_async(goal_message(points))
-        if not _wait(sending, time.monotonic() + server_timeout, stop, gone):
-            return INTERRUPTED if stop.is_set() else _failed(
-                f'{lost}; the goal was not answered' if gone() else 'no answer to the goal')
+        # interrupted while the goal is on its way: its answer is still waited for (at most
+        # CANCEL_WAIT), so that a goal the server accepted is canceled, not left running
+        if not _wait(sending, time.monotonic() + server_timeout, stop, gone) and not (
+                stop.is_set() and _wait(sending, time.monotonic() + CANCEL_WAIT,
+                                        threading.Event(), gone)):
+            if stop.is_set():
+                print('send: interrupted; the goal was not answered', file=sys.stderr)
+                return INTERRUPTED
+            return _failed(f'{lost}; the goal was not answered' if gone() else
+                           'no answer to the goal')
         handle = sending.result()
         if not handle.accepted:
-            return _failed(f'{action} rejected the goal')
+            return INTERRUPTED if stop.is_set() else _failed(f'{action} rejected the goal')
         result = handle.get_result_async()
         if not _wait(result, time.monotonic() + duration + RESULT_MARGIN, stop, gone):
             if not stop.is_set() and gone():
