@@ -315,7 +315,7 @@ class ControllerNode(Node):
         self._published_mode = None
         self._results = {}                # goal id (bytes) -> Future of its result
         # on simulated time, the lockstep simulator's QoS: no state and no answer is lost, and
-        # a recorder that matches late still receives the newest RECORDED_DEPTH states
+        # a recorder that matches late still receives the newest LOCKSTEP_DEPTH states
         recorded = LOCKSTEP_WRITER if self.sim_time else RECORDED
         self.command_publisher = self.create_publisher(
             Float64MultiArray, command_topic(p), LOCKSTEP_WRITER if self.sim_time else 10)
