@@ -226,6 +226,7 @@ class PreparedModel:
         self.gravity = g.copy()
         self._consts = self._pack(model, body, T_body_link, g)
         self._n = model.dof
+        self._zero = np.zeros(model.dof)      # qdd of h = C qd + g, read only
         self.generated = self._generated(model, g) if generated else None
         # the RK4 kernel of the recursion takes the model's gravity
         self._compiled_step = self.generated is None and np.array_equal(g, model.gravity)
@@ -311,7 +312,7 @@ class PreparedModel:
             out = np.empty(n)
         if self.generated is not None:
             M = self.mass_matrix(q)
-            rhs = tau - self.inverse_dynamics(q, qd, np.zeros(n), friction=friction)
+            rhs = tau - self.inverse_dynamics(q, qd, self._zero, friction=friction)
             try:
                 out[:] = cho_solve(cho_factor(M), rhs)
             except np.linalg.LinAlgError:
