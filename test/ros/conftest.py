@@ -25,9 +25,11 @@ of a test that fails. The test's own node lives in its own rclpy context on that
 in a background thread; tests wait on conditions with generous time-outs, never on sleeps.
 """
 
+import atexit
 from collections.abc import Sequence
 import gc
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -46,7 +48,9 @@ from robot_dynamics.ros.wire.qos import SERVICE_CLIENT
 
 # Discovery stays on loopback for the test process too, however pytest was started.
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-os.environ.setdefault('ROS_LOG_DIR', tempfile.mkdtemp(prefix='robot_dynamics_ros_log_'))
+if 'ROS_LOG_DIR' not in os.environ:
+    os.environ['ROS_LOG_DIR'] = tempfile.mkdtemp(prefix='robot_dynamics_ros_log_')
+    atexit.register(shutil.rmtree, os.environ['ROS_LOG_DIR'], ignore_errors=True)
 
 #: Generous limit for anything to happen (process start, discovery, a reply) [s]; the first
 #: start in a new install compiles the library's kernels.

@@ -50,10 +50,14 @@ def lock_domain():
 
 
 def environment(domain, log_dir):
-    """Return the environment of processes on ``domain`` logging to ``log_dir``."""
+    """
+    Return the environment of processes on ``domain`` logging to ``log_dir``.
+
+    Their temporary files go there too (``TMPDIR``), removed with it.
+    """
     env = dict(os.environ)
     env.update(ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
-               ROS_LOG_DIR=str(log_dir),
+               ROS_LOG_DIR=str(log_dir), TMPDIR=str(log_dir),
                AMENT_PREFIX_PATH=os.pathsep.join(
                    p for p in (sys.prefix, os.environ.get('AMENT_PREFIX_PATH')) if p),
                PYTHONUNBUFFERED='1', RCUTILS_LOGGING_BUFFERED_STREAM='0')
