@@ -40,6 +40,8 @@ PATH_LENGTH = 300
 GHOST_OPACITY = 0.3
 #: Vertical field of view of the camera [rad].
 FOV = np.deg2rad(50.0)
+#: Intensity of the hemisphere light that stands in for an environment map.
+HEMISPHERE = 4.0
 
 
 def check_port(host, port):
@@ -150,6 +152,12 @@ class ArmView:
         self.q = None
         server = self.server
         server.scene.set_up_direction('+z')
+        # lights a browser without a GPU draws too: an environment map and shadows cost seconds
+        # a frame in software WebGL, a hemisphere and the default lights milliseconds
+        server.scene.configure_environment_map(None)
+        server.scene.configure_default_lights(cast_shadow=False)
+        server.scene.add_light_hemisphere('/light', sky_color=(255, 255, 255),
+                                          ground_color=(150, 150, 150), intensity=HEMISPHERE)
         server.gui.add_markdown(f'**{title}**')
         self._status = server.gui.add_markdown('waiting for the robot description')
         self._positions = server.gui.add_markdown('')

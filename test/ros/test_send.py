@@ -33,6 +33,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.context import Context
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
+from robot_dynamics.ros.tools.send import Patience
 from robot_dynamics.ros.wire.conversions import to_seconds
 from robot_dynamics.trajectory import TrajectoryPoints
 from robot_dynamics_interfaces.action import FollowJointTrajectory
@@ -198,3 +199,17 @@ def test_interrupting_send_cancels_the_goal(ros_domain, processes, trajectory_fi
         assert 'interrupted; goal canceled' in output
     finally:
         server.close()
+
+
+def test_the_result_is_waited_for_while_the_goal_shows_progress():
+    # a 5 s goal sent at t = 100 s on the monotonic clock, given up 60 s after its end ...
+    patience = Patience(100.0, 5.0, margin=60.0)
+    assert patience() == 165.0
+    patience.feedback(104.0)                # feedback within its nominal time changes nothing
+    assert patience() == 165.0
+    # ... unless it still runs then (simulated time slower than the wall clock): 60 s after
+    # its newest feedback
+    patience.feedback(150.0)
+    assert patience() == 210.0
+    patience.feedback(149.0)                # a late callback never brings the deadline back
+    assert patience() == 210.0

@@ -199,12 +199,9 @@ def page(browser, graph):
     _move(graph, [0.6, -1.2, 0.12])
     time.sleep(1.0)
     DOCS.mkdir(exist_ok=True)
-    # software WebGL's notice (a browser with a GPU has none) out of the README's picture
-    notice = p.page.locator('.mantine-Notification-root button')
-    if notice.count():
-        # forced: on a loaded host the notice's entry animation kept it "unstable" for Playwright
-        # past its 120 s wait (a run of two suites at once)
-        notice.first.click(force=True)
+    # software WebGL's notice (a browser with a GPU has none) out of the README's picture,
+    # whenever it comes
+    p.page.add_style_tag(content='.mantine-Notification-root { display: none; }')
     p.pixels(DOCS / 'view_live.png')        # the README's screenshot
     yield p
     if not p.page.is_closed():

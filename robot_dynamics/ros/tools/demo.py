@@ -48,7 +48,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from . import bringup, definitions, graph
 from .recorder import RecorderNode
-from .send import cartesian_goal_message
+from .send import cartesian_goal_message, Patience, RESULT_MARGIN, wait_for
 from ..wire import middleware
 from ..wire.compat import ActionClient
 from ..wire.conversions import (joint_state, matrix_to_pose, time_msg, to_nanoseconds, to_seconds,
@@ -114,9 +114,21 @@ class DemoClient(Node):
                 // grid * grid - round(START_EARLY * 1e9))
 
     def follow(self, action, goal, duration):
-        """Send ``goal`` on ``action`` and return its result (``duration`` [s] of motion)."""
-        handle = self.wait(action.send_goal_async(goal), 30.0, 'the goal response')
-        return self.wait(handle.get_result_async(), duration + 60.0, 'the goal result')
+        """
+        Send ``goal`` on ``action`` and return its result (``duration`` [s] of motion).
+
+        Waited for as ``robot-dynamics send`` waits (:class:`~.send.Patience`): in lockstep on a
+        busy host the goal runs slower than the wall clock, and its feedback shows it running.
+        """
+        patience = Patience(time.monotonic(), duration)
+        handle = self.wait(action.send_goal_async(
+            goal, feedback_callback=lambda _: patience.feedback(time.monotonic())), 30.0,
+            'the goal response')
+        result = handle.get_result_async()
+        if not wait_for(result, patience):
+            raise TimeoutError(f'no goal result and no feedback for {RESULT_MARGIN:g} s after '
+                               "the goal's end")
+        return result.result()
 
     def solve(self, model, pose, seed):
         """Call /compute_ik for the tip ``pose`` seeded with ``seed``; return the solution."""

@@ -19,7 +19,8 @@ Installs from PyPI have no ``ros2 action send_goal``; this sends the points of a
 :class:`~robot_dynamics.trajectory.TrajectoryPoints` (a ``FollowJointTrajectory`` goal) or of a
 :class:`~robot_dynamics.cartesian_trajectory.CartesianPoints` (a
 ``FollowCartesianTrajectory`` goal), read from YAML (:func:`load`), as a goal that starts at
-once (header stamp zero), prints the goal's progress, and waits for the result. Ctrl-C (SIGINT)
+once (header stamp zero), and waits for the result as long as the goal shows progress (see
+:class:`Patience`: a goal on simulated time may run slower than the wall clock). Ctrl-C (SIGINT)
 or SIGTERM asks the controller to cancel the goal (it brings the arm to rest) and exits: it
 waits for the answer at most CANCEL_WAIT, and not at all where the server is gone. A server that
 goes away while the goal runs (the controller stopped, or killed: discovery drops a process
@@ -48,7 +49,8 @@ from ...cartesian_trajectory import CartesianPoints, is_cartesian
 from ...errors import InputError
 from ...trajectory import trajectory_document, TrajectoryPoints
 
-#: Time [s] allowed after the last point for the result to arrive.
+#: Wall time [s] allowed for the result after the goal's nominal end and after its newest
+#: feedback, whichever is later.
 RESULT_MARGIN = 60.0
 #: Time [s] the action server must have been unreachable before ``send`` says it is gone (one
 #: look can fall between an endpoint's loss and its return on a busy host).
@@ -111,14 +113,41 @@ def cartesian_goal_message(points):
     return goal
 
 
-def _wait(future, deadline, stop, server_gone=lambda: False):
+class Patience:
+    """
+    How long ``send`` waits for a goal's result, on the monotonic clock [s].
+
+    Until ``margin`` after the goal's nominal end (``sent`` + ``duration``) or after its newest
+    feedback, whichever is later: the controller publishes feedback while the goal runs, so a
+    goal on simulated time that runs slower than the wall clock (lockstep on a busy host) is
+    waited for, and a controller that stopped answering is given up ``margin`` after its last
+    word.
+    """
+
+    def __init__(self, sent, duration, margin=RESULT_MARGIN):
+        self.margin = margin
+        self.deadline = sent + duration + margin
+
+    def feedback(self, now):
+        """Note feedback that arrived at ``now``."""
+        self.deadline = max(self.deadline, now + self.margin)
+
+    def __call__(self):
+        """Return the deadline now."""
+        return self.deadline
+
+
+def wait_for(future, deadline, stop=None, server_gone=lambda: False):
     """
     Wait for an rclpy future (spun elsewhere) until ``deadline``; return whether it ended.
 
-    Also stops waiting when ``stop`` is set or ``server_gone()`` is true.
+    ``deadline``: a monotonic time [s], or a function that returns it (read at each look).
+    Also stops waiting when ``stop`` (a threading.Event, or None) is set or ``server_gone()`` is
+    true.
     """
     while not future.done():
-        if stop.is_set() or time.monotonic() > deadline or server_gone():
+        limit = deadline() if callable(deadline) else deadline
+        if (stop is not None and stop.is_set()) or time.monotonic() > limit or server_gone():
             return False
         time.sleep(0.01)
     return True
@@ -191,12 +220,13 @@ def run(points, action=None, *, server_timeout=30.0, out=sys.stdout):
               f'{what} to {action}', file=out, flush=True)
         gone = _Absence(client)
         lost = f'the action server {action} is gone (the controller stopped or died)'
-        sending = client.send_goal_async(goal_message(points))
+        patience = Patience(time.monotonic(), duration)
+        sending = client.send_goal_async(
+            goal_message(points), feedback_callback=lambda _: patience.feedback(time.monotonic()))
         # interrupted while the goal is on its way: its answer is still waited for (at most
         # CANCEL_WAIT), so that a goal the server accepted is canceled, not left running
-        if not _wait(sending, time.monotonic() + server_timeout, stop, gone) and not (
-                stop.is_set() and _wait(sending, time.monotonic() + CANCEL_WAIT,
-                                        threading.Event(), gone)):
+        if not wait_for(sending, time.monotonic() + server_timeout, stop, gone) and not (
+                stop.is_set() and wait_for(sending, time.monotonic() + CANCEL_WAIT, None, gone)):
             if stop.is_set():
                 print('send: interrupted; the goal was not answered', file=sys.stderr)
                 return INTERRUPTED
@@ -206,17 +236,18 @@ def run(points, action=None, *, server_timeout=30.0, out=sys.stdout):
         if not handle.accepted:
             return INTERRUPTED if stop.is_set() else _failed(f'{action} rejected the goal')
         result = handle.get_result_async()
-        if not _wait(result, time.monotonic() + duration + RESULT_MARGIN, stop, gone):
+        if not wait_for(result, patience, stop, gone):
             if not stop.is_set() and gone():
                 return _failed(f'{lost}; the goal has no result')
             canceling = handle.cancel_goal_async()
-            _wait(canceling, time.monotonic() + CANCEL_WAIT, threading.Event(), gone)
+            wait_for(canceling, time.monotonic() + CANCEL_WAIT, None, gone)
             if stop.is_set():
                 print('send: interrupted; ' + ('goal canceled' if canceling.done() else
                                                'cancel requested, no answer'),
                       file=sys.stderr)
                 return INTERRUPTED
-            return _failed(f'no result within {duration + RESULT_MARGIN:g} s; goal canceled')
+            return _failed(f'no result and no feedback for {RESULT_MARGIN:g} s after the '
+                           "goal's end; goal canceled")
         answer = result.result().result
         code = int(answer.error_code)
         if code == FollowJointTrajectory.Result.SUCCESSFUL:
