@@ -26,10 +26,10 @@ Run: ``.venv/bin/python examples/identify_payload.py`` (about half a minute).
 
 import numpy as np
 
-from robot_dynamics import excitation, identify, RobotModel, simulation
+from robot_dynamics import closed_loop, control, excitation, identify, RobotModel
 
 model = RobotModel.load('puma560')
-plant = simulation.with_payload(model, 2.0, com=[0.0, 0.0, 0.05])
+plant = closed_loop.with_payload(model, 2.0, com=[0.0, 0.0, 0.05])
 rng = np.random.default_rng(0)
 
 # excite: 30 s (three periods of 10 s) from where the simulated arm starts
@@ -43,9 +43,9 @@ print(f'excitation: {motion.periods} x {motion.period:g} s, base regressor condi
 # (150 rad/s) that the wrist, whose nominal inertia is far below the payload's, stays on its
 # reference: at the default 20 rad/s it ran a radian off into its stop, and what a stop does
 # is no rigid-body dynamics to identify
-controller = simulation.default_controller('computed_torque', model, start,
-                                           natural_frequency=150.0)
-record = simulation.track_reference(plant, controller, reference, reference.end_time, q0=start)
+controller = control.default_controller('computed_torque', model, start,
+                                        natural_frequency=150.0)
+record = closed_loop.track_reference(plant, controller, reference, reference.end_time, q0=start)
 q = record.q + 1e-5 * rng.standard_normal(record.q.shape)
 # torque noise of 1 % of each joint's largest torque (a wrist's sensor is smaller)
 noise = 0.01 * np.abs(record.tau_applied).max(axis=0)
@@ -66,11 +66,11 @@ for label, key in (('nominal', identify.NOMINAL), ('identified', identify.IDENTI
           f'{np.array2string(found.rms[key], precision=4)}')
 
 # control: computed torque on each model, the default reference of robot-dynamics simulate
-motion, _ = simulation.reference_trajectory(plant, 4.0)
-home = simulation.home_configuration(model)
+motion, _ = closed_loop.reference_trajectory(plant, 4.0)
+home = closed_loop.home_configuration(model)
 for label, candidate in (('nominal', model), ('identified', identified), ('exact', plant)):
-    law = simulation.default_controller('computed_torque', candidate, home)
-    run = simulation.track_reference(plant, law, motion, 4.0)
-    error = simulation.tracking_error(plant, run, motion)
+    law = control.default_controller('computed_torque', candidate, home)
+    run = closed_loop.track_reference(plant, law, motion, 4.0)
+    error = closed_loop.tracking_error(plant, run, motion)
     print(f'computed torque with the {label} model: rms tracking error '
           f'{np.sqrt(np.mean(error ** 2)):.3e} rad, max {np.abs(error).max():.3e} rad')

@@ -96,7 +96,7 @@ _fraction = _number(lambda v: v > -1.0, 'a fraction > -1 (e.g. 0.2 or -0.2)')
 
 def _simulate_parser(sub, robots):
     """Add the ``simulate`` command to the subparsers ``sub``."""
-    from . import simulation as sim
+    from . import closed_loop as sim
     p = sub.add_parser(
         'simulate', help='closed-loop simulation in the library (no ROS)',
         description='Track a smooth reference (a quintic through a few waypoints, then a hold) '
@@ -234,7 +234,7 @@ def _info_parser(sub, robots):
 
 def _bringup_parser(sub, robots):
     """Add the ``bringup`` command to the subparsers ``sub``."""
-    from . import simulation as sim
+    from . import closed_loop as sim
     p = sub.add_parser(
         'bringup', help='start the ROS 2 nodes (model, kinematics, simulator, controller)',
         description='Start the ROS 2 node set of launch/sim.launch.py with the same parameter '
@@ -457,7 +457,7 @@ def _plot_comparison(runs, path):
 
 def simulate_goal_command(args, out=sys.stdout):
     """Run ``robot-dynamics simulate --goal``: the graph's loop in one process; the status."""
-    from . import simulation as sim
+    from . import closed_loop as sim
     from .model import RobotModel
     from .parameter_files import file_values, parameter_file
     from .trajectory import TrajectoryPoints
@@ -493,7 +493,7 @@ def simulate_goal_command(args, out=sys.stdout):
 
 def simulate_command(args, out=sys.stdout):
     """Run ``robot-dynamics simulate``; return the exit status."""
-    from . import simulation as sim
+    from . import closed_loop as sim
     from .plots import require_matplotlib
     if args.goal:
         return simulate_goal_command(args, out)
@@ -549,7 +549,7 @@ def robot_info(model):
     q is the first waypoint of the simulation's default reference: mid-range plus alternating
     offsets inside the limits, so that the arm is bent (mid-range is often singular).
     """
-    from .simulation import reference_waypoints
+    from .closed_loop import reference_waypoints
     from .spatial import matrix_to_rpy
     q = reference_waypoints(model, 1.0)[1][1]
     T = model.fk(q)

@@ -1082,7 +1082,7 @@ def configured_law(model, parameter):
     ``damping_ratio``, ``friction_compensation``, ``adaptation_gain`` and each joint's
     ``gains.<joint>.<kp|kd|ki>``; a gain's default is :func:`default_controller`'s at the middle
     of the joint ranges. The controller node (which declares each gain as it is asked for) and
-    the library's loop (:func:`robot_dynamics.simulation.graph_loop`) both build it here.
+    the library's loop (:func:`robot_dynamics.closed_loop.graph_loop`) both build it here.
     """
     law = default_controller(parameter('control_law', Law.COMPUTED_TORQUE.value), model,
                              middle(model.lower, model.upper),

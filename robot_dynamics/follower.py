@@ -90,7 +90,7 @@ class Tolerances(NamedTuple):
         default)`` gives ``constraints.<joint>.trajectory`` and ``.goal``
         [rad or m], ``constraints.stopped_velocity_tolerance`` [rad/s or m/s] (0 in any of them:
         unchecked) and ``constraints.goal_time`` [s]. The controller node and the library's loop
-        (:func:`robot_dynamics.simulation.graph_loop`) both read them here.
+        (:func:`robot_dynamics.closed_loop.graph_loop`) both read them here.
         """
         def bound(name, default=0.0):
             value = float(parameter(name, default))

@@ -43,10 +43,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .closed_loop import (AMPLITUDE_FRACTION, MAX_REVOLUTE_AMPLITUDE, REFERENCE_EFFORT_FRACTION,
+                          REFERENCE_VELOCITY_FRACTION)
 from .errors import InputError
 from .limits import middle
-from .simulation import (AMPLITUDE_FRACTION, MAX_REVOLUTE_AMPLITUDE, REFERENCE_EFFORT_FRACTION,
-                         REFERENCE_VELOCITY_FRACTION)
 from .time_scaling import time_scale
 from .trajectory import (CARTESIAN_MAX_JOINT_STEP, CartesianLine, check_limits,
                          from_waypoints, point_to_point, TaskPoint)

@@ -28,10 +28,10 @@ controller's cycle and safe command with each control law and the task-space law
 import sys
 import time
 
+from .control import CONTROLLERS, default_controller
 from .controller import Controller
 from .limits import middle
 from .model import RobotModel
-from .simulation import CONTROLLERS, default_controller
 from .task_space import configured_task_law
 
 

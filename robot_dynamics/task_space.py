@@ -502,7 +502,7 @@ def configured_task_law(model, parameter):
     empty: None, where the Cartesian motion starts) and ``friction_compensation`` (the model's
     friction fed forward at the reference: True, the default, as for the joint laws). The
     controller node and the library's loop
-    (:func:`robot_dynamics.simulation.graph_loop`) both build it here; a bad value raises
+    (:func:`robot_dynamics.closed_loop.graph_loop`) both build it here; a bad value raises
     ``InputError`` naming the parameter.
     """
     axes = list(parameter('cartesian.controlled_axes', []) or [])

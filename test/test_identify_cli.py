@@ -34,7 +34,8 @@ from mcap_ros2.writer import Writer
 import numpy as np
 import pytest
 
-from robot_dynamics import cli, identification, identify, recordings, RobotModel, simulation
+from robot_dynamics import cli, closed_loop, control, identification, identify, recordings, \
+    RobotModel
 from robot_dynamics.errors import InputError
 from robot_dynamics.robots import from_source
 from robot_dynamics.ros.tools.definitions import message_definition, TOPICS
@@ -82,12 +83,12 @@ def run(tmp_path_factory):
     assert cli.main(['excite', *EXCITE_ARGS, '--out', str(excitation_file)]) == cli.EXIT_OK
     points = TrajectoryPoints.from_yaml(str(excitation_file))
     model = RobotModel.load('planar_2r')
-    plant = simulation.with_payload(model, PAYLOAD, com=[0.1, 0.0, 0.05])
+    plant = closed_loop.with_payload(model, PAYLOAD, com=[0.1, 0.0, 0.05])
     reference = points.trajectory()
-    controller = simulation.default_controller('computed_torque', model,
-                                               simulation.home_configuration(model))
-    record = simulation.track_reference(plant, controller, reference, reference.end_time + 0.5,
-                                        q0=points.positions[0])
+    controller = control.default_controller('computed_torque', model,
+                                            closed_loop.home_configuration(model))
+    record = closed_loop.track_reference(plant, controller, reference, reference.end_time + 0.5,
+                                         q0=points.positions[0])
     assert record.stable
     rng = np.random.default_rng(16)
     q = record.q + POSITION_NOISE * rng.standard_normal(record.q.shape)

@@ -32,8 +32,8 @@ from mcap_ros2.writer import Writer
 import numpy as np
 import pytest
 
-from robot_dynamics import cli, pick_and_place, plots, recorded_motion, recordings, replay, \
-    RobotModel, ShapeError, simulation
+from robot_dynamics import cli, closed_loop, pick_and_place, plots, recorded_motion, recordings, \
+    replay, RobotModel, ShapeError
 from robot_dynamics.errors import InputError
 from robot_dynamics.robots import from_source
 from robot_dynamics.ros.tools.definitions import message_definition, TOPICS
@@ -115,8 +115,8 @@ def _planar_2r_tip(q):
 @pytest.fixture(scope='module')
 def simulated(tmp_path_factory):
     """Record a computed-torque SCARA run as the ROS controller and simulator publish it."""
-    run = simulation.run(simulation.Settings(robot='scara', controller='computed_torque',
-                                             duration=1.5, model_error=0.2))
+    run = closed_loop.run(closed_loop.Settings(robot='scara', controller='computed_torque',
+                                               duration=1.5, model_error=0.2))
     rec, names = run.record, list(run.plant.joint_names)
     ref = run.reference.sample(rec.t)
     error = ref.q - rec.q
@@ -641,8 +641,8 @@ def test_the_demos_tip_path_reads_at_once(robot, tmp_path):
 
 
 def test_simulate_plot_one_style_one_error_label_units_per_joint(tmp_path):
-    run = simulation.run(simulation.Settings(robot='scara', controller='computed_torque',
-                                             duration=0.3))
+    run = closed_loop.run(closed_loop.Settings(robot='scara', controller='computed_torque',
+                                               duration=0.3))
     fig = cli._plot_run(run, tmp_path / 'run.png')
     labels = [ax.get_ylabel() for ax in fig.axes]
     assert labels == ['shoulder\nposition [rad]', 'shoulder\nerror q_ref - q [rad]',

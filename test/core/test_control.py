@@ -20,11 +20,14 @@ the plant's joint friction on, as ``robot-dynamics simulate`` does.
 """
 
 
+import importlib
+import sys
+
 import numpy as np
 import pytest
 
+from robot_dynamics import closed_loop as sim
 from robot_dynamics import control, InputError, RobotModel, ShapeError
-from robot_dynamics import simulation as sim
 from robot_dynamics import trajectory as tr
 from robot_dynamics.trajectory import TrajectoryPoint
 
@@ -535,3 +538,12 @@ def test_adaptive_learns_a_payload_that_computed_torque_does_not_know(
     assert ad[-1] < fraction * ct[-1], (ad, ct)
     est = adaptive.state.estimate
     assert np.all(est >= adaptive.lower) and np.all(est <= adaptive.upper)
+
+
+def test_the_former_module_name_warns_and_is_the_closed_loop(monkeypatch):
+    monkeypatch.delitem(sys.modules, 'robot_dynamics.simulation', raising=False)
+    with pytest.warns(DeprecationWarning, match='robot_dynamics.closed_loop'):
+        old = importlib.import_module('robot_dynamics.simulation')
+    assert old is sim
+    from robot_dynamics.simulation import graph_loop, REFERENCE_EFFORT_FRACTION
+    assert graph_loop is sim.graph_loop and REFERENCE_EFFORT_FRACTION == 0.5

@@ -17,11 +17,11 @@
 import numpy as np
 import pytest
 from robot_dynamics import RobotModel
+from robot_dynamics.closed_loop import closed_loop, default_controller
 from robot_dynamics.control import PID
 from robot_dynamics.controller import Controller, Kind, Mode
 from robot_dynamics.errors import InputError
 from robot_dynamics.follower import Goal, Outcome, Tolerances
-from robot_dynamics.simulation import closed_loop, default_controller
 from robot_dynamics.simulator import Simulator
 from robot_dynamics.trajectory import point_to_point
 

@@ -37,7 +37,7 @@ import pytest
 from randomchain import PinDynamics
 from robot_dynamics import excitation, identification as idf
 from robot_dynamics import InputError, ModelError, RobotModel, ShapeError
-from robot_dynamics.simulation import with_payload
+from robot_dynamics.closed_loop import with_payload
 from robot_dynamics.urdf import set_dynamic_parameters
 from scipy.stats import chi2
 

@@ -19,7 +19,7 @@ import math
 import numpy as np
 import pytest
 
-from robot_dynamics import ik, RobotModel, simulation
+from robot_dynamics import closed_loop, ik, RobotModel
 from robot_dynamics.limits import middle, nearest_turn, project
 
 INF = np.inf
@@ -43,7 +43,7 @@ def test_middle_of_every_kind_of_range():
 def test_home_configuration_is_inside_one_sided_limits(lower, upper):
     """Simulation's home was 0 for a one-sided range, outside ``[0.5, inf)``: now the middle."""
     model = one_sided(lower, upper)
-    home = simulation.home_configuration(model)
+    home = closed_loop.home_configuration(model)
     assert np.all(home >= model.lower) and np.all(home <= model.upper)
     np.testing.assert_array_equal(home, ik.default_seed(model))
 

@@ -25,9 +25,9 @@ library's RNEA: test_pinocchio.py).
 from conftest import BUNDLED, CONFIG_DIR
 import numpy as np
 import pytest
-from robot_dynamics import InputError, pick_and_place as pp, simulation
+from robot_dynamics import closed_loop, control, InputError, pick_and_place as pp
+from robot_dynamics.closed_loop import REFERENCE_EFFORT_FRACTION, REFERENCE_VELOCITY_FRACTION
 from robot_dynamics.limits import middle
-from robot_dynamics.simulation import REFERENCE_EFFORT_FRACTION, REFERENCE_VELOCITY_FRACTION
 from robot_dynamics.spatial import pose_error
 import yaml
 
@@ -180,9 +180,9 @@ def test_computed_torque_follows_the_plan_without_saturating(robot, bundled):
     model = bundled[robot]
     motion = pp.plan(model, start_positions(model))
     reference = motion.trajectory()
-    controller = simulation.default_controller('computed_torque', model,
-                                               middle(model.lower, model.upper))
-    record = simulation.track_reference(model, controller, reference, motion.duration + 0.5)
+    controller = control.default_controller('computed_torque', model,
+                                            middle(model.lower, model.upper))
+    record = closed_loop.track_reference(model, controller, reference, motion.duration + 0.5)
     assert record.stable and not record.saturated.any()
     error = reference.sample(record.t).q - record.q
     assert np.sqrt(np.mean(error ** 2)) < 1e-4 and np.abs(error).max() < 1e-3

@@ -15,7 +15,7 @@
 """
 The shipped task-space defaults on every bundled robot, in the library's closed loop.
 
-The loop is the graph's in lockstep (:func:`robot_dynamics.simulation.graph_loop` from the
+The loop is the graph's in lockstep (:func:`robot_dynamics.closed_loop.graph_loop` from the
 robot's ``config/<robot>.yaml`` and the nodes' defaults, the :class:`Simulator` with the URDF's
 friction). Truth: a 10 N push along the first controlled axis settles within 3 s, at the static
 deflection ``F / K`` where the joints have no friction (Coulomb friction holds part of the push
@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 from robot_dynamics import parameter_files, RobotModel, robots
 from robot_dynamics.cartesian_follower import CartesianGoal
-from robot_dynamics.simulation import closed_loop, graph_loop
+from robot_dynamics.closed_loop import closed_loop, graph_loop
 from scipy.spatial.transform import Rotation
 
 #: The push [N], the settling time [s] the defaults must meet, and the band [fraction of the

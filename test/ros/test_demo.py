@@ -20,9 +20,9 @@ import json
 import numpy as np
 import pytest
 from robot_dynamics import pick_and_place, recordings, RobotModel
+from robot_dynamics.closed_loop import REFERENCE_EFFORT_FRACTION, REFERENCE_VELOCITY_FRACTION
 from robot_dynamics.ros.tools import graph
 from robot_dynamics.ros.tools.definitions import TOPICS
-from robot_dynamics.simulation import REFERENCE_EFFORT_FRACTION, REFERENCE_VELOCITY_FRACTION
 
 pytestmark = pytest.mark.ros
 

@@ -29,9 +29,9 @@ from closed_loop import quintic, SUCCEEDED
 import numpy as np
 import pytest
 from robot_dynamics import RobotModel
+from robot_dynamics.closed_loop import with_payload
 from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.conversions import duration_msg, to_seconds
-from robot_dynamics.simulation import with_payload
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState, ParameterEstimate
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint

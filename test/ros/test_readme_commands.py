@@ -34,8 +34,8 @@ import time
 
 import pytest
 from robot_dynamics import RobotModel
+from robot_dynamics.closed_loop import with_payload
 from robot_dynamics.ros.nodes.description import DESCRIPTION_QOS
-from robot_dynamics.simulation import with_payload
 from std_msgs.msg import String
 
 pytestmark = pytest.mark.ros

@@ -18,9 +18,9 @@
 from closed_loop import quintic, SUCCEEDED
 import numpy as np
 import pytest
+from robot_dynamics.closed_loop import closed_loop, goal_from_points, graph_loop
 from robot_dynamics.parameter_files import file_values, parameter_file
 from robot_dynamics.ros.wire.conversions import to_seconds
-from robot_dynamics.simulation import closed_loop, goal_from_points, graph_loop
 from robot_dynamics.trajectory import TrajectoryPoints
 
 pytestmark = pytest.mark.ros

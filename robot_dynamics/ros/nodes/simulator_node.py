@@ -91,10 +91,10 @@ from ..wire.compat import RCLError
 from ..wire.conversions import joint_values, JointMap, time_msg
 from ..wire.on_demand import OnDemand, take_next, Waiter
 from ..wire.qos import LOCKSTEP_ALL, LOCKSTEP_WRITER, NEWEST_ONLY
+from ...closed_loop import with_payload
 from ...diagnostics import simulator_status, SimulatorFigures, SimulatorThresholds
 from ...errors import InputError
 from ...model import RobotModel
-from ...simulation import with_payload
 from ...simulator import Kind, Simulator
 from ...trajectory import NS_PER_S as _NS
 
