@@ -22,7 +22,7 @@ from robot_dynamics import RobotModel
 from robot_dynamics.errors import InputError
 from robot_dynamics.integrators import rk4_step
 from robot_dynamics.plant import Plant
-from robot_dynamics.simulator import Kind, Simulator, STALL
+from robot_dynamics.simulator import DEFAULT_LOCKSTEP_TIMEOUT, Kind, Simulator, STALL
 from scipy.optimize import fsolve
 
 DT = 1e-3
@@ -238,7 +238,7 @@ def test_lockstep_states_not_published_are_not_waited_for(arm):
     sim.command([0.0, 0.0], 0.0, sent_ns=0)
     sim.step(0.0)
     timeouts = [(sim.tick(0.0).answer_timeout, sim.step(0.0))[0] for _ in range(10)]
-    assert timeouts == [None] * 9 + [1.0]
+    assert timeouts == [None] * 9 + [DEFAULT_LOCKSTEP_TIMEOUT]
 
 
 def test_lockstep_in_real_time_a_wait_is_no_lateness(arm):

@@ -23,8 +23,10 @@ from rcl_interfaces.srv import SetParameters
 import rclpy
 from rclpy.context import Context
 from robot_dynamics import RobotModel
+from robot_dynamics.controller import DEFAULT_WALL_STATE_TIMEOUT
 from robot_dynamics.ros.nodes.controller_node import ControllerNode
 from robot_dynamics.ros.wire.conversions import time_msg, to_seconds
+from robot_dynamics.simulator import DEFAULT_LOCKSTEP_TIMEOUT
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -192,9 +194,10 @@ def test_topic_trajectory_and_gains_at_run_time(loop, probe):
 def test_lockstep_runs_are_equal_bit_for_bit(loop, probe, processes):
     # the same goal, at the same time of the simulated clock, twice: the same joint states; in
     # the second run the host stalls mid-motion for longer than lockstep_timeout and
-    # wall_state_timeout, which is no fault on simulated time
+    # wall_state_timeout, which is no fault on simulated time (and shorter than the discovery
+    # lease of 5 s, after which DDS drops the stopped processes and their pending replies)
     runs = []
-    for stall in (0.0, 3.0):
+    for stall in (0.0, max(DEFAULT_LOCKSTEP_TIMEOUT, DEFAULT_WALL_STATE_TIMEOUT) + 1.0):
         arm = loop('scara')
         model = arm.model
         q0 = arm.position()

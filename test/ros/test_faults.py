@@ -23,6 +23,7 @@ from closed_loop import at_rest, quintic, STATE_RATE_HZ, SUCCEEDED
 import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from robot_dynamics.controller import DEFAULT_WALL_STATE_TIMEOUT
 from robot_dynamics_interfaces.msg import SimulatorStatus
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -67,7 +68,7 @@ def test_under_lockstep_a_dead_simulator_is_noticed_on_the_wall_clock(loop, prob
     handle = arm.send(motion)
     probe.wait_for(lambda: arm.mode() == 'trajectory', what='tracking')
     arm.kill(arm.simulator)
-    arm.safe_mode('no joint state for 2 s of wall time')
+    arm.safe_mode(f'no joint state for {DEFAULT_WALL_STATE_TIMEOUT:g} s of wall time')
     result = arm.result(handle)
     assert result.status != SUCCEEDED and 'safe mode' in result.result.error_string
 

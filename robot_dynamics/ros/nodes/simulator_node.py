@@ -95,7 +95,7 @@ from ...closed_loop import with_payload
 from ...diagnostics import simulator_status, SimulatorFigures, SimulatorThresholds
 from ...errors import InputError
 from ...model import RobotModel
-from ...simulator import Kind, Simulator
+from ...simulator import DEFAULT_LOCKSTEP_TIMEOUT, Kind, Simulator
 from ...trajectory import NS_PER_S as _NS
 
 PARAMETERS = (
@@ -129,9 +129,9 @@ PARAMETERS = (
                                  'executor.', bounds=(1.0, 100000.0)),
     Spec('lockstep', False, 'Wait for the command that answers each published state before '
                             'stepping (deterministic; simulated time, with /clock).'),
-    Spec('lockstep_timeout', 1.0, 'Lockstep: wall time to wait for a command before stepping '
-                                  'with the last one (counted as an unanswered state; time in '
-                                  'which this process did not run does not count) [s].',
+    Spec('lockstep_timeout', DEFAULT_LOCKSTEP_TIMEOUT,
+         'Lockstep: wall time to wait for a command before stepping with the last one (counted '
+         'as an unanswered state; time in which this process did not run does not count) [s].',
          bounds=(0.001, 3600.0)),
     Spec('friction', True, "Apply the URDF's joint damping and friction."),
     Spec('plant_urdf_file', '', 'URDF of the simulated arm when it is not the robot description '
