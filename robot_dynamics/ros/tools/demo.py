@@ -121,9 +121,8 @@ class DemoClient(Node):
         busy host the goal runs slower than the wall clock, and its feedback shows it running.
         """
         patience = Patience(time.monotonic(), duration)
-        handle = self.wait(action.send_goal_async(
-            goal, feedback_callback=lambda _: patience.feedback(time.monotonic())), 30.0,
-            'the goal response')
+        handle = self.wait(action.send_goal_async(goal, feedback_callback=patience.heard), 30.0,
+                           'the goal response')
         result = handle.get_result_async()
         if not wait_for(result, patience):
             raise TimeoutError(f'no goal result and no feedback for {RESULT_MARGIN:g} s after '

@@ -132,6 +132,10 @@ class Patience:
         """Note feedback that arrived at ``now``."""
         self.deadline = max(self.deadline, now + self.margin)
 
+    def heard(self, _feedback):
+        """Note feedback arriving now: an action client's ``feedback_callback``."""
+        self.feedback(time.monotonic())
+
     def __call__(self):
         """Return the deadline now."""
         return self.deadline
@@ -221,8 +225,7 @@ def run(points, action=None, *, server_timeout=30.0, out=sys.stdout):
         gone = _Absence(client)
         lost = f'the action server {action} is gone (the controller stopped or died)'
         patience = Patience(time.monotonic(), duration)
-        sending = client.send_goal_async(
-            goal_message(points), feedback_callback=lambda _: patience.feedback(time.monotonic()))
+        sending = client.send_goal_async(goal_message(points), feedback_callback=patience.heard)
         # interrupted while the goal is on its way: its answer is still waited for (at most
         # CANCEL_WAIT), so that a goal the server accepted is canceled, not left running
         if not wait_for(sending, time.monotonic() + server_timeout, stop, gone) and not (
