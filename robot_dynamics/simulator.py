@@ -49,11 +49,14 @@ that answers it. :meth:`Simulator.tick` gives the wait's time-out: none before t
 (the arm braked, a controller may start later), ``lockstep_timeout`` otherwise, and no wait after
 an unanswered state until commands come again (a controller that died). The caller measures the
 wait on the time in which its process ran and calls :meth:`Simulator.waited` with it, which
-counts the state as unanswered once the time-out has passed. A command sent before the first
-state (``sent_ns``, on the publisher's system clock, against the ``system_ns`` of the first
-tick) was kept for late subscribers by a controller that ran before: it answers nothing and is
-ignored. With ``realtime`` as well the steps are paced to the wall clock, but waiting for the
-controller is no lateness: the grid moves on by the wait.
+counts the state as unanswered once the time-out has passed. A command answers the state only if
+it was sent after the state was published (``sent_ns``, on the publisher's system clock,
+against the tick's ``system_ns``): the commands a controller sent while the simulator stepped
+without waiting, delivered in a burst once it is found, are taken in turn (the newest is in
+force) but answer nothing, so that the simulator waits for the answer to the state it
+published. A command sent before the first state was kept for late subscribers by a controller
+that ran before: it is ignored. With ``realtime`` as well the steps are paced to the wall
+clock, but waiting for the controller is no lateness: the grid moves on by the wait.
 
 **External wrench** (:meth:`Simulator.set_wrench`): see :mod:`robot_dynamics.plant`; it applies
 from the next step.
@@ -227,6 +230,9 @@ class Simulator:
         self._others = set()        # sources reported as second sources
         self._answering = False     # lockstep: a controller answers the states
         self._first_state_ns = None  # lockstep: system time of the first tick
+        self._state_ns = None       # lockstep: system time of the newest published state
+        #: lockstep: a command sent after the newest published state answered it
+        self.answered = False
         self._status_mark = None    # (now, simulated time) of the last status
 
     # ---- state ----------------------------------------------------------------------------------
@@ -299,6 +305,7 @@ class Simulator:
             self._first_state_ns = system_ns
         answer_timeout = None
         if self.lockstep and publish:
+            self._state_ns, self.answered = system_ns, False
             if self._command is None and self.brake_until_command:
                 answer_timeout = math.inf
             elif self._answering:
@@ -328,12 +335,13 @@ class Simulator:
         """
         Take a ``values`` (n,) command in model order, received at ``now`` [s].
 
-        Returns ``(taken, events)``; ``taken``: it is the command in force from now on (in
-        lockstep, the answer to the state). ``source`` labels its sender (compared for equality
-        only); ``sent_ns`` is when it was sent [ns, the sender's system clock] (lockstep ignores
-        one sent before the first state). A command of the wrong size or with a non-finite
-        value is rejected; a good one from a source other than the followed one is ignored (see
-        the module docstring).
+        Returns ``(taken, events)``; ``taken``: it is the command in force from now on. In
+        lockstep a taken command sent at or after the newest state's publication (or of unknown
+        ``sent_ns``) answers it (:attr:`answered`). ``source`` labels its sender (compared for
+        equality only); ``sent_ns`` is when it was sent [ns, the sender's system clock]
+        (lockstep ignores one sent before the first state). A command of the wrong size or with
+        a non-finite value is rejected; a good one from a source other than the followed one is
+        ignored (see the module docstring).
         """
         if self.lockstep and sent_ns is not None and self._first_state_ns is not None \
                 and sent_ns < self._first_state_ns:
@@ -369,6 +377,8 @@ class Simulator:
         self._source = source
         self._command = (values.copy(), now)
         self._answering = True
+        self.answered = self.answered or sent_ns is None or self._state_ns is None \
+            or sent_ns >= self._state_ns
         return True, events
 
     def step(self, now):

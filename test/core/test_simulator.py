@@ -232,6 +232,28 @@ def test_lockstep_waits_for_the_answer_and_counts_unanswered_states(arm):
     assert sim.tick(0.0).answer_timeout == 1.0
 
 
+def test_lockstep_commands_sent_before_the_state_do_not_answer_it(arm):
+    # a controller that started while the simulator stepped without waiting: its commands to
+    # the states it saw come in one burst once it is found, the newest in force, and none of
+    # them answers the state the simulator waits on now
+    sim = _sim(arm, lockstep=True, realtime=False, lockstep_timeout=1.0)
+    sim.tick(0.0, system_ns=1000)
+    sim.command([0.0, 0.0], 0.0, sent_ns=1500)
+    assert sim.answered
+    sim.step(0.0)
+    assert sim.tick(0.0, system_ns=5000).answer_timeout == 1.0 and not sim.answered
+    for k, sent_ns in enumerate((2000, 3000, 4999)):
+        assert sim.command([k, k], 0.0, sent_ns=sent_ns) == (True, [])
+        assert not sim.answered
+    assert sim.command([7.0, 7.0], 0.0, sent_ns=5000) == (True, []) and sim.answered
+    # a newer state asks for a newer answer; the library's loop (no send times) always answers
+    sim.step(0.0)
+    sim.tick(0.0, system_ns=6000)
+    assert not sim.answered
+    sim.command([1.0, 1.0], 0.0)
+    assert sim.answered
+
+
 def test_lockstep_states_not_published_are_not_waited_for(arm):
     sim = _sim(arm, lockstep=True, realtime=False, publish_every=10)
     sim.tick(0.0, system_ns=0)

@@ -111,7 +111,7 @@ def test_identify_a_payload_from_a_recording_of_the_graph(processes, probe, tmp_
     excitation, recording = tmp_path / 'excitation.yaml', tmp_path / 'run.mcap'
     identified, report = tmp_path / 'identified.urdf', tmp_path / 'identified.json'
     _finished(processes, processes.start('excite', [
-        'robot-dynamics', 'excite', '--robot', 'planar_2r', '--duration', '20', '--out',
+        'robot-dynamics', 'excite', '--robot', 'planar_2r', '--duration', '10', '--out',
         str(excitation)]))
     bringup, _ = _bringup(processes, probe, '--record', str(recording))
     _finished(processes, processes.start('send', ['robot-dynamics', 'send', str(excitation)]))
@@ -151,7 +151,7 @@ def test_identify_a_payload_from_a_recording_of_the_graph(processes, probe, tmp_
 
 def test_the_adaptive_law_learns_the_payload_through_the_controller_node(processes, probe):
     model = RobotModel.load('planar_2r')
-    repetitions, segment = 5, 1.0
+    repetitions, segment = 4, 1.0
     per_repetition = {}
     for law in ('computed_torque', 'adaptive'):
         estimates = probe.collect(ParameterEstimate, '/controller/parameter_estimate')

@@ -221,9 +221,15 @@ def test_diagnostics_of_both_arms_with_their_full_names_and_figures(arms, probe)
              ('controller', 'simulator', 'kinematics')}
     probe.wait_for(lambda: names <= {s.name for a, _ in list(collected) for s in a.status},
                    timeout=30.0, what='every status')
+    # a status covers the second before it: one after a stall of the host (a recorder that
+    # joins takes both arms' recent history) says so, and the next is OK again
+    def both_ok():
+        newest = {ns: _statuses(collected, f'/{ns}/controller')[-1] for ns in ARMS}
+        return newest if all(_level(s) == OK for s in newest.values()) else None
+    controllers = probe.wait_for(both_ok, timeout=30.0, what='both controllers OK')
     for namespace, robot in ARMS.items():
         model = RobotModel.load(robot)
-        controller = _statuses(collected, f'/{namespace}/controller')[-1]
+        controller = controllers[namespace]
         assert controller.hardware_id == model.name
         assert _level(controller) == OK, controller.message
         assert controller.message.startswith('hold at ')

@@ -99,7 +99,7 @@ from ..wire.conversions import (cartesian_arrays, cartesian_point, check_frame, 
                                 JointNameError, pose_to_matrix, time_msg, to_seconds,
                                 trajectory_arrays, trajectory_point)
 from ..wire.on_demand import OnDemand, SubscriptionThread
-from ..wire.qos import LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_GOAL, NEWEST_ONLY, RECORDED
+from ..wire.qos import LOCKSTEP_ALL, LOCKSTEP_WRITER, NEWEST_GOAL, NEWEST_ONLY, RECORDED
 from ...cartesian_follower import CartesianGoal, CartesianTolerances, check_goal, check_reach
 from ...control import configured_law, CONTROLLERS, DEFAULT_ADAPTATION_GAIN, Law
 from ...controller import (Controller, DEFAULT_MAX_ANGULAR_VELOCITY, DEFAULT_MAX_LINEAR_VELOCITY,
@@ -328,7 +328,7 @@ class ControllerNode(Node):
                                    if self.law_name is Law.ADAPTIVE else None)
         self._joint_states = joint_states = self.create_subscription(
             JointState, 'joint_states', lambda msg: None,
-            LOCKSTEP_NEWEST if self.sim_time else NEWEST_ONLY, callback_group=OnDemand(),
+            LOCKSTEP_ALL if self.sim_time else NEWEST_ONLY, callback_group=OnDemand(),
             raw=True)
         trajectories = self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                                 lambda msg: None, NEWEST_GOAL,
@@ -364,7 +364,8 @@ class ControllerNode(Node):
         self.state_thread = SubscriptionThread(self, joint_states, self.joint_state_callback,
                                                self._lock, 'controller_states',
                                                periodic=self.watch,
-                                               period=self._awake.period, with_info=True)
+                                               period=self._awake.period, with_info=True,
+                                               newest_of=lambda data, info: _source(info))
         # goals and targets on topics (the newest wins) checked off the cycle's lock, each in a
         # thread of its own (not the executor's pass per message): a flood of them costs the
         # cycle as little as it can

@@ -350,13 +350,12 @@ class SimulatorNode(Node):
                 return
 
     def _take_answer(self, timeout):
-        """Take the commands that came, waiting up to ``timeout`` [s]; return whether one did."""
+        """Take the commands that came, waiting up to ``timeout`` [s]; return if one answered."""
         taken = self._waiter.wait(timeout, with_info=True)
-        answered = False
         while taken is not None:
-            answered = self.take_command(*taken) or answered
+            self.take_command(*taken)
             taken = take_next(self.commands, with_info=True)
-        return answered
+        return self.sim.answered
 
     def _take_wrench(self):
         msg, self._wrench = self._wrench, None

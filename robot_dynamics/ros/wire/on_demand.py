@@ -99,7 +99,11 @@ class SubscriptionThread:
 
     ``lock`` None: a callback that takes the locks it needs itself.
 
-    With ``with_info``: ``callback(msg, info)``, info as :func:`take_next` gives it.
+    With ``with_info``: ``callback(msg, info)``, info as :func:`take_next` gives it. With
+    ``newest_of(msg, info)`` as well, which names a message's source: of the messages that came
+    together, each source's newest alone goes to the callback (in the order they came), as a
+    history of one per source would keep. A deep history then lets no other publisher's
+    messages displace the newest of the one that is followed.
 
     The thread sleeps in a wait set of that subscription alone (the GIL released), so a message
     costs its callback and one take, not a pass of the executor. ``periodic()``, if given, is
@@ -111,9 +115,10 @@ class SubscriptionThread:
     """
 
     def __init__(self, node, subscription, callback, lock, name, periodic=None, period=POLL,
-                 with_info=False):
+                 with_info=False, newest_of=None):
         self._node = node
         self._with_info = with_info
+        self._newest_of = newest_of
         self._subscription = subscription
         self._callback = callback
         self._periodic = periodic
@@ -131,8 +136,7 @@ class SubscriptionThread:
         due = time.monotonic() + self._period
         try:
             while not self._stopping.is_set():
-                msg = waiter.wait(wait, self._with_info)
-                if msg is not None:
+                for msg in self._handed_on(waiter.wait(wait, self._with_info)):
                     with self._lock:
                         self._callback(*(msg if self._with_info else (msg,)))
                 if self._periodic is not None and time.monotonic() >= due:
@@ -144,6 +148,20 @@ class SubscriptionThread:
                 return      # shut down under a wait or a take: a normal stop
             self._error = exc
             self._raise.trigger()
+
+    def _handed_on(self, first):
+        """Return the messages for the callback, from ``first`` (None: none came)."""
+        if first is None:
+            return ()
+        if self._newest_of is None:
+            return (first,)
+        newest = {}
+        while first is not None:
+            source = self._newest_of(*first)
+            newest.pop(source, None)    # a source's place: where its newest came
+            newest[source] = first
+            first = take_next(self._subscription, with_info=True)
+        return newest.values()
 
     def _raise_error(self):
         raise self._error

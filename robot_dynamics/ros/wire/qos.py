@@ -19,8 +19,7 @@ The QoS profiles of the graph's topics: one place for how each kind of topic is 
 Who uses which: ``/robot_description`` (:data:`DESCRIPTION_QOS`); what the loop reads every
 cycle (:data:`NEWEST_ONLY`); goals on a topic (:data:`NEWEST_GOAL`); what is recorded beside
 the loop (:data:`RECORDED`); service and action clients (:data:`SERVICE_CLIENT`); the loop on
-simulated time, lockstep (:data:`LOCKSTEP_WRITER`, :data:`LOCKSTEP_NEWEST`,
-:data:`LOCKSTEP_ALL`).
+simulated time, lockstep (:data:`LOCKSTEP_WRITER`, :data:`LOCKSTEP_ALL`).
 """
 
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -70,12 +69,11 @@ SERVICE_CLIENT = QoSProfile(depth=RECORDED_DEPTH, reliability=ReliabilityPolicy.
 #: states of a simulation running faster than real time.
 LOCKSTEP_WRITER = QoSProfile(depth=LOCKSTEP_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
-#: The controller's joint states on simulated time: the newest only.
-LOCKSTEP_NEWEST = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
-#: The lockstep simulator's commands: every one, in order, so that a bad command published by
-#: someone else does not take the place of the controller's answer. Deep (RECORDED_DEPTH): the
-#: commands that come while the simulator does not run stay in its history until it takes them,
-#: and a burst of someone else's does not push the answer out.
+#: The lockstep loop's readers (the simulator's commands, the controller's joint states): every
+#: sample, in order, so that what someone else publishes does not take the place of the loop's
+#: own. The simulator takes each command in turn; the controller each source's newest state of
+#: those that came (a controller that starts late receives the simulator's recent states and
+#: cycles on the newest). Deep (RECORDED_DEPTH): what comes while the node does not run stays in
+#: its history until it takes it, and a burst of someone else's does not push the loop's out.
 LOCKSTEP_ALL = QoSProfile(depth=RECORDED_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
                           durability=DurabilityPolicy.TRANSIENT_LOCAL)
