@@ -223,6 +223,7 @@ def test_diagnostics_of_both_arms_with_their_full_names_and_figures(arms, probe)
                    timeout=30.0, what='every status')
     # a status covers the second before it: one after a stall of the host (a recorder that
     # joins takes both arms' recent history) says so, and the next is OK again
+
     def both_ok():
         newest = {ns: _statuses(collected, f'/{ns}/controller')[-1] for ns in ARMS}
         return newest if all(_level(s) == OK for s in newest.values()) else None
