@@ -30,6 +30,7 @@ import shutil
 import sys
 import time
 from urllib.parse import urlparse
+from urllib.request import urlopen
 
 from isolation import CHROMIUM_ARGS, free_port
 import numpy as np
@@ -150,6 +151,11 @@ def graph(module_processes, module_probe, tmp_path_factory):
     proc = module_processes.start('bringup', [
         'robot-dynamics', 'bringup', '--robot', ROBOT, '--lockstep', '-p',
         'simulator.realtime:=true', '--view', str(port), '--record', str(recording)])
+    # the address once the view serves it: a page opened then finds it there
+    url = f'http://127.0.0.1:{port}'
+    module_probe.wait_for(lambda: f'view: {url} (the arm in a browser)'
+                          in module_processes.output(proc), what="the view's address")
+    assert urlopen(url, timeout=30).status == 200
     states = module_probe.collect(JointState, '/joint_states')
     action = ActionClient(module_probe.node, FollowJointTrajectory,
                           '/controller/follow_joint_trajectory')
@@ -162,7 +168,7 @@ def graph(module_processes, module_probe, tmp_path_factory):
         pass
 
     g = Graph()
-    g.url, g.proc, g.states = f'http://127.0.0.1:{port}', proc, states
+    g.url, g.proc, g.states = url, proc, states
     g.action, g.recording = action, recording
     g.model = RobotModel.load(ROBOT)
     g.probe, g.processes = module_probe, module_processes

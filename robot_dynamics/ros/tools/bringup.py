@@ -306,16 +306,29 @@ def start_view(port, out=sys.stdout, namespace=''):
     ``namespace``: the arm's (``graph.namespace``), whose graph it shows.
 
     It ends with this process (even a killed one); a taken port is an ``InputError`` before
-    anything starts. Its address is printed.
+    anything starts. Its address is printed once it serves (a page opened at once would find
+    nothing there), or that it ended before.
     """
     from ...viewer import check_port
     check_port('127.0.0.1', port)
     env = dict(os.environ, **{PARENT_ENV: str(os.getpid())})
     process = subprocess.Popen([sys.executable, '-m', 'robot_dynamics.ros.tools.view', '--port',
                                 str(port), '--namespace', namespace], env=env,
-                               start_new_session=True, stdout=subprocess.DEVNULL)
-    say(out, f'view: http://127.0.0.1:{port} (the arm in a browser)')
+                               start_new_session=True, stdout=subprocess.PIPE, text=True)
+    threading.Thread(target=_say_address, args=(process, out), name='view_address',
+                     daemon=True).start()
     return process
+
+
+def _say_address(process, out):
+    """Pass on the line the view prints once it serves (``view: URL``); read it to its end."""
+    served = False
+    for line in process.stdout:
+        if not served and line.startswith('view: '):
+            served = True
+            say(out, f'{line.strip()} (the arm in a browser)')
+    if not served:
+        say(out, f'view: ended before it served (exit status {process.wait()})')
 
 
 def stop_view(process):
