@@ -17,7 +17,7 @@
 
 import time
 
-from closed_loop import CANCELED, Loop, quintic
+from closed_loop import CANCELED, Loop, quintic, SUCCEEDED
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
@@ -72,7 +72,8 @@ def test_huge_goals_are_refused_at_once_and_the_motion_goes_on(arm, module_probe
     model = arm.model
     q0 = arm.position()
     # slow, so that it still runs after the probe has built and sent the three (seconds each)
-    good, _ = quintic(model, q0, q0 + [0.5, -0.6, 0.1], 30.0)
+    move = [0.5, -0.6, 0.1]
+    good, _ = quintic(model, q0, q0 + move, 30.0)
     names = list(model.joint_names)
     many_joints = JointTrajectory(joint_names=names + [f'j{k}' for k in range(9997)],
                                   points=good.points)
@@ -105,11 +106,13 @@ def test_huge_goals_are_refused_at_once_and_the_motion_goes_on(arm, module_probe
     moving = [m for m in states if m.mode == 'trajectory']
     assert all(m.mode in ('hold', 'trajectory') for m in states)
     assert max(np.abs(m.error.positions).max() for m in moving) < 1e-3
+    # each joint's reference on its way from q0 towards the goal (a quintic starts slowly)
     advanced = np.subtract(moving[-1].reference.positions, moving[0].reference.positions)
-    assert np.abs(advanced).max() > 1e-3
-    # then cancelled, not run to its end: what matters was while the refusals came
+    assert np.all(np.sign(advanced) == np.sign(move)), advanced
+    # then cancelled, not run to its end: what matters was while the refusals came (on a host
+    # slow enough, the 30 s of simulated time are over before)
     running.cancel_goal_async()
-    assert arm.result(running).status == CANCELED
+    assert arm.result(running).status in (CANCELED, SUCCEEDED)
     module_probe.wait_for(lambda: arm.mode() == 'hold' and not any(
         arm.controller_states[-1][0].reference.velocities), what='the stop ramp done')
     # the refusals are logged at most once a second, shortened

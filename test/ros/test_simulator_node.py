@@ -238,13 +238,23 @@ def test_real_time_stamps_are_the_steps_times(simulator, probe):
     # on the 1 kHz grid to the nanosecond, however late a step ran or a message came
     gaps = np.diff(stamps)
     assert np.all(gaps > 0) and np.all(gaps % 1_000_000 == 0), np.unique(gaps)
-    # on the ROS clock (system time) at the time each step was due: the least delayed of 1,000
-    # states came within 0.1 s of its stamp, never before it (the stamps once started at the
-    # simulator's build, a warm-up before the first step: every state ~0.2 s too old)
-    system_minus_monotonic = time.time() - time.monotonic()
-    delays = [system_minus_monotonic + at - stamp / 1e9
-              for (_, at), stamp in zip(states[:1000], stamps)]
-    assert -0.002 < min(delays) < 0.1, (min(delays), np.median(delays))
+    # on the ROS clock (system time) at the time each step was due: states come within 0.1 s
+    # of their stamps, never before them (the stamps once started at the simulator's build, a
+    # warm-up before the first step: every state ~0.2 s too old). A busy host delays many of
+    # them, never one to before its stamp: the test waits for a prompt one.
+    least = [np.inf, 0]     # the least delay so far [s], the states looked at
+
+    def least_delay():
+        new = states[least[1]:]
+        least[1] += len(new)
+        system_minus_monotonic = time.time() - time.monotonic()
+        least[0] = min([least[0]] + [system_minus_monotonic + at - m.header.stamp.sec
+                                     - m.header.stamp.nanosec * 1e-9 for m, at in new])
+        return least[0]
+
+    probe.wait_for(lambda: least_delay() < 0.1, timeout=60.0,
+                   what='a joint state within 0.1 s of its stamp')
+    assert least_delay() > -0.002
 
 
 def test_a_stalled_simulator_says_so_and_catches_up(simulator, probe, processes):

@@ -77,5 +77,3 @@ LOCKSTEP_WRITER = QoSProfile(depth=LOCKSTEP_DEPTH, reliability=ReliabilityPolicy
 #: its history until it takes it, and a burst of someone else's does not push the loop's out.
 LOCKSTEP_ALL = QoSProfile(depth=RECORDED_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
                           durability=DurabilityPolicy.TRANSIENT_LOCAL)
-
-LOCKSTEP_NEWEST = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
