@@ -308,6 +308,8 @@ def test_replay_shows_the_recorded_configuration(browser, graph, page):
         names = list(track.names)
         shown_q = []
         for t in (0.03 * track.t[-1], 0.6 * track.t[-1]):
+            # the time as typed into the box (rounded: 14.54996 is typed, and shown, as 14.55)
+            t = round(t, 4)
             k = max(int(np.searchsorted(track.t, t, side='right')) - 1, 0)
             # the Time slider's number box (viser labels it apart from the input)
             box = p.page.locator('input.mantine-NumberInput-input').last
