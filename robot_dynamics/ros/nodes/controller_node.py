@@ -99,7 +99,8 @@ from ..wire.conversions import (cartesian_arrays, cartesian_point, check_frame, 
                                 JointNameError, pose_to_matrix, time_msg, to_seconds,
                                 trajectory_arrays, trajectory_point)
 from ..wire.on_demand import OnDemand, SubscriptionThread
-from ..wire.qos import LOCKSTEP_ALL, LOCKSTEP_WRITER, NEWEST_GOAL, NEWEST_ONLY, RECORDED
+from ..wire.qos import (LOCKSTEP_ALL, LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_GOAL,
+                        NEWEST_ONLY, RECORDED)
 from ...cartesian_follower import CartesianGoal, CartesianTolerances, check_goal, check_reach
 from ...control import configured_law, CONTROLLERS, DEFAULT_ADAPTATION_GAIN, Law
 from ...controller import (Controller, DEFAULT_MAX_ANGULAR_VELOCITY, DEFAULT_MAX_LINEAR_VELOCITY,
@@ -328,7 +329,7 @@ class ControllerNode(Node):
                                    if self.law_name is Law.ADAPTIVE else None)
         self._joint_states = joint_states = self.create_subscription(
             JointState, 'joint_states', lambda msg: None,
-            LOCKSTEP_ALL if self.sim_time else NEWEST_ONLY, callback_group=OnDemand(),
+            _lockstep_states() if self.sim_time else NEWEST_ONLY, callback_group=OnDemand(),
             raw=True)
         trajectories = self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                                 lambda msg: None, NEWEST_GOAL,
@@ -952,6 +953,17 @@ class ControllerNode(Node):
             self.cartesian_server.destroy()
             self.action_server = None
         return super().destroy_node()
+
+
+def _lockstep_states():
+    """
+    Return the QoS of the joint states on simulated time.
+
+    Deep where each message names its publisher, so that another publisher's states do not
+    push the followed one's out (the controller cycles on each source's newest); one deep
+    where it does not (Jazzy), where the sources cannot be told apart anyway.
+    """
+    return LOCKSTEP_ALL if compat.PUBLISHER_GID else LOCKSTEP_NEWEST
 
 
 def _source(info):

@@ -62,9 +62,6 @@ PUBLISHER_GID = 'publisher_gid' in getattr(getattr(_subscription, 'MessageInfo',
 #: Whether rclpy's C extension offers what reading a subscription outside the executor takes.
 OUTSIDE_EXECUTOR = (hasattr(_rclpy, 'WaitSet')
                     and hasattr(getattr(_rclpy, 'Subscription', None), 'take_message'))
-#: Whether a message's info names its publisher (``publisher_gid``: rclpy 9, Kilted; not 7).
-PUBLISHER_GID = 'publisher_gid' in getattr(getattr(_subscription, 'MessageInfo', None),
-                                           '__annotations__', {})
 
 
 class NewestMessage:

@@ -19,7 +19,8 @@ The QoS profiles of the graph's topics: one place for how each kind of topic is 
 Who uses which: ``/robot_description`` (:data:`DESCRIPTION_QOS`); what the loop reads every
 cycle (:data:`NEWEST_ONLY`); goals on a topic (:data:`NEWEST_GOAL`); what is recorded beside
 the loop (:data:`RECORDED`); service and action clients (:data:`SERVICE_CLIENT`); the loop on
-simulated time, lockstep (:data:`LOCKSTEP_WRITER`, :data:`LOCKSTEP_ALL`).
+simulated time, lockstep (:data:`LOCKSTEP_WRITER`, :data:`LOCKSTEP_ALL`,
+:data:`LOCKSTEP_NEWEST`).
 """
 
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -68,6 +69,10 @@ SERVICE_CLIENT = QoSProfile(depth=RECORDED_DEPTH, reliability=ReliabilityPolicy.
 #: behind; with RECORDED_DEPTH (1 s at 1 kHz) a probe starved on a busy host lost 476 of 3,001
 #: states of a simulation running faster than real time.
 LOCKSTEP_WRITER = QoSProfile(depth=LOCKSTEP_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+#: The controller's joint states on simulated time where rclpy does not name each message's
+#: publisher (Jazzy): the newest only (the deep reader below serves the one-source rule).
+LOCKSTEP_NEWEST = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
 #: The lockstep loop's readers (the simulator's commands, the controller's joint states): every
 #: sample, in order, so that what someone else publishes does not take the place of the loop's
