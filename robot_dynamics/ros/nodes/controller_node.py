@@ -327,10 +327,14 @@ class ControllerNode(Node):
         self.estimate_publisher = (self.create_publisher(ParameterEstimate,
                                                          '~/parameter_estimate', recorded)
                                    if self.law_name is Law.ADAPTIVE else None)
+        # on simulated time a deep queue where each message names its publisher, so that
+        # another publisher's states do not push the followed one's out (the controller cycles
+        # on each source's newest); one deep where it does not (Jazzy) and in real time, where
+        # there is nothing to sort and the 1 kHz callback takes one message per state
+        deep = self.sim_time and compat.PUBLISHER_GID
+        qos = LOCKSTEP_ALL if deep else LOCKSTEP_NEWEST if self.sim_time else NEWEST_ONLY
         self._joint_states = joint_states = self.create_subscription(
-            JointState, 'joint_states', lambda msg: None,
-            _lockstep_states() if self.sim_time else NEWEST_ONLY, callback_group=OnDemand(),
-            raw=True)
+            JointState, 'joint_states', lambda msg: None, qos, callback_group=OnDemand(), raw=True)
         trajectories = self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                                 lambda msg: None, NEWEST_GOAL,
                                                 callback_group=OnDemand())
@@ -366,7 +370,8 @@ class ControllerNode(Node):
                                                self._lock, 'controller_states',
                                                periodic=self.watch,
                                                period=self._awake.period, with_info=True,
-                                               newest_of=lambda data, info: _source(info))
+                                               newest_of=(lambda data, info: _source(info))
+                                               if deep else None)
         # goals and targets on topics (the newest wins) checked off the cycle's lock, each in a
         # thread of its own (not the executor's pass per message): a flood of them costs the
         # cycle as little as it can
@@ -953,17 +958,6 @@ class ControllerNode(Node):
             self.cartesian_server.destroy()
             self.action_server = None
         return super().destroy_node()
-
-
-def _lockstep_states():
-    """
-    Return the QoS of the joint states on simulated time.
-
-    Deep where each message names its publisher, so that another publisher's states do not
-    push the followed one's out (the controller cycles on each source's newest); one deep
-    where it does not (Jazzy), where the sources cannot be told apart anyway.
-    """
-    return LOCKSTEP_ALL if compat.PUBLISHER_GID else LOCKSTEP_NEWEST
 
 
 def _source(info):
