@@ -150,7 +150,7 @@ $(STAMP_PKG): $(STAMP_DEPS) $(PKG_SOURCES)
 CHROMIUM := $(firstword $(shell command -v chromium chromium-browser 2>/dev/null))
 chromium:
 ifeq ($(CHROMIUM),)
-	$(call step,installing Chromium (apt-get; for the view's browser tests),chromium,\
+	$(call step,installing Chromium (apt-get; for the browser tests of the view),chromium,\
 		$(if $(filter 0,$(shell id -u)),,sudo -n) apt-get update \
 		&& $(if $(filter 0,$(shell id -u)),,sudo -n) apt-get install -y chromium)
 endif
