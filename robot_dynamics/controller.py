@@ -364,6 +364,21 @@ class Controller:
 
     # ---- goals and gains ------------------------------------------------------------------------
 
+    def prepare(self, goal):
+        """
+        Return ``goal`` with its start time and its trajectory from the reference in force.
+
+        Changes nothing, so it can run outside the control cycle (the node calls it off the
+        cycle's lock, so that a long goal's spline costs no cycle); :meth:`submit` then only
+        takes it, or its refusal, unless the reference changed meanwhile. Before the first state
+        and in task space (the joint reference restarts where the arm is) it is built when
+        submitted.
+        """
+        time = self.time
+        if time is None or self.task_space:
+            return goal
+        return self.follower.prepare(goal, time)
+
     def submit(self, goal):
         """
         Take ``goal`` (a :class:`~robot_dynamics.follower.Goal`); return the events.
@@ -376,8 +391,6 @@ class Controller:
         if self.mode in (Mode.WAITING, Mode.SAFE):
             return [Event(Kind.GOAL_ENDED, f'the controller is {self.mode.value}: no fresh joint '
                                            'states', goal.tag, Outcome.INVALID)]
-        if goal.start_time is None:
-            goal = goal._replace(start_time=self.time)
         if self.task_space:
             # the joint reference starts where the arm is; the Cartesian motion ends only when
             # the goal is accepted
@@ -388,7 +401,7 @@ class Controller:
         if self.task_space:
             events += self._leave_task_space('preempted by a joint goal')
         times = np.asarray(goal.time_from_start, dtype=float)
-        delay = goal.start_time - self.time
+        delay = 0.0 if goal.start_time is None else goal.start_time - self.time
         when = 'now' if delay <= 0.0 else f'in {delay:.3f} s'
         return [Event(Kind.GOAL_ACCEPTED, f'accepted: {len(times)} points over '
                                           f'{times[-1]:.3f} s, starting {when}', goal.tag)] \

@@ -22,12 +22,16 @@ controller node only converts messages:
 - Without a goal the reference holds a position (:meth:`TrajectoryFollower.hold`).
 - A goal (:class:`Goal`: points with times from its start, tolerances) is checked when it is
   submitted and waits until its start time; then it replaces whatever runs (that goal ends as
-  ``PREEMPTED``). Its trajectory starts from the reference in force at that moment (position,
-  velocity, and acceleration for a goal of positions only), so a goal whose first point is not
-  where the arm is, or that preempts a motion under way, continues smoothly; points whose
-  time has already passed are dropped, and so is the next one when less than half of its
-  interval is left (a goal that starts late joins its path at the point after, not through a
-  segment of a fraction of a millisecond).
+  ``PREEMPTED``). Its trajectory starts from the reference in force at its start time, or when
+  it was submitted if that is later (position, velocity, and acceleration for a goal of
+  positions only), so a goal whose first point is not where the arm is, or that preempts a
+  motion under way, continues smoothly; points whose time has already passed are dropped, and
+  so is the next one when less than half of its interval is left (a goal that starts late joins
+  its path at the point after, not through a segment of a fraction of a millisecond).
+- That trajectory can be built and checked away from the control cycle
+  (:meth:`TrajectoryFollower.prepare`, e.g. in a thread that receives goals): the goal then
+  carries it (:class:`Joined`), and submitting or starting it costs the cycle nothing as long as
+  the reference it joins is still the one in force; otherwise it is built again when needed.
 - While a goal runs, the tracking error is checked against its path tolerances; after its last
   point, against its goal tolerances until they hold (``SUCCEEDED``) or ``goal_time`` has
   passed (``GOAL_TOLERANCE_VIOLATED``; ``goal_time`` 0 waits indefinitely). A violated path
@@ -49,6 +53,10 @@ from .trajectory import check_limits, from_waypoints
 DEFAULT_STOP_TIME = 0.25
 #: Default largest velocity [rad/s or m/s] at which a joint counts as stopped at the goal.
 DEFAULT_STOPPED_VELOCITY = 0.01
+#: A goal taken at most this long [s] after the time its trajectory was built from (a cycle or
+#: two at 1 kHz) is sampled from there, as ros2_controllers' JTC samples a trajectory from its
+#: start; one taken later (a stalled state stream) joins the reference again where it is then.
+ON_TIME = 0.002
 
 
 class Outcome(enum.Enum):
@@ -130,6 +138,20 @@ class Goal(NamedTuple):
     velocities: Optional[np.ndarray]
     accelerations: Optional[np.ndarray]
     tolerances: Tolerances
+    joined: Optional['Joined'] = None
+
+
+class Joined(NamedTuple):
+    """
+    A goal's trajectory built from ``reference`` (the trajectory in force when it was built).
+
+    ``error`` is the InputError that building or checking it raised (``trajectory`` None).
+    """
+
+    reference: object
+    trajectory: object
+    error: Optional[InputError] = None
+    now: bool = False       # the goal had no start time: it starts when it is taken
 
 
 class Kind(enum.Enum):
@@ -193,15 +215,36 @@ class TrajectoryFollower:
         self.trajectory = from_waypoints([0.0], q[None, :], start_time=t)
         self.active = self.pending = None
 
-    def check(self, goal, t):
+    def check(self, goal, t, reference=None):
         """
-        Raise ``InputError`` if ``goal``, started from the current reference, breaks a limit.
+        Return the trajectory of ``goal`` from ``reference`` (the current one by default).
 
-        Its own points first (:func:`check_points`: the message names the point the caller
-        wrote), then the motion between them, sampled (an excursion of the spline).
+        Raises ``InputError`` if it breaks a limit: its own points first (:func:`check_points`:
+        the message names the point the caller wrote), then the motion between them, sampled
+        (an excursion of the spline).
         """
         check_points(self.model, goal)
-        check_limits(self.model, self._build(goal, max(t, goal.start_time)))
+        trajectory = self._build(goal, max(t, goal.start_time), reference)
+        check_limits(self.model, trajectory)
+        return trajectory
+
+    def prepare(self, goal, t):
+        """
+        Return ``goal`` carrying its trajectory from the reference in force (:class:`Joined`).
+
+        Changes nothing, so it may run outside the control cycle, at the time ``t`` of the
+        newest state; :meth:`submit` then only takes the goal (or its refusal) while that
+        reference is still the one in force. A ``start_time`` of None becomes ``t`` (a goal
+        that starts when it is taken).
+        """
+        reference, now = self.trajectory, goal.start_time is None
+        if now:
+            goal = goal._replace(start_time=t)
+        try:
+            joined = Joined(reference, self.check(goal, t, reference), now=now)
+        except InputError as exc:
+            joined = Joined(reference, None, exc, now)
+        return goal._replace(joined=joined)
 
     def submit(self, goal, t):
         """
@@ -212,10 +255,10 @@ class TrajectoryFollower:
         """
         if self.trajectory is None:
             raise InputError('the follower has no reference yet: call hold() first')
-        try:
-            self.check(goal, t)
-        except InputError as exc:
-            return [_rejected(goal, exc)]
+        if not self._joins_now(goal):
+            goal = self.prepare(_unjoined(goal), t)
+        if goal.joined.error is not None:
+            return [_rejected(goal, goal.joined.error)]
         events = []
         if self.pending is not None:
             events.append(Event.goal_ended(self.pending.tag, Outcome.PREEMPTED,
@@ -278,8 +321,25 @@ class TrajectoryFollower:
 
     # ---- internals ------------------------------------------------------------------------------
 
-    def _build(self, goal, t):
-        """Build the goal's trajectory, started at time ``t`` from the current reference."""
+    def _joins_now(self, goal):
+        """Return whether ``goal`` carries a trajectory from the reference in force."""
+        return goal.joined is not None and goal.joined.reference is self.trajectory
+
+    def _taken(self, goal, t):
+        """Return the trajectory that ``goal`` brought, as it starts at ``t``, or None."""
+        if not self._joins_now(goal):
+            return None
+        trajectory = goal.joined.trajectory
+        late = t - trajectory.start_time
+        if late <= ON_TIME:
+            return trajectory
+        if goal.joined.now and trajectory.start_time >= self.trajectory.end_time:
+            # from a reference at rest: the same motion as one built now, only later
+            return trajectory.shifted(late)
+        return None
+
+    def _build(self, goal, t, reference=None):
+        """Build the goal's trajectory, started at time ``t`` from ``reference`` (or ours)."""
         times = goal.start_time + np.asarray(goal.time_from_start, dtype=float)
         keep = times > t
         if not keep.any():
@@ -292,7 +352,7 @@ class TrajectoryFollower:
         if 0 < first < len(times) - 1 and \
                 times[first] - t < 0.5 * (times[first] - times[first - 1]):
             keep[first] = False
-        point = self.trajectory.sample(t)
+        point = (self.trajectory if reference is None else reference).sample(t)
         positions = np.vstack((point.q, goal.positions[keep]))
         times = np.concatenate(([t], times[keep]))
         velocities = accelerations = start_velocity = start_acceleration = None
@@ -308,11 +368,14 @@ class TrajectoryFollower:
 
     def _activate(self, t):
         goal, self.pending = self.pending, None
-        try:
-            trajectory = self._build(goal, t)
-            check_limits(self.model, trajectory)
-        except InputError as exc:
-            return [_rejected(goal, exc)]
+        trajectory = self._taken(goal, t)
+        if trajectory is None:
+            # the reference changed since it was built (a stop, a hold), or it is late: join
+            # the reference where it is now
+            goal = self.prepare(_unjoined(goal), t)
+            if goal.joined.error is not None:
+                return [_rejected(goal, goal.joined.error)]
+            trajectory = goal.joined.trajectory
         events = []
         if self.active is not None:
             events.append(Event.goal_ended(self.active.tag, Outcome.PREEMPTED,
@@ -370,6 +433,14 @@ def check_points(model, goal):
             raise InputError(f'point {k}: joint {names[j]!r} velocity '
                              f'{goal.velocities[k, j]:.6g} is above its limit '
                              f'{model.velocity_limit[j]:g}')
+
+
+def _unjoined(goal):
+    """Return ``goal`` without the trajectory it brought (one for 'now' starts anew)."""
+    joined = goal.joined
+    if joined is None:
+        return goal
+    return goal._replace(joined=None, start_time=None if joined.now else goal.start_time)
 
 
 def _rejected(goal, exc):

@@ -44,6 +44,7 @@ acceleration.
 """
 
 import bisect
+import copy
 import enum
 import math
 from pathlib import Path
@@ -236,6 +237,14 @@ class JointTrajectory:
     def end(self):
         """Positions (n,) at the end, held afterwards."""
         return self._end
+
+    def shifted(self, dt):
+        """Return the same motion ``dt`` [s] later, without building it again."""
+        out = copy.copy(self)
+        out._breaks = self._breaks + float(dt)
+        out._breaks.setflags(write=False)
+        out._break_list = out._breaks.tolist()
+        return out
 
     def __repr__(self):
         return (f'JointTrajectory(dof={self.dof}, segments={self._c.shape[0]}, '

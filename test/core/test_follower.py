@@ -218,3 +218,78 @@ def test_a_goal_point_outside_the_limits_is_named_first(arm, change, words):
     change(goal.positions, goal.velocities, goal.time_from_start)
     [event] = f.submit(goal, 0.0)
     assert event.outcome is Outcome.INVALID and words in event.message, event.message
+
+
+def _counting_builds(follower, monkeypatch):
+    """Count the follower's trajectory builds (each a spline through every point)."""
+    builds = []
+    build = follower._build
+
+    def counted(*args):
+        builds.append(args[1])
+        return build(*args)
+    monkeypatch.setattr(follower, '_build', counted)
+    return builds
+
+
+def test_a_goal_prepared_off_the_cycle_costs_the_cycle_no_build(arm, monkeypatch):
+    # the node prepares each goal in the executor; the cycle only takes it
+    f = TrajectoryFollower(arm)
+    q0 = np.array([0.2, 0.3])
+    f.hold(q0, 0.0)
+    goal, path = _goal('a', 1.0, q0, [0.9, -0.4], points=1001)
+    prepared = f.prepare(goal, 0.5)
+    assert prepared.joined.error is None and prepared.joined.reference is f.trajectory
+    builds = _counting_builds(f, monkeypatch)
+    assert f.submit(prepared, 0.6) == []
+    f.update(1.0005, q0, np.zeros(2))                 # a cycle after its start: on time
+    assert builds == [] and f.trajectory is prepared.joined.trajectory
+    # built from the reference at its start time: the goal's own path from there on
+    times = np.arange(1.001, 3.0, 0.01)
+    np.testing.assert_allclose(f.trajectory.sample(times).q, path.sample(times - 1.0).q,
+                               atol=1e-12)
+    # a refusal found while preparing comes from submit, still without a build
+    fast, _ = _goal('b', None, path.end, [-0.9, 0.4], duration=0.2)
+    refused = f.prepare(fast, 1.5)
+    events = f.submit(refused, 1.6)
+    assert builds == [] and events[0].outcome is Outcome.INVALID
+    assert 'velocity' in events[0].message and events[0].message == str(refused.joined.error)
+
+
+def test_a_goal_prepared_from_a_reference_since_replaced_is_joined_again(arm, monkeypatch):
+    f = TrajectoryFollower(arm)
+    f.hold([0.2, 0.3], 0.0)
+    goal, _ = _goal('a', None, [0.2, 0.3], [0.9, -0.4])
+    prepared = f.prepare(goal, 0.0)
+    f.hold([0.5, 0.5], 0.1)                           # e.g. a stop in the meantime
+    builds = _counting_builds(f, monkeypatch)
+    assert f.submit(prepared, 0.2) == []
+    # a goal for "now" starts when it is submitted again, from where the reference is then
+    assert builds == [0.2] and f.pending.start_time == 0.2
+    f.update(0.2005, [0.5, 0.5], np.zeros(2))
+    np.testing.assert_allclose(f.trajectory.sample(0.2).q, [0.5, 0.5], atol=1e-15)
+
+
+def test_a_goal_for_now_taken_late_from_rest_is_the_same_motion_later(arm, monkeypatch):
+    # a long goal's spline takes a while to build: the arm, at rest, held on meanwhile
+    f = TrajectoryFollower(arm)
+    q0 = np.array([0.2, 0.3])
+    f.hold(q0, 0.0)
+    goal, _ = _goal('a', None, q0, [0.9, -0.4], points=1001)
+    prepared = f.prepare(goal, 1.0)
+    builds = _counting_builds(f, monkeypatch)
+    f.submit(prepared, 1.05)
+    f.update(1.051, q0, np.zeros(2))
+    built = f.trajectory
+    assert builds == [] and built.start_time == pytest.approx(1.051, abs=1e-12)
+    # what building it at 1.051 would have given, without the build
+    monkeypatch.undo()
+    again = TrajectoryFollower(arm)
+    again.hold(q0, 0.0)
+    again.submit(goal, 1.051)
+    again.update(1.051, q0, np.zeros(2))
+    times = np.linspace(1.051, 3.1, 500)
+    np.testing.assert_allclose(built.sample(times).q, again.trajectory.sample(times).q,
+                               atol=1e-12)
+    np.testing.assert_allclose(built.sample(times).qd, again.trajectory.sample(times).qd,
+                               atol=1e-9)

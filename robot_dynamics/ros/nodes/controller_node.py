@@ -76,6 +76,7 @@ import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.clock import Clock, ClockType
 from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.task import Future
@@ -310,7 +311,12 @@ class ControllerNode(Node):
         if not compat.PUBLISHER_GID:
             self.get_logger().warning(
                 'this rclpy gives no publisher GID with a message (ROS 2 Kilted does): a second '
-                'publisher of joint_states cannot be told apart from the first')
+                'publisher of joint_states cannot be told apart from the first; the graph is '
+                'asked for them instead, and more than one is an error')
+            self._state_publishers = ()
+            # on the wall clock: a simulated one stops with its simulator
+            self.create_timer(NAMING_PERIOD, self._name_state_publishers,
+                              clock=Clock(clock_type=ClockType.STEADY_TIME))
         # the next period of each rate to publish in (cycle.t x rate reaching it)
         self._next_state_publish = self._next_feedback = self._next_cartesian = -math.inf
         self._published_mode = None
@@ -493,12 +499,29 @@ class ControllerNode(Node):
 
     def _publisher_node(self, gid):
         """Return ``'node /name'`` of the joint states' publisher ``gid`` (hex), or None."""
+        for endpoint, name in self._state_publisher_endpoints():
+            if gid is not None and name is not None and \
+                    bytes(endpoint.endpoint_gid).hex().startswith(gid.rstrip('0')):
+                return name
+        return None
+
+    def _state_publisher_endpoints(self):
+        """Yield each joint states' publisher and ``'node /name'`` (None while not known)."""
         for endpoint in self.get_publishers_info_by_topic(self._joint_states.topic_name):
             known = not endpoint.node_name.startswith('_NODE_NAME_UNKNOWN')
-            if gid is not None and known and \
-                    bytes(endpoint.endpoint_gid).hex().startswith(gid.rstrip('0')):
-                return f'node {endpoint.node_namespace.rstrip("/")}/{endpoint.node_name}'
-        return None
+            yield endpoint, (f'node {endpoint.node_namespace.rstrip("/")}/{endpoint.node_name}'
+                             if known else None)
+
+    def _name_state_publishers(self):
+        """Where messages do not name their publisher (Jazzy): an error for a second one."""
+        names = tuple(sorted(name or 'a node not discovered yet'
+                             for _, name in self._state_publisher_endpoints()))
+        if len(names) > 1 and names != self._state_publishers:
+            self.get_logger().error(
+                f'{len(names)} publishers of joint_states: {", ".join(names)}: this rclpy cannot '
+                'tell their states apart, so the controller follows whichever is newest (ROS 2 '
+                'Kilted follows the first and ignores the others); stop all but one')
+        self._state_publishers = names
 
     def _check_effort_limits(self):
         unlimited = [j for j, limit in zip(self.model.joint_names, self.model.effort_limit)
@@ -684,14 +707,15 @@ class ControllerNode(Node):
         """
         Return the Goal of a JointTrajectory message, its points checked; raise if malformed.
 
-        Everything that does not depend on the reference, in time linear in the message's size
-        and without the cycle's lock: a bad goal never holds up a cycle.
+        Without the cycle's lock, so that no goal holds up a cycle: its points in time linear in
+        the message's size, then its spline from the reference in force, checked against the
+        limits (:meth:`Controller.prepare`; a refusal for that comes from ``submit``).
         """
         times, positions, velocities, accelerations = trajectory_arrays(msg, self.model)
         start = to_seconds(msg.header.stamp) or None      # zero: at the newest state
         goal = Goal(tag, start, times, positions, velocities, accelerations, tolerances)
         check_points(self.model, goal)
-        return goal
+        return self.controller.prepare(goal)
 
     def trajectory_callback(self, msg):
         """Take a fire-and-forget trajectory; a malformed one is logged and dropped."""
