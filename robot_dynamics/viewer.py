@@ -26,6 +26,7 @@ Coordinates: the model's base frame, z up, metres.
 import collections
 import socket
 import threading
+import time
 
 import numpy as np
 
@@ -42,6 +43,9 @@ GHOST_OPACITY = 0.3
 FOV = np.deg2rad(50.0)
 #: Intensity of the hemisphere light that stands in for an environment map.
 HEMISPHERE = 4.0
+#: The joint sliders show where the arm is, except for this long [s] after one was moved on
+#: the page (the goal it sent is under way; a slider that jumped under the hand would fight it).
+SLIDERS_LEFT_ALONE = 2.0
 
 
 def check_port(host, port):
@@ -149,6 +153,7 @@ class ArmView:
         self._path = collections.deque(maxlen=PATH_LENGTH)
         self._path_handle = self._waypoints = self._handle = self._grid = None
         self._sliders, self._gui_robot = [], []
+        self._slid = -np.inf        # when a slider was last moved on the page (monotonic, s)
         self.q = None
         server = self.server
         server.scene.set_up_direction('+z')
@@ -246,6 +251,7 @@ class ArmView:
     def _slider_moved(self, event):
         if event.client is None or self.on_joint_goal is None:    # set by the program
             return
+        self._slid = time.monotonic()
         self.on_joint_goal(np.array([s.value for s in self._sliders]))
 
     def show(self, q, stamp=None):
@@ -261,10 +267,12 @@ class ArmView:
             self._positions.content = f'joint positions{when}: {text}'
             if not moved:       # nothing to redraw (the page renders what changes)
                 return
-            if self._sliders and self._path.maxlen and not self._path:
-                # the sliders start where the arm is (set here, they send no goal)
+            if time.monotonic() - self._slid > SLIDERS_LEFT_ALONE:
+                # the sliders show where the arm is (set here, they send no goal)
                 for slider, value in zip(self._sliders, q):
-                    slider.value = float(np.clip(value, slider.min, slider.max))
+                    value = float(np.clip(value, slider.min, slider.max))
+                    if abs(slider.value - value) > 0.5 * slider.step:
+                        slider.value = value
             self._arm.show(q)
             tip = self._model.fk(q)
             self._path.append(tip[:3, 3])

@@ -22,15 +22,19 @@ and positions directly, efforts by the inverse dynamics with friction (Pinocchio
 library's RNEA: test_pinocchio.py).
 """
 
-from conftest import BUNDLED, CONFIG_DIR
+from pathlib import Path
+
 import numpy as np
 import pytest
-from robot_dynamics import closed_loop, control, InputError, pick_and_place as pp
+from robot_dynamics import closed_loop, control, InputError, pick_and_place as pp, RobotModel
 from robot_dynamics.closed_loop import REFERENCE_EFFORT_FRACTION, REFERENCE_VELOCITY_FRACTION
 from robot_dynamics.limits import middle
 from robot_dynamics.spatial import pose_error
 import yaml
 
+# not from test/conftest.py: under test/ros another conftest module takes that name
+CONFIG_DIR = Path(__file__).resolve().parents[2] / 'config'
+BUNDLED = RobotModel.available()
 #: What sampling between time_scale's samples may add to a peak (relative).
 BETWEEN_SAMPLES = 2e-3
 

@@ -24,15 +24,11 @@ parameters.
 """
 
 import os
-from pathlib import Path
-import re
-import shlex
 import signal
 import subprocess
-import sys
-import time
 
 import pytest
+from readme import readme_commands, shell, started
 from robot_dynamics import RobotModel
 from robot_dynamics.closed_loop import with_payload
 from robot_dynamics.ros.nodes.description import DESCRIPTION_QOS
@@ -40,40 +36,16 @@ from std_msgs.msg import String
 
 pytestmark = pytest.mark.ros
 
-README = Path(__file__).resolve().parents[2] / 'README.md'
-RUNNING = 'running; Ctrl-C stops every node'
-TIMEOUT = 240.0
-
-
-def readme_commands(marker):
-    """Return the commands of the README's one bash block holding ``marker``, one per line."""
-    blocks = re.findall(r'```bash\n(.*?)```', README.read_text(), re.S)
-    found = [block for block in blocks if marker in block]
-    assert len(found) == 1, f'the README should hold one bash block with {marker!r}'
-    text = re.sub(r'\\\n\s*', '', found[0])          # continuation lines joined
-    return [' '.join(line.split()) for line in text.splitlines() if line.strip()]
-
-
-def _shell(folder, command):
-    """Return ``bash -c`` of ``command`` in ``folder``, the venv activated as a user has it."""
-    venv = shlex.quote(sys.prefix)
-    return ['bash', '-c', f'cd {shlex.quote(str(folder))} && export VIRTUAL_ENV={venv} '
-                          f'PATH={venv}/bin:"$PATH" && exec {command}']
-
 
 def test_the_identification_restart_runs_as_written(processes, probe, tmp_path):
     copy, bringup = readme_commands('simulator.plant_urdf_file:=nominal.urdf')
     identified = with_payload(RobotModel.load('planar_2r'), 1.5).to_urdf()
     (tmp_path / 'identified.urdf').write_text(identified)
-    subprocess.run(_shell(tmp_path, copy), check=True, env=dict(os.environ))
+    subprocess.run(shell(tmp_path, copy), check=True, env=dict(os.environ))
     nominal = (tmp_path / 'nominal.urdf').read_text()
     assert RobotModel.from_urdf(nominal).name == 'planar_2r'
     descriptions = probe.collect(String, '/robot_description', DESCRIPTION_QOS)
-    proc = processes.start('bringup', _shell(tmp_path, bringup))
-    deadline = time.monotonic() + TIMEOUT
-    while RUNNING not in processes.output(proc):
-        assert proc.poll() is None and time.monotonic() < deadline, processes.output(proc)
-        time.sleep(0.1)
+    proc = started(processes, tmp_path, bringup)
     # the identified URDF replaced the bundled robot's model (before: 'give exactly one of')
     probe.wait_for(lambda: descriptions, what='/robot_description')
     assert descriptions[-1][0].data == identified
@@ -84,7 +56,7 @@ def test_the_identification_restart_runs_as_written(processes, probe, tmp_path):
 def test_the_parameter_listing_runs_as_written(tmp_path):
     from robot_dynamics.ros.nodes import controller_node
     (command,) = readme_commands('m.PARAMETERS')
-    listed = subprocess.run(_shell(tmp_path, command), check=True, capture_output=True,
+    listed = subprocess.run(shell(tmp_path, command), check=True, capture_output=True,
                             text=True, env=dict(os.environ)).stdout.splitlines()
     assert len(listed) == len(controller_node.PARAMETERS)
     for line, spec in zip(listed, controller_node.PARAMETERS):

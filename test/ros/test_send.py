@@ -50,7 +50,7 @@ class StandIn:
         self.context = Context()
         rclpy.init(context=self.context, domain_id=domain)
         self.node = Node('stand_in', context=self.context)
-        self.goals, self.canceled = [], threading.Event()
+        self.goals, self.canceled, self.closing = [], threading.Event(), threading.Event()
         self.requested = threading.Event()
         self.behaviour = behaviour
         group = ReentrantCallbackGroup()
@@ -86,6 +86,8 @@ class StandIn:
                           error_string="path tolerance violated: {'joint1': 0.2}")
         deadline = time.monotonic() + TIMEOUT
         while not handle.is_cancel_requested and time.monotonic() < deadline:
+            if self.closing.is_set():       # gone without a word, as a killed controller
+                return Result()
             time.sleep(0.01)
         self.canceled.set()
         handle.canceled()
@@ -96,6 +98,7 @@ class StandIn:
         self.thread.join()
         self.server.destroy()
         self.node.destroy_node()
+        self.closing.set()          # a goal still running ends with no server to answer for it
         self.context.try_shutdown()
 
 
@@ -199,6 +202,31 @@ def test_interrupting_send_cancels_the_goal(ros_domain, processes, trajectory_fi
         assert 'interrupted; goal canceled' in output
     finally:
         server.close()
+
+
+@pytest.mark.ros
+def test_interrupting_send_after_its_server_went_away(ros_domain, processes, trajectory_file):
+    # the controller stopped (bringup's Ctrl-C) while the goal ran, then Ctrl-C on send: it
+    # ends at once and says that no one answered the cancel (before: "goal canceled", 5-10 s)
+    path, _ = trajectory_file
+    server = StandIn(ros_domain, '/brief/follow_joint_trajectory', 'run')
+    closed = False
+    try:
+        proc = send(processes, path, '/brief/follow_joint_trajectory')
+        deadline = time.monotonic() + TIMEOUT
+        while not server.goals and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert server.goals, processes.output(proc)
+        server.close()
+        closed = True
+        proc.send_signal(signal.SIGINT)
+        status, output = finish(processes, proc)
+        assert status == 130, output
+        assert 'interrupted; cancel requested, no answer' in output
+        assert 'goal canceled' not in output and 'Traceback' not in output
+    finally:
+        if not closed:
+            server.close()
 
 
 def test_the_result_is_waited_for_while_the_goal_shows_progress():

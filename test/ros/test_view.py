@@ -27,7 +27,9 @@ import io
 from pathlib import Path
 import re
 import shutil
+import signal
 import sys
+import threading
 import time
 from urllib.parse import urlparse
 from urllib.request import urlopen
@@ -38,10 +40,13 @@ import pytest
 from robot_dynamics import recorded_motion, recordings, RobotModel
 from robot_dynamics.ros.tools.definitions import TOPICS
 from robot_dynamics.ros.wire.compat import ActionClient
+from robot_dynamics.ros.wire.qos import DESCRIPTION_QOS
 from robot_dynamics.scene import body_colour
 from robot_dynamics.task_space import DEFAULT_STIFFNESS
 from robot_dynamics_interfaces.action import FollowJointTrajectory
+from robot_dynamics_interfaces.msg import ControllerState
 from sensor_msgs.msg import JointState
+from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectoryPoint
 
 DOCS = Path(__file__).resolve().parents[2] / 'docs'
@@ -104,6 +109,11 @@ class Page:
                 return found
             time.sleep(0.2)
         pytest.fail(f'the page never showed {pattern!r}; it shows:\n{self.text()[:2000]}')
+
+    def sliders(self):
+        """Return the values of the joint sliders' number boxes (after the push's three)."""
+        boxes = self.page.locator('input.mantine-NumberInput-input').all()
+        return [float(box.input_value()) for box in boxes[3:]]
 
     def positions(self):
         """Return the joint positions the page shows, by name."""
@@ -325,3 +335,69 @@ def test_replay_shows_the_recorded_configuration(browser, graph, page):
         p.page.close()
     finally:
         graph.processes.stop(proc)
+
+
+def test_the_page_follows_a_new_robot_a_silent_node_and_a_restarted_view(browser, processes,
+                                                                         module_probe):
+    # a graph the test plays itself, in a namespace of its own beside the module's: a robot
+    # description, joint states and a controller in safe mode, at 20 Hz, and no simulator
+    ns, port = '/events', free_port()
+    node = module_probe.node
+    description = node.create_publisher(String, f'{ns}/robot_description', DESCRIPTION_QOS)
+    publishers = {'state': node.create_publisher(JointState, f'{ns}/joint_states', 10),
+                  'controller': node.create_publisher(ControllerState,
+                                                      f'{ns}/controller/controller_state', 10)}
+    scara, planar = RobotModel.load('scara'), RobotModel.load('planar_2r')
+    now = {'state': JointState(name=list(scara.joint_names), position=[0.1, -0.2, 0.05]),
+           'controller': ControllerState(mode='safe', control_law='computed_torque')}
+    stop = threading.Event()
+
+    def publish():
+        while not stop.wait(0.05):
+            for key, msg in list(now.items()):
+                if msg is not None:
+                    publishers[key].publish(msg)
+
+    def serve():
+        view = processes.start('view', ['robot-dynamics', 'view', '--port', str(port),
+                                        '--namespace', ns])
+        module_probe.wait_for(lambda: 'view: http' in processes.output(view), what='the view')
+        return view
+
+    thread = threading.Thread(target=publish, daemon=True)
+    thread.start()
+    p = None
+    try:
+        description.publish(String(data=scara.to_urdf()))
+        view = serve()
+        p = Page(browser, f'http://127.0.0.1:{port}')
+        p.wait_text(r'shoulder = 0\.10000, elbow = -0\.20000')
+        # a controller in safe mode and a simulator that never spoke, said as such
+        p.wait_text(r'controller: safe \(SAFE MODE\)')
+        p.wait_text(r'simulator: silent \(dead or not started\)')
+        # the sliders show where the arm is, and follow it
+        np.testing.assert_allclose(p.sliders(), [0.1, -0.2, 0.05], atol=0.006)
+        now['state'] = JointState(name=list(scara.joint_names), position=[0.4, -0.7, 0.2])
+        module_probe.wait_for(lambda: np.allclose(p.sliders(), [0.4, -0.7, 0.2], atol=0.006),
+                              what='the sliders where the arm is')
+        # the controller dies: its panel says so within a second or two
+        now['controller'] = None
+        p.wait_text(r'controller: silent')
+        # another robot's description: redrawn, with its joints
+        description.publish(String(data=planar.to_urdf()))
+        now['state'] = JointState(name=list(planar.joint_names), position=[0.3, 0.4])
+        p.wait_text(r'joint1 = 0\.30000, joint2 = 0\.40000')
+        assert set(p.positions()) == {'joint1', 'joint2'}
+        assert "drawing 'planar_2r'" in processes.output(view)
+        # the view restarts: the page left open reconnects and draws again
+        assert processes.stop(view, signal.SIGINT) == 0
+        assert 'Traceback' not in processes.output(view)
+        assert 'never retrieved' not in processes.output(view)
+        now['state'] = JointState(name=list(planar.joint_names), position=[0.7, 0.4])
+        view = serve()
+        p.wait_text(r'joint1 = 0\.70000, joint2 = 0\.40000')
+    finally:
+        stop.set()
+        thread.join()
+        if p is not None:
+            p.page.close()

@@ -40,7 +40,7 @@ from action_msgs.srv import CancelGoal
 from geometry_msgs.msg import PoseStamped, WrenchStamped
 import numpy as np
 import rclpy
-from rclpy.executors import MultiThreadedExecutor
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState, SimulatorStatus
@@ -296,7 +296,9 @@ def run(host='127.0.0.1', port=8080, out=sys.stdout, args=None, stop=None, names
     node = None
     try:
         node = ViewNode(view, namespace)
-        executor = MultiThreadedExecutor(num_threads=2)
+        # one thread: every callback has ended when the loop does (a pool's could still be
+        # running as the node goes, and end in rclpy's "cannot use Destroyable")
+        executor = SingleThreadedExecutor()
         executor.add_node(node)
         while not stop.is_set() and rclpy.ok():
             executor.spin_once(timeout_sec=0.1)

@@ -1,0 +1,176 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The README's bash blocks of the graph, run line by line as written (``readme.py``).
+
+Each line a user runs in a terminal of its own: a bringup, a view or a recorder runs until
+Ctrl-C (here: started, checked, then SIGINT, which must end it cleanly); a demo, a ``send`` or
+a ``plot`` runs to its end and must succeed. What a line needs that the README assumes (a graph
+already running for ``view`` and the recorder, a bag for ``plot``) is started or copied first.
+Lines for a ROS 2 distribution (``ros2 launch``) are not run here: ``test_launch`` checks the
+launch files. The view's default port is taken by one test at a time on this machine.
+"""
+
+import fcntl
+from pathlib import Path
+import re
+import shutil
+import signal
+import tempfile
+import time
+import urllib.request
+
+from mcap.reader import make_reader
+import pytest
+from readme import finished, readme_commands, started, TIMEOUT
+from robot_dynamics import recordings
+from robot_dynamics_interfaces.msg import ControllerState
+
+pytestmark = pytest.mark.ros
+
+#: The view's default address, which the README's commands use.
+VIEW = 'http://127.0.0.1:8080'
+
+
+def _stop(processes, proc):
+    """Ctrl-C ``proc`` as a user does; it must end cleanly, with no traceback."""
+    status = processes.stop(proc, signal.SIGINT, timeout=60.0)
+    output = processes.output(proc)
+    assert status == 0 and 'Traceback' not in output, output
+    return output
+
+
+def _topics(path):
+    """Return the topics of an MCAP file's channels that carry messages."""
+    with open(path, 'rb') as f:
+        summary = make_reader(f).get_summary()
+    return {summary.channels[c].topic for c, n in summary.statistics.channel_message_counts.items()
+            if n}
+
+
+@pytest.fixture
+def view_port():
+    """Hold the view's default port for this test (another run on the machine waits)."""
+    lock = Path(tempfile.gettempdir()) / 'robot_dynamics_view_8080.lock'
+    with open(lock, 'w') as handle:
+        deadline = time.monotonic() + 2 * TIMEOUT
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                assert time.monotonic() < deadline, 'port 8080: held by another test run'
+                time.sleep(0.5)
+        yield VIEW
+
+
+def _serves(url):
+    """Return the page at ``url`` (it must answer)."""
+    with urllib.request.urlopen(url, timeout=30.0) as response:
+        assert response.status == 200
+        return response.read()
+
+
+def test_the_bringup_block_runs_as_written(processes, probe, tmp_path):
+    activate, *bringups = readme_commands('robot-dynamics bringup --robot scara --lockstep')
+    # the first line is the venv's activation, which every line here runs with
+    assert activate.startswith('source .venv/bin/activate') and len(bringups) == 4
+    for command in bringups:
+        if '--record' in command:
+            proc = _recording(processes, probe, tmp_path, command)
+        else:
+            proc = started(processes, tmp_path, command)
+        output = _stop(processes, proc)
+        assert 'control of' in output and '[ERROR]' not in output, output
+    # the recording of the third, readable and with the arm's topics
+    assert {'/joint_states', '/controller/controller_state'} <= _topics(tmp_path / 'run.mcap')
+    assert recordings.read(tmp_path / 'run.mcap').tables['/joint_states'].messages
+
+
+def test_the_two_arms_block_runs_as_written(processes, tmp_path):
+    commands = readme_commands('right_goal.yaml --namespace right')
+    right, goal, send, demo, left, launch = commands
+    assert launch.startswith('ros2 launch')       # needs a distribution: test_launch
+    arm = started(processes, tmp_path, right)
+    finished(processes, tmp_path, goal)
+    assert 'succeeded' in finished(processes, tmp_path, send)
+    output = finished(processes, tmp_path, demo)
+    assert 'scara: pick-and-place succeeded' in output and '/left/' in output, output
+    _stop(processes, started(processes, tmp_path, left))
+    output = _stop(processes, arm)
+    assert 'goal' in output and '/right/' in output, output
+
+
+def test_the_view_block_runs_as_written(processes, tmp_path, view_port):
+    bringup, demo, view, replay = readme_commands('robot-dynamics view demo/demo.mcap')
+    arm = started(processes, tmp_path, bringup, said=f'view: {view_port}')
+    assert b'<html' in _serves(view_port).lower()
+    _stop(processes, arm)
+    # the demo with its view; its recording where make demo puts one, for the replay
+    output = finished(processes, tmp_path, demo)
+    assert f'view: {view_port}' in output and 'pick-and-place succeeded' in output, output
+    [recording] = set(re.findall(r'recording to (\S+\.mcap)', output))
+    (tmp_path / 'demo').mkdir()
+    shutil.copy(recording, tmp_path / 'demo' / 'demo.mcap')
+    # the view alone, of a graph already running
+    graph = started(processes, tmp_path, 'robot-dynamics bringup --robot scara')
+    alone = started(processes, tmp_path, view, said=f'view: {view_port}')
+    _serves(view_port)
+    _stop(processes, alone)
+    _stop(processes, graph)
+    _stop(processes, started(processes, tmp_path, replay, said=f'view: {view_port}'))
+
+
+def _recording(processes, probe, folder, command, namespace=''):
+    """Start a recording ``command``; return it once it has a second of controller states."""
+    topic = f'{namespace}/controller/controller_state'
+    states = probe.collect(ControllerState, topic)
+    proc = started(processes, folder, command, said=f'recording {topic}')
+    seen = len(states)
+    probe.wait_for(lambda: len(states) >= seen + 100, what=f'100 more {topic}')
+    return proc
+
+
+def _recorded(processes, probe, folder, command, namespace=''):
+    """Run a recorder until it has recorded a second of the controller's states; stop it."""
+    _stop(processes, _recording(processes, probe, folder, command, namespace))
+
+
+def test_the_recorder_block_runs_as_written(processes, probe, tmp_path):
+    record, record_some, plot, plot_bag, record_cell, plot_left = readme_commands(
+        'recorder_node --ros-args -p path:=cell.mcap')
+    graph = started(processes, tmp_path, 'robot-dynamics bringup --robot scara --lockstep')
+    for command in (record, record_some):
+        _recorded(processes, probe, tmp_path, command)
+    _stop(processes, graph)
+    assert {'/joint_states', '/controller/controller_state', '/robot_description'} <= \
+        _topics(tmp_path / 'run.mcap')
+    assert _topics(tmp_path / 'states.mcap') == {'/joint_states', '/controller/controller_state'}
+    finished(processes, tmp_path, plot)
+    assert (tmp_path / 'plots' / 'tracking.png').stat().st_size > 10000
+    # a bag of an arm: here the recording above
+    shutil.copy(tmp_path / 'run.mcap', tmp_path / 'bag_0.mcap')
+    finished(processes, tmp_path, plot_bag)
+    # two arms in namespaces, one recording
+    arms = [started(processes, tmp_path, f'robot-dynamics bringup --robot {robot} --namespace '
+                                         f'{side} --lockstep')
+            for robot, side in (('scara', 'left'), ('planar_2r', 'right'))]
+    _recorded(processes, probe, tmp_path, record_cell, '/right')
+    for arm in arms:
+        _stop(processes, arm)
+    topics = _topics(tmp_path / 'cell.mcap')
+    assert {'/left/joint_states', '/right/joint_states'} <= topics
+    finished(processes, tmp_path, plot_left)
+    assert (tmp_path / 'plots_left' / 'tracking.png').stat().st_size > 10000
