@@ -174,7 +174,13 @@ $(STAMP_INTERFACES): $(STAMP_DEPS) $(INTERFACE_SOURCES) tools/fix_wheel_cmake_pa
 # of its own): half of the ROS tests' time is waiting on the wall clock, and the tests are to pass
 # beside another suite anyway. TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 2
+# The tests import the library from the work tree (pytest puts the checkout first on sys.path),
+# whose numba kernels have a disk cache of their own: compiled once here, before the workers
+# start, rather than by each worker at its first use, in timed tests (seconds once cached).
 test: setup
+	@echo 'test ($(ROS_DISTRO)): compiling the numba kernels of the work tree'
+	@$(PY) -m robot_dynamics.precompile > $(SETUP_LOGS)/precompile-tree.log 2>&1 \
+		|| { cat $(SETUP_LOGS)/precompile-tree.log; exit 1; }
 	$(PY) -m pytest test -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 # The main job: a pick-and-place through the ROS 2 graph; report, recording and plots in demo/.

@@ -23,6 +23,7 @@ the clock on explicit time).
 """
 
 import math
+import signal
 import sys
 import threading
 import time
@@ -137,8 +138,13 @@ def run(path, topics, host='127.0.0.1', port=8080, out=sys.stdout, stop=None):
 
     timeline.on_update(scrubbed)
     note = [f'**recording torn**: {replay.problem}'] if replay.problem else []
-    print(f'view: {view.url} (replay of {path}, {replay.duration:.1f} s)', file=out, flush=True)
     stop = stop or threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        # a flag, not KeyboardInterrupt: raised inside viser's calls, that could be swallowed
+        # there (a replay that did not end on Ctrl-C on a loaded host)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda signum, frame: stop.set())
+    print(f'view: {view.url} (replay of {path}, {replay.duration:.1f} s)', file=out, flush=True)
     try:
         last = time.monotonic()
         while not stop.is_set():
@@ -160,8 +166,6 @@ def run(path, topics, host='127.0.0.1', port=8080, out=sys.stdout, stop=None):
                 lines.append(f'tracking error (max |e|): {np.max(np.abs(q_ref - q)):.2e}')
             view.set_status(lines)
             stop.wait(1.0 / RATE_HZ)
-    except KeyboardInterrupt:
-        pass
     finally:
         view.close()
     return 0
