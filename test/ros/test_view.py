@@ -300,6 +300,7 @@ def test_dragging_the_tip_handle_moves_the_simulated_tip_there(graph, page):
 
 
 def test_replay_shows_the_recorded_configuration(browser, graph, page):
+    from playwright.sync_api import expect
     page.page.close()       # the live page done with: software WebGL renders one page at a time
     port = free_port()
     proc = graph.processes.start('replay', [sys.executable, '-m', 'robot_dynamics.cli', 'view',
@@ -311,7 +312,8 @@ def test_replay_shows_the_recorded_configuration(browser, graph, page):
         # Play off, as a user clicks it: by its label (viser's own settings hold checkboxes too)
         play = p.page.get_by_role('checkbox', name='Play')
         play.click(force=True)          # Mantine draws its box over the input
-        assert not play.is_checked()
+        # the box shows the server's value: unchecked once the click went there and back
+        expect(play).not_to_be_checked(timeout=FRAME_TIMEOUT * 1000)
         wanted = [TOPICS.controller_state, TOPICS.robot_description]
         recorded = recordings.read(graph.recording, wanted)
         track, _ = recorded_motion.tracking(recorded, TOPICS, graph.model)
