@@ -15,6 +15,7 @@
 
 """Test helpers: a closed loop of model, simulator and controller processes, and goals."""
 
+from contextlib import contextmanager
 import os
 import signal
 import time
@@ -115,6 +116,20 @@ class Loop:
         finally:
             for proc in reversed(stopped):
                 os.kill(proc.pid, signal.SIGCONT)
+
+    @contextmanager
+    def clock_held(self):
+        """
+        Hold simulated time: the simulator stopped meanwhile (lockstep), the controller running.
+
+        What is sent meanwhile reaches the controller at a known simulated time, however busy
+        the host; it must take less than the controller's ``wall_state_timeout`` of wall time.
+        """
+        os.kill(self.simulator.pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            os.kill(self.simulator.pid, signal.SIGCONT)
 
     def mode(self):
         return self.controller_states[-1][0].mode if self.controller_states else None

@@ -54,6 +54,12 @@ def readme_commands(marker):
     return commands
 
 
+def amended(command, options):
+    """Return ``command`` with ``options`` added before its comment, if it has one."""
+    line, hash_, comment = command.partition(' #')
+    return f'{line} {options}{hash_}{comment}'
+
+
 def shell(folder, command):
     """Return ``bash -c`` of ``command`` in ``folder``, the venv activated as a user has it."""
     venv = shlex.quote(sys.prefix)
