@@ -131,6 +131,13 @@ class Loop:
         finally:
             os.kill(self.simulator.pid, signal.SIGCONT)
 
+    def send_before(self, start, trajectory, **kwargs):
+        """:meth:`send` ``trajectory`` with simulated time held before ``start`` [s]."""
+        with self.clock_held():
+            assert self.now() < start, \
+                f'simulated time was at {self.now():.3f} s, past the goal\'s start {start} s'
+            return self.send(trajectory, **kwargs)
+
     def mode(self):
         return self.controller_states[-1][0].mode if self.controller_states else None
 

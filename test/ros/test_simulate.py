@@ -25,9 +25,12 @@ from robot_dynamics.trajectory import TrajectoryPoints
 
 pytestmark = pytest.mark.ros
 
-#: Simulated time [s] at which the (first) goal starts: far enough ahead that it is there before
-#: its time, however busy the host.
+#: Simulated time [s] at which the (first) goal starts; sent before it with simulated time held
+#: (``Loop.send_before``), on a loop paced to the wall clock (the set-up takes about as much
+#: simulated time as wall time).
 START = 6.0
+#: The simulator's clock: lockstep paced to the wall clock.
+PACED = ['realtime:=true']
 #: Simulated time [s] compared after the start.
 COMPARED = 3.0
 
@@ -76,11 +79,11 @@ def _assert_same(graph_states, library_states):
                                          ('scara', [0.5, -0.6, 0.1]),
                                          ('puma560', [0.3, -0.2, 0.2, 0.3, -0.3, 0.4])])
 def test_simulate_gives_the_joint_states_of_the_lockstep_graph(loop, robot, move):
-    arm = loop(robot)
+    arm = loop(robot, simulator=PACED)
     q0 = arm.position()
     msg, _ = quintic(arm.model, q0, q0 + move, 1.5)
     msg.header.stamp.sec = int(START)
-    result = arm.result(arm.send(msg))
+    result = arm.result(arm.send_before(START, msg))
     assert result.status == SUCCEEDED, result.result.error_string
     end = START + COMPARED
     record, ours = _library_states(robot, arm.model, [(1.0, _points(msg), START, 'goal')], end)
@@ -90,17 +93,16 @@ def test_simulate_gives_the_joint_states_of_the_lockstep_graph(loop, robot, move
 
 
 def test_a_preempting_goal_the_same_in_both(loop):
-    arm = loop('planar_2r')
+    arm = loop('planar_2r', simulator=PACED)
     q0 = arm.position()
     first, _ = quintic(arm.model, q0, q0 + [0.6, -0.5], 2.5)
     first.header.stamp.sec = int(START)
     second, _ = quintic(arm.model, q0 + [0.3, -0.2], q0 + [-0.2, 0.3], 1.0)
     second.header.stamp.sec, second.header.stamp.nanosec = int(START) + 1, 200_000_000
-    handle = arm.send(first)
+    handle = arm.send_before(START, first)
     # after the first has started, before the second's start
     arm.probe.wait_for(lambda: arm.now() > START + 0.05, what='the first goal under way')
-    assert arm.now() < START + 1.1, 'the host was too slow to send the second goal in time'
-    preempting = arm.send(second)
+    preempting = arm.send_before(START + 1.1, second)
     assert arm.result(handle).status != SUCCEEDED
     assert arm.result(preempting).status == SUCCEEDED
     end = START + COMPARED
