@@ -35,17 +35,24 @@ _DOMAINS = range(1, 102)
 _LOCK_DIR = Path(tempfile.gettempdir()) / 'robot_dynamics_ros_domains'
 
 
+def try_lock(path):
+    """Return the file ``path`` open and locked by this process, or None if another holds it."""
+    handle = open(path, 'w')
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        return None
+    return handle
+
+
 def lock_domain():
     """Return ``(domain, open lock file)`` for the first domain no other process holds."""
     _LOCK_DIR.mkdir(exist_ok=True)
     for domain in _DOMAINS:
-        handle = open(_LOCK_DIR / f'{domain}.lock', 'w')
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.close()
-            continue
-        return domain, handle
+        handle = try_lock(_LOCK_DIR / f'{domain}.lock')
+        if handle is not None:
+            return domain, handle
     raise RuntimeError(f'every ROS domain in {_DOMAINS} is in use on this machine')
 
 

@@ -23,7 +23,6 @@ Lines for a ROS 2 distribution (``ros2 launch``) are not run here: ``test_launch
 launch files. The view's default port is taken by one test at a time on this machine.
 """
 
-import fcntl
 from pathlib import Path
 import re
 import shutil
@@ -32,6 +31,7 @@ import tempfile
 import time
 import urllib.request
 
+from isolation import try_lock
 from mcap.reader import make_reader
 import pytest
 from readme import amended, finished, readme_commands, started, TIMEOUT
@@ -64,15 +64,11 @@ def _topics(path):
 def view_port():
     """Hold the view's default port for this test (another run on the machine waits)."""
     lock = Path(tempfile.gettempdir()) / 'robot_dynamics_view_8080.lock'
-    with open(lock, 'w') as handle:
-        deadline = time.monotonic() + 2 * TIMEOUT
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                assert time.monotonic() < deadline, 'port 8080: held by another test run'
-                time.sleep(0.5)
+    deadline = time.monotonic() + 2 * TIMEOUT
+    while (handle := try_lock(lock)) is None:
+        assert time.monotonic() < deadline, 'port 8080: held by another test run'
+        time.sleep(0.5)
+    with handle:
         yield VIEW
 
 
