@@ -135,7 +135,7 @@ class Loop:
         """:meth:`send` ``trajectory`` with simulated time held before ``start`` [s]."""
         with self.clock_held():
             assert self.now() < start, \
-                f'simulated time was at {self.now():.3f} s, past the goal\'s start {start} s'
+                f"simulated time was at {self.now():.3f} s, past the goal's start {start} s"
             return self.send(trajectory, **kwargs)
 
     def mode(self):

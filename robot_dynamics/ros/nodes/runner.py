@@ -129,4 +129,9 @@ def run_node(node_class, name, args=None):
         if node is not None:
             node.destroy_node()       # the context still up: its last messages go out
         rclpy.try_shutdown()
+        # stopped: a second SIGINT or SIGTERM (a supervisor's repeat on a loaded host) during
+        # the interpreter's exit would otherwise kill it there, with Python's default action
+        # restored, and turn a clean stop into a death by signal
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
     return 0
