@@ -21,7 +21,7 @@ import pytest
 pytestmark = pytest.mark.ros
 
 #: A node that asks for its own stop, then what the process's signals are once stopped.
-SCRIPT = '''
+SCRIPT = """
 import os, signal
 from rclpy.node import Node
 from robot_dynamics.ros.nodes.runner import run_node
@@ -36,7 +36,7 @@ print('status', status, 'handlers', [signal.getsignal(s) is signal.SIG_IGN
                                      for s in (signal.SIGINT, signal.SIGTERM)], flush=True)
 os.kill(os.getpid(), signal.SIGINT)
 os.kill(os.getpid(), signal.SIGTERM)
-'''
+"""
 
 
 def test_a_stopped_node_process_ignores_the_signals_that_follow(processes):
