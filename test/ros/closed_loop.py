@@ -102,38 +102,35 @@ class Loop:
         self.processes.stop(proc, signal.SIGKILL)
         self.procs.remove(proc)
 
+    @contextmanager
+    def stopped(self, *procs):
+        """Stop ``procs`` meanwhile (SIGSTOP in turn, SIGCONT in reverse), as a host stalls."""
+        stopped = []
+        try:
+            for proc in procs:
+                os.kill(proc.pid, signal.SIGSTOP)
+                stopped.append(proc)
+            yield
+        finally:
+            for proc in reversed(stopped):
+                os.kill(proc.pid, signal.SIGCONT)
+
     def stall(self, seconds):
         """Stop the simulator and the controller for ``seconds`` of wall time, as a host stalls."""
         # one after the other, so that between the two the controller is the one that runs: it
         # waits for states (and only after wall_state_timeout of that is it a fault), where a
         # simulator running alone would wait for its answer (lockstep_timeout)
-        stopped = []
-        try:
-            for proc in (self.simulator, self.controller):
-                os.kill(proc.pid, signal.SIGSTOP)
-                stopped.append(proc)
+        with self.stopped(self.simulator, self.controller):
             time.sleep(seconds)
-        finally:
-            for proc in reversed(stopped):
-                os.kill(proc.pid, signal.SIGCONT)
-
-    @contextmanager
-    def clock_held(self):
-        """
-        Hold simulated time: the simulator stopped meanwhile (lockstep), the controller running.
-
-        What is sent meanwhile reaches the controller at a known simulated time, however busy
-        the host; it must take less than the controller's ``wall_state_timeout`` of wall time.
-        """
-        os.kill(self.simulator.pid, signal.SIGSTOP)
-        try:
-            yield
-        finally:
-            os.kill(self.simulator.pid, signal.SIGCONT)
 
     def send_before(self, start, trajectory, **kwargs):
-        """:meth:`send` ``trajectory`` with simulated time held before ``start`` [s]."""
-        with self.clock_held():
+        """
+        :meth:`send` ``trajectory`` with simulated time held before ``start`` [s] (lockstep).
+
+        The simulator is stopped meanwhile, the controller runs: the goal reaches it at a known
+        simulated time, however busy the host (in less than its ``wall_state_timeout``).
+        """
+        with self.stopped(self.simulator):
             assert self.now() < start, \
                 f"simulated time was at {self.now():.3f} s, past the goal's start {start} s"
             return self.send(trajectory, **kwargs)
