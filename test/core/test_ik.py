@@ -402,7 +402,10 @@ def test_mask_that_leaves_the_closed_form_incomplete_searches_numerically():
     assert not model.ik(target).success                    # default mask: x, y, z and yaw
     position_only = [1, 1, 1, 0, 0, 0]
     assert ik_module.ik_all(model, target, mask=position_only) == []
-    result = model.ik(target, mask=position_only)
+    # restarts bounded by their number, not by the wall clock: what a loaded host does to a
+    # 5 ms budget is not this test's business
+    result = model.ik(target, mask=position_only, timeout=60.0,
+                      rng=np.random.default_rng(0))
     assert result.success and result.method == 'numeric'
     perr, _ = masked_errors(model, result.q, target, position_only)
     assert perr <= 1e-6
