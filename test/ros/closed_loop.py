@@ -37,6 +37,9 @@ SUCCEEDED, CANCELED, ABORTED = 4, 5, 6     # action_msgs/GoalStatus
 STATE_RATE_HZ = 250
 #: Largest joint speed [rad/s or m/s] of an arm at rest.
 REST_VELOCITY = 1e-3
+#: The simulator's parameters for lockstep paced to the wall clock (the demo's clock): a test's
+#: set-up then takes about as much simulated time as wall time, and the probe keeps up.
+PACED = ('realtime:=true',)
 #: Longest wall time [s] for a goal's result while its joint states keep coming (a goal that
 #: never ends, on a loop that runs, still fails).
 RESULT_BOUND = 600.0

@@ -15,7 +15,7 @@
 
 """The controller node in a closed loop with the simulator, each in its own process."""
 
-from closed_loop import ABORTED, CANCELED, quintic, STATE_RATE_HZ, SUCCEEDED, tolerances
+from closed_loop import ABORTED, CANCELED, PACED, quintic, STATE_RATE_HZ, SUCCEEDED, tolerances
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
@@ -201,9 +201,7 @@ def test_lockstep_runs_are_equal_bit_for_bit(loop, probe, processes):
     runs = []
     start = 6.0
     for stall in (0.0, max(DEFAULT_LOCKSTEP_TIMEOUT, DEFAULT_WALL_STATE_TIMEOUT) + 0.5):
-        # paced to the wall clock: the probe keeps up with the states, and the set-up takes
-        # about as much simulated time as it takes wall time
-        arm = loop('scara', simulator=['realtime:=true'])
+        arm = loop('scara', simulator=PACED)
         model = arm.model
         q0 = arm.position()
         msg, _ = quintic(model, q0, q0 + [0.5, -0.6, 0.1], 1.5)

@@ -15,7 +15,7 @@
 
 """One loop, two transports: the library's closed loop against the graph in lockstep."""
 
-from closed_loop import quintic, SUCCEEDED
+from closed_loop import PACED, quintic, SUCCEEDED
 import numpy as np
 import pytest
 from robot_dynamics.closed_loop import closed_loop, goal_from_points, graph_loop
@@ -29,8 +29,6 @@ pytestmark = pytest.mark.ros
 #: (``Loop.send_before``), on a loop paced to the wall clock (the set-up takes about as much
 #: simulated time as wall time).
 START = 6.0
-#: The simulator's clock: lockstep paced to the wall clock.
-PACED = ['realtime:=true']
 #: Simulated time [s] compared after the start.
 COMPARED = 3.0
 
