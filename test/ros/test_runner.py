@@ -16,6 +16,7 @@
 
 import sys
 
+from isolation import hung_in_middleware_teardown
 import pytest
 
 pytestmark = pytest.mark.ros
@@ -47,3 +48,47 @@ def test_a_stopped_node_process_ignores_the_signals_that_follow(processes):
     proc = processes.start('stops', [sys.executable, '-c', SCRIPT])
     assert proc.wait(60) == 0, processes.output(proc)
     assert 'status 0 handlers [True, True]' in processes.output(proc)
+
+
+#: A node whose destruction blocks in C with the GIL held, deaf to signals: how Fast DDS once
+#: held a node's teardown (deleting a writer) on Jazzy.
+HANGS = """
+import ctypes, os, signal
+from rclpy.node import Node
+from robot_dynamics.ros.nodes.runner import run_node
+
+class Hangs(Node):
+    def __init__(self):
+        super().__init__('hangs')
+        self.create_timer(0.05, lambda: os.kill(os.getpid(), signal.SIGINT))
+
+    def destroy_node(self):
+        ctypes.PyDLL(None).sleep(3600)      # PyDLL: the GIL stays held
+
+run_node(Hangs, 'hangs')
+"""
+
+#: The end of the output of the model node that the middleware held (CI, Jazzy).
+HELD = """[INFO] [1795898596.931413535] [model]: publishing RobotModel('iiwa14', dof=7 (RRRRRRR))
+Timeout (0:00:10)!
+Thread 0x00007f54245ea5c0 (most recent call first):
+  File "/venv/lib/python3.11/site-packages/rclpy/publisher.py", line 105 in destroy
+  File "/venv/lib/python3.11/site-packages/rclpy/node.py", line 1833 in destroy_publisher
+  File "/venv/lib/python3.11/site-packages/rclpy/node.py", line 1953 in destroy_node
+  File "/venv/robot_dynamics/ros/nodes/runner.py", line 130 in run_node
+  File "/venv/robot_dynamics/ros/nodes/model_node.py", line 61 in main
+"""
+
+
+def test_a_teardown_that_hangs_ends_the_process_within_its_bound(processes):
+    from robot_dynamics.ros.nodes.runner import TEARDOWN_BOUND
+    proc = processes.start('hangs', [sys.executable, '-c', HANGS])
+    assert proc.wait(TEARDOWN_BOUND + 60) == 1, processes.output(proc)
+    output = processes.output(proc)
+    assert f'Timeout (0:00:{TEARDOWN_BOUND:02.0f})!' in output, output
+    assert ' in destroy_node' in output and ' in run_node' in output, output
+    # the hang is in the node's own code here, not in rclpy's: a test's stop reports it
+    assert not hung_in_middleware_teardown(output)
+    assert hung_in_middleware_teardown(HELD)
+    assert not hung_in_middleware_teardown(HELD.replace('/rclpy/', '/robot_dynamics/'))
+    assert not hung_in_middleware_teardown(HELD.replace('Timeout (', 'Current thread ('))

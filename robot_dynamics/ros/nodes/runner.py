@@ -22,9 +22,12 @@ rclpy's own signal handlers would shut the context down first, so they are not i
 error in the node's construction (bad parameters, a bad robot description), or a
 ``StartupError`` from a callback (a check that needs the first messages, e.g. the hardware's
 joint names), is logged as fatal and gives exit status 1, so that launch files and
-``robot-dynamics bringup`` see a failed start; the node is destroyed all the same.
+``robot-dynamics bringup`` see a failed start; the node is destroyed all the same. A teardown
+that does not end within ``TEARDOWN_BOUND`` ends the process, exit status 1
+(:func:`bounded_teardown`).
 """
 
+import contextlib
 import ctypes
 import faulthandler
 import gc
@@ -93,6 +96,29 @@ START_ERRORS = (RobotDynamicsError, ParameterException, InvalidParameterValueExc
 STOP_POLL = 0.1
 
 
+#: Longest time [s] a stopping process waits for the middleware's teardown (normally
+#: milliseconds). Fast DDS 2.14 (Jazzy) once never returned from deleting a writer of a node
+#: stopped beside other nodes stopping; it held the GIL, so the node was deaf to every signal
+#: but SIGKILL.
+TEARDOWN_BOUND = 10.0
+
+
+@contextlib.contextmanager
+def bounded_teardown():
+    """
+    Run the block (the destruction of nodes and of their context) in at most TEARDOWN_BOUND.
+
+    Past it, a thread of faulthandler's, which needs no GIL, prints "Timeout" and every
+    thread's stack to stderr, and ends the process with exit status 1. For the process's own
+    ending only: there is one such timer per process.
+    """
+    faulthandler.dump_traceback_later(TEARDOWN_BOUND, exit=True)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
 def spin_until(executor, stop):
     """Spin ``executor`` until the event ``stop`` is set (or its context shuts down)."""
     # a wait with a time-out: Python runs a signal's handler only between two of its own steps,
@@ -126,9 +152,10 @@ def run_node(node_class, name, args=None):
         if rclpy.ok():
             raise
     finally:
-        if node is not None:
-            node.destroy_node()       # the context still up: its last messages go out
-        rclpy.try_shutdown()
+        with bounded_teardown():
+            if node is not None:
+                node.destroy_node()       # the context still up: its last messages go out
+            rclpy.try_shutdown()
         # stopped: a second SIGINT or SIGTERM (a supervisor's repeat on a loaded host) during
         # the interpreter's exit would otherwise kill it there, with Python's default action
         # restored, and turn a clean stop into a death by signal

@@ -44,7 +44,8 @@ import yaml
 
 from . import graph
 from .recorder import RecorderNode
-from ..nodes.runner import PARENT_ENV, share_the_gil, spin_until, START_ERRORS
+from ..nodes.runner import bounded_teardown, PARENT_ENV, share_the_gil, spin_until, \
+    START_ERRORS
 from ..wire import middleware
 from ..wire.compat import RCLError
 
@@ -266,9 +267,10 @@ class Bringup:
         for stop, thread in self._threads[:graph_nodes][::-1] + self._threads[graph_nodes:]:
             stop.set()
             thread.join(timeout=STOP_TIMEOUT)
-        for node in self._nodes + ([self._probe] if self._probe else []):
-            node.destroy_node()
-        rclpy.try_shutdown()
+        with bounded_teardown():
+            for node in self._nodes + ([self._probe] if self._probe else []):
+                node.destroy_node()
+            rclpy.try_shutdown()
         if self._namespaced_file:
             os.unlink(self._namespaced_file)
 
