@@ -47,7 +47,10 @@ clocks and threads around it.
 **Lockstep** (``lockstep=True``): after a published state the simulator waits for the command
 that answers it. :meth:`Simulator.tick` gives the wait's time-out: none before the first command
 (the arm braked, a controller may start later), ``lockstep_timeout`` otherwise, and no wait after
-an unanswered state until commands come again (a controller that died). The caller measures the
+an unanswered state until commands come again (a controller that died). While no controller
+answers, the steps are paced to the wall clock (:meth:`Simulator.wait`), as with ``realtime``:
+nothing sets the pace then, and a simulation as fast as possible would flood the graph with
+states and ``/clock`` while a new controller starts. The caller measures the
 wait on the time in which its process ran and calls :meth:`Simulator.waited` with it, which
 counts the state as unanswered once the time-out has passed. A command answers the state only if
 it was sent after the state was published (``sent_ns``, on the publisher's system clock,
@@ -223,6 +226,7 @@ class Simulator:
         self.failed = False
         self._step_ns = round(_NS / rate_hz)
         self._pace = None           # real time: (t0, tick index at t0)
+        self._unanswered_pace = None  # lockstep off real time, no controller: the same
         self._origin_ns = 0         # real time: the system time [ns] of tick 0 on the grid
         self._lateness = np.zeros(LATENESS_WINDOW)
         self._command = None        # (command in model order, time received)
@@ -252,10 +256,15 @@ class Simulator:
     # ---- the loop -------------------------------------------------------------------------------
 
     def wait(self, now):
-        """Return the time [s] from ``now`` to the next step's due time (0: now, off real time)."""
-        if not self.realtime or self._pace is None:
+        """
+        Return the time [s] from ``now`` to the next step's due time.
+
+        0 (now) off real time, except in lockstep while no controller answers the states.
+        """
+        pace = self._pace if self.realtime else self._unanswered_pace
+        if pace is None:
             return 0.0
-        t0, k0 = self._pace
+        t0, k0 = pace
         return max(0.0, t0 + (self.ticks - k0) / self.rate_hz - now)
 
     def tick(self, now, *, reset=False, system_ns=None):
@@ -297,6 +306,11 @@ class Simulator:
                         'did not run (a loaded host); the steps due since run at once, so joint '
                         'states come in a burst')))
             self._lateness[self.steps % LATENESS_WINDOW] = lateness
+        elif self.lockstep:
+            if self._answering:
+                self._unanswered_pace = None
+            elif self._unanswered_pace is None:
+                self._unanswered_pace = (now, self.ticks)
         stamp_ns = self.stamp_ns
         self.ticks += 1
         publish = reset or self.steps % self.publish_every == 0
@@ -329,7 +343,8 @@ class Simulator:
         return Event(Kind.UNANSWERED, (
             f'lockstep: no command answered the state of t = {self.stamp_ns / _NS:.3f} s '
             f'within {self.lockstep_timeout:g} s ({self.unanswered_states} so far): stepping '
-            'with the last command, and without waiting until commands come again'))
+            'on in real time with the last command, without waiting, until commands come '
+            'again'))
 
     def command(self, values, now, *, source=None, sent_ns=None):
         """

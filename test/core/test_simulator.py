@@ -225,11 +225,18 @@ def test_lockstep_waits_for_the_answer_and_counts_unanswered_states(arm):
     event = sim.waited(1.0)
     assert event.kind is Kind.UNANSWERED and sim.unanswered_states == 1
     sim.step(0.0)
-    # no wait until commands come again
-    assert sim.tick(0.0).answer_timeout is None
-    sim.command([1.0, 1.0], 0.0, sent_ns=2000)
-    sim.step(0.0)
-    assert sim.tick(0.0).answer_timeout == 1.0
+    assert sim.wait(0.0) == 0.0
+    # no wait until commands come again, and nothing sets the pace but the wall clock
+    assert sim.tick(5.0).answer_timeout is None
+    sim.step(5.0)
+    assert sim.wait(5.0) == pytest.approx(DT) and sim.wait(5.0 + 3 * DT) == 0.0
+    sim.tick(5.0 + 3 * DT)      # late: the steps due since come at once
+    sim.step(5.0 + 3 * DT)
+    assert sim.wait(5.0 + 3 * DT) == 0.0
+    sim.command([1.0, 1.0], 5.0, sent_ns=2000)
+    sim.step(5.0 + 3 * DT)
+    assert sim.tick(5.0 + 3 * DT).answer_timeout == 1.0
+    assert sim.wait(5.0 + 3 * DT) == 0.0
 
 
 def test_lockstep_commands_sent_before_the_state_do_not_answer_it(arm):
