@@ -28,7 +28,7 @@ from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.conversions import duration_msg, to_seconds
 from robot_dynamics.trajectory import point_to_point
 from robot_dynamics_interfaces.action import FollowJointTrajectory
-from robot_dynamics_interfaces.msg import ControllerState, JointTolerance
+from robot_dynamics_interfaces.msg import ControllerState, JointTolerance, SimulatorStatus
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
@@ -60,6 +60,7 @@ class Loop:
         self.lockstep = lockstep
         self.states = probe.collect(JointState, '/joint_states')
         self.controller_states = probe.collect(ControllerState, '/controller/controller_state')
+        self.statuses = probe.collect(SimulatorStatus, '/simulator/status')
         self.procs = [processes.start('model', ['model_node', '--ros-args', '-r',
                                                 '__node:=model', '-p', f'robot:={robot}'])]
         # the parameters bringup gives: its clock rule, then the test's own
@@ -77,6 +78,10 @@ class Loop:
                                    '/controller/follow_joint_trajectory')
         probe.wait_for(lambda: self.action.server_is_ready(), what='the action server')
         probe.wait_for(lambda: self.mode() == 'hold', what='the controller holding')
+        # the loop is closed once the simulator applies the commands (a loaded host can take a
+        # while to match their reader; until then the arm is braked, whatever the controller says)
+        probe.wait_for(lambda: self.statuses and not self.statuses[-1][0].command_timed_out,
+                       what="the simulator applying the controller's commands")
         # a controller stalled on a loaded machine after its first command holds the arm where it
         # finds it (the simulator's brakes or its own safe mode in between): a test's motion
         # starts from rest

@@ -17,7 +17,7 @@
 
 import time
 
-from closed_loop import CANCELED, Loop, quintic, SUCCEEDED
+from closed_loop import at_rest, CANCELED, Loop, quintic, SUCCEEDED
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
@@ -137,6 +137,9 @@ def test_an_impostor_on_joint_states_does_not_move_the_arm(arm, module_probe):
         return
     statuses = module_probe.collect(SimulatorStatus, '/simulator/status')
     unanswered = module_probe.wait_for(lambda: statuses, what='a status')[-1][0].unanswered_states
+    # the arm of the module's earlier tests (a goal canceled, stopping) at rest first
+    module_probe.wait_for(lambda: arm.mode() == 'hold' and at_rest(arm.states),
+                          what='the arm held at rest')
     held = arm.position()
     reference = list(arm.controller_states[-1][0].reference.positions)
     count, states = len(arm.controller_states), len(arm.states)

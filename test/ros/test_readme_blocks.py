@@ -36,12 +36,12 @@ from mcap.reader import make_reader
 import pytest
 from readme import amended, finished, readme_commands, started, TIMEOUT
 from robot_dynamics import recordings
-from robot_dynamics_interfaces.msg import ControllerState
 
 pytestmark = pytest.mark.ros
 
 #: The view's default address, which the README's commands use.
 VIEW = 'http://127.0.0.1:8080'
+CONTROLLER_STATE = '/controller/controller_state'
 
 
 def _stop(processes, proc):
@@ -85,7 +85,8 @@ def test_the_bringup_block_runs_as_written(processes, probe, tmp_path):
     assert activate.startswith('source .venv/bin/activate') and len(bringups) == 4
     for command in bringups:
         if '--record' in command:
-            proc = _recording(processes, probe, tmp_path, command)
+            proc = _recording(processes, probe, tmp_path, command,
+                              ('/joint_states', CONTROLLER_STATE))
         else:
             proc = started(processes, tmp_path, command)
         output = _stop(processes, proc)
@@ -93,7 +94,7 @@ def test_the_bringup_block_runs_as_written(processes, probe, tmp_path):
         assert 'control of' in output, output
         assert '[ERROR]' not in output[output.index('stopping: sent the safe command'):], output
     # the recording of the third, readable and with the arm's topics
-    assert {'/joint_states', '/controller/controller_state'} <= _topics(tmp_path / 'run.mcap')
+    assert {'/joint_states', CONTROLLER_STATE} <= _topics(tmp_path / 'run.mcap')
     assert recordings.read(tmp_path / 'run.mcap').tables['/joint_states'].messages
 
 
@@ -133,31 +134,30 @@ def test_the_view_block_runs_as_written(processes, tmp_path, view_port):
     _stop(processes, started(processes, tmp_path, replay, said=f'view: {view_port}'))
 
 
-def _recording(processes, probe, folder, command, namespace=''):
-    """Start a recording ``command``; return it once it has a second of controller states."""
-    topic = f'{namespace}/controller/controller_state'
-    states = probe.collect(ControllerState, topic)
-    proc = started(processes, folder, command, said=f'recording {topic}')
-    seen = len(states)
-    probe.wait_for(lambda: len(states) >= seen + 100, what=f'100 more {topic}')
+def _recording(processes, probe, folder, command, topics=(CONTROLLER_STATE,)):
+    """Start a recording ``command``; return it once it has recorded ``topics``."""
+    proc = started(processes, folder, command, said=f'recording {topics[0]}')
+    for topic in topics:
+        said = f'{topic}: first message recorded'
+        probe.wait_for(lambda: said in processes.output(proc), what=f'{topic} recorded')
     return proc
 
 
-def _recorded(processes, probe, folder, command, namespace=''):
-    """Run a recorder until it has recorded a second of the controller's states; stop it."""
-    _stop(processes, _recording(processes, probe, folder, command, namespace))
+def _recorded(processes, probe, folder, command, topics=(CONTROLLER_STATE,)):
+    """Run a recorder until it has recorded ``topics``; stop it."""
+    _stop(processes, _recording(processes, probe, folder, command, topics))
 
 
 def test_the_recorder_block_runs_as_written(processes, probe, tmp_path):
     record, record_some, plot, plot_bag, record_cell, plot_left = readme_commands(
         'recorder_node --ros-args -p path:=cell.mcap')
     graph = started(processes, tmp_path, 'robot-dynamics bringup --robot scara --lockstep')
-    for command in (record, record_some):
-        _recorded(processes, probe, tmp_path, command)
+    everything = ('/joint_states', CONTROLLER_STATE, '/robot_description')
+    _recorded(processes, probe, tmp_path, record, everything)
+    _recorded(processes, probe, tmp_path, record_some, everything[:2])
     _stop(processes, graph)
-    assert {'/joint_states', '/controller/controller_state', '/robot_description'} <= \
-        _topics(tmp_path / 'run.mcap')
-    assert _topics(tmp_path / 'states.mcap') == {'/joint_states', '/controller/controller_state'}
+    assert set(everything) <= _topics(tmp_path / 'run.mcap')
+    assert _topics(tmp_path / 'states.mcap') == set(everything[:2])
     finished(processes, tmp_path, plot)
     assert (tmp_path / 'plots' / 'tracking.png').stat().st_size > 10000
     # a bag of an arm: here the recording above
@@ -167,7 +167,8 @@ def test_the_recorder_block_runs_as_written(processes, probe, tmp_path):
     arms = [started(processes, tmp_path, f'robot-dynamics bringup --robot {robot} --namespace '
                                          f'{side} --lockstep')
             for robot, side in (('scara', 'left'), ('planar_2r', 'right'))]
-    _recorded(processes, probe, tmp_path, record_cell, '/right')
+    _recorded(processes, probe, tmp_path, record_cell,
+              ('/left/joint_states', '/right/joint_states'))
     for arm in arms:
         _stop(processes, arm)
     topics = _topics(tmp_path / 'cell.mcap')

@@ -274,6 +274,9 @@ class RecorderNode(Node):
                 data, info = taken
                 received = clock.now().nanoseconds if self._sim_time \
                     else info['received_timestamp']
+                if not self.recorder.counts[topic]:
+                    # "recording" says subscribed; this, that the topic's data reach the file
+                    self.get_logger().info(f'{topic}: first message recorded')
                 self.recorder.write(channel, topic, data, received, info['source_timestamp'])
 
     def destroy_node(self):
