@@ -230,14 +230,26 @@ def test_late_nodes_refuse_unusable_descriptions(arm, module_processes, module_p
                 '-r', 'robot_description:=/garbage_description']),
             module_processes.start('late_controller', [
                 'controller_node', '--ros-args', '-r', '__node:=late_controller',
-                '-r', 'robot_description:=/nan_description'])]
-    for proc, words in zip(late, (['not XML', "'xxxx", '5000000 characters'],
-                                  ["joint 'elbow'", 'upper="nan"'])):
+                '-r', 'robot_description:=/nan_description']),
+            *[module_processes.start(f'waiting_kinematics_{topic}', [
+                'kinematics_node', '--ros-args', '-r', f'__node:=waiting_kinematics_{topic}',
+                '-r', f'robot_description:=/{topic}_description'])
+              for topic in ('nobody', 'silent')]]
+    silent = module_probe.node.create_publisher(String, '/silent_description', LATCHED)
+    for proc, words in zip(late[:2], (['not XML', "'xxxx", '5000000 characters'],
+                                      ["joint 'elbow'", 'upper="nan"'])):
         module_probe.wait_for(lambda: 'refused the robot description' in
                               module_processes.output(proc), what='the refusal')
         output = module_processes.output(proc)
         [line] = [x for x in output.splitlines() if 'refused' in x]
         assert '[ERROR]' in line and all(w in line for w in words) and len(line) < 800, line
+    # still waiting, each says so (every REMINDER_PERIOD of wall time) and what it sees
+    for proc, seen in zip(late, ('/garbage_description: what came was refused',
+                                 '/nan_description: what came was refused',
+                                 '/nobody_description: no node publishes it',
+                                 '/silent_description: 1 publisher of it, and nothing came')):
+        module_probe.wait_for(lambda: f'still waiting for the robot description on {seen}' in
+                              module_processes.output(proc), what=seen)
     # a bad description to the running graph: one warning each, the arm held
     held = _measured(arm)
     running = module_probe.node.create_publisher(String, '/robot_description', LATCHED)
@@ -253,3 +265,4 @@ def test_late_nodes_refuse_unusable_descriptions(arm, module_processes, module_p
     assert module_processes.output(arm.controller).count('a different robot description') == 1
     for proc in late:
         assert module_processes.stop(proc) == 0, module_processes.output(proc)
+    module_probe.node.destroy_publisher(silent)

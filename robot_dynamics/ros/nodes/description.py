@@ -22,6 +22,7 @@ build their :class:`~robot_dynamics.RobotModel` from that topic with the same ch
 once (the ``/**`` section), so that all of them work on the same chain of the same robot.
 """
 
+from rclpy.clock import Clock, ClockType
 from std_msgs.msg import String
 
 from .parameters import DOUBLE_ARRAY, Spec, STRING_ARRAY
@@ -35,6 +36,8 @@ from ...model import RobotModel
 MESSAGE_LIMIT = 400
 #: Most distinct refused descriptions remembered (each is reported once).
 REPORTED_LIMIT = 1000
+#: How often [s of wall time] a node still waiting for the description says so, and what it sees.
+REMINDER_PERIOD = 10.0
 
 #: The parameters that select the chain, shared by every node.
 CHAIN_PARAMETERS = (
@@ -78,10 +81,26 @@ class ModelSubscription:
         self._urdf = None
         self.model = None
         self._reported = set()      # hashes of the descriptions reported
+        self._refused = False
         self._throttle = Throttle()
         node.get_logger().info(f'waiting for the robot description on {topic}')
         self._subscription = node.create_subscription(String, topic, self._callback,
                                                       DESCRIPTION_QOS)
+        # on the wall clock: a node on simulated time may wait before any /clock comes
+        self._reminder = node.create_timer(REMINDER_PERIOD, self._remind,
+                                           clock=Clock(clock_type=ClockType.STEADY_TIME))
+
+    def _remind(self):
+        count = self._subscription.get_publisher_count()
+        if count == 0:
+            seen = 'no node publishes it (is the model node running? bringup starts it)'
+        elif self._refused:
+            seen = 'what came was refused (above)'
+        else:
+            seen = f'{count} publisher{"s" if count > 1 else ""} of it, and nothing came'
+        self._node.get_logger().warning(
+            f'still waiting for the robot description on {self._subscription.topic_name}: '
+            f'{seen}')
 
     def _callback(self, msg):
         if self._urdf is not None:
@@ -93,6 +112,7 @@ class ModelSubscription:
         try:
             model = RobotModel.from_urdf(msg.data, **self._options)
         except Exception as exc:  # noqa: B902 - whatever a parser raises: one line, no traceback
+            self._refused = True
             if self._first_time(msg.data):
                 what = str(exc) if isinstance(exc, RobotDynamicsError) else \
                     f'{type(exc).__name__}: {exc}'
@@ -103,6 +123,7 @@ class ModelSubscription:
             return
         self._urdf = msg.data
         self.model = model
+        self._node.destroy_timer(self._reminder)
         # the set-up below loads the library's kernels from numba's cache, or compiles them
         # (minutes) on a new install that skipped `python -m robot_dynamics.precompile`
         self._node.get_logger().info(
