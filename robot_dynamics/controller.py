@@ -224,6 +224,8 @@ class Controller:
         self._last_cycle = None
         self.source = source            # the followed source of states (None: not chosen yet)
         self.ignored_states = 0         # states from the other sources
+        self.stale_states = 0           # states older than state_timeout on arrival
+        self._skipping = False          # the newest state was stale on arrival
         self._pinned = source is not None
         self._others = set()            # the other sources reported so far
         self._source_lost = False       # the followed source's states went stale
@@ -231,22 +233,26 @@ class Controller:
 
     # ---- states and cycles ----------------------------------------------------------------------
 
-    def update(self, t, q, qd, source=None):
+    def update(self, t, q, qd, source=None, now=None):
         """
         Take the state ``(q, qd)`` measured at ``t`` [s] by ``source`` and run its cycle.
 
         Returns the :class:`Cycle`: its command answers this state. A state that is not used
-        (a non-finite value; a repeat of the newest; another source's) gets no command.
+        (a non-finite value; a repeat of the newest; another source's; stale on arrival) gets
+        no command. ``now`` [s]: the states' clock as the state arrives, where it is known
+        apart from the states (simulated time: ``/clock``); a state older than
+        ``state_timeout`` then is stale, and not used (:attr:`stale_states`): a simulator's
+        history, which a controller that starts beside a running simulation receives first.
         """
-        taken, events = self._take(t, q, qd, source)
+        taken, events = self._take(t, q, qd, source, now)
         if not taken:
             return self._nothing(t, events)
         cycle = self.cycle(t)
         return cycle._replace(events=events + cycle.events)
 
-    def observe(self, t, q, qd, source=None):
+    def observe(self, t, q, qd, source=None, now=None):
         """Keep the state ``(q, qd)`` measured at ``t`` by ``source``; return the events."""
-        return self._take(t, q, qd, source)[1]
+        return self._take(t, q, qd, source, now)[1]
 
     def cycle(self, t):
         """
@@ -661,7 +667,7 @@ class Controller:
 
     # ---- internals ------------------------------------------------------------------------------
 
-    def _take(self, t, q, qd, source):
+    def _take(self, t, q, qd, source, now):
         """Keep a usable state as the newest: ``(taken, events)``."""
         if not self._follows(source):
             self.ignored_states += 1
@@ -685,6 +691,17 @@ class Controller:
             return False, [Event(Kind.STATE_REJECTED, f'joint {self.model.joint_names[j]!r}: '
                                                       f'position {q[j]}, velocity {qd[j]} at '
                                                       f't = {t}: values must be finite')]
+        if now is not None and now - t > self.state_timeout:
+            self.stale_states += 1
+            if self._skipping:
+                return False, []
+            self._skipping = True
+            return False, [Event(Kind.STALE_STATES, (
+                f'skipping joint states older than the clock by more than '
+                f'{self.state_timeout:g} s (the first: t = {t:.3f} s, at {now:.3f} s): a '
+                'history delivered late, as to a controller started beside a running '
+                'simulation'))]
+        self._skipping = False
         events = []
         if source is not None and source != self.source:
             if self.source is not None:

@@ -163,6 +163,7 @@ class Kind(enum.Enum):
     SAFE_MODE = 'safe mode'
     FAULT = 'fault'
     STATE_REJECTED = 'state rejected'
+    STALE_STATES = 'stale states'
     SECOND_SOURCE = 'second source'
     SOURCE_CHANGED = 'source changed'
     NEAR_SINGULARITY = 'near singularity'

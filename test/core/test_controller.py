@@ -100,6 +100,30 @@ def test_a_non_finite_state_is_not_used_and_counts_as_no_state(arm, bad):
     assert c.update(EPOCH, Q0[:1], REST[:1]).command is None     # wrong size: not used
 
 
+def test_states_stale_on_arrival_are_skipped_and_the_first_fresh_one_is_held(arm):
+    # a controller started beside a running simulation receives its history first: states
+    # up to seconds older than the simulated clock (/clock), which would each be held and each
+    # be stale at once
+    c = _controller(arm, state_timeout=0.05)
+    now = 10.0
+    history = [c.update(now - 2.0 + k * DT, Q0 + k * 0.01, REST, now=now) for k in range(3)]
+    assert all(h.command is None for h in history) and c.mode is Mode.WAITING
+    assert _kinds(history[0].events) == [Kind.STALE_STATES] and history[0].events[0].message \
+        .startswith('skipping joint states older than the clock by more than 0.05 s')
+    assert history[1].events == history[2].events == [] and c.stale_states == 3
+    fresh = c.update(now - 0.04, Q0 - 0.1, REST, now=now)      # within state_timeout
+    assert 'first joint state: holding' in fresh.events[0].message and c.mode is Mode.HOLD
+    np.testing.assert_array_equal(fresh.reference.q, Q0 - 0.1)
+    assert c.update(now + DT, Q0, REST, now=now + DT).command is not None
+    # stale again later: reported again, and not used
+    late = c.update(now - 1.0, Q0, REST, now=now + 2 * DT)
+    assert late.command is None and _kinds(late.events) == [Kind.STALE_STATES]
+    assert c.time == now + DT and c.stale_states == 4
+    # no clock apart from the states (wall time): nothing is stale on arrival
+    wall = _controller(arm, state_timeout=0.05)
+    assert wall.update(now - 2.0, Q0, REST).command is not None and wall.stale_states == 0
+
+
 @pytest.mark.parametrize('interface, safe_mode', [('effort', 'zero_effort'),
                                                   ('effort', 'gravity_compensation'),
                                                   ('velocity', 'zero_effort'),

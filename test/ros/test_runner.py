@@ -92,3 +92,16 @@ def test_a_teardown_that_hangs_ends_the_process_within_its_bound(processes):
     assert hung_in_middleware_teardown(HELD)
     assert not hung_in_middleware_teardown(HELD.replace('/rclpy/', '/robot_dynamics/'))
     assert not hung_in_middleware_teardown(HELD.replace('Timeout (', 'Current thread ('))
+
+
+def test_a_stop_reports_a_hang_held_by_the_middleware_as_a_warning(processes):
+    # the process ended as bounded_teardown ends it, the hang in rclpy: a stop as asked; any
+    # other exit status 1 stays one
+    held = processes.start('held', [sys.executable, '-c',
+                                    f'import sys; sys.stderr.write({HELD!r}); sys.exit(1)'])
+    held.wait(60)
+    with pytest.warns(UserWarning, match='the middleware held its teardown past the bound'):
+        assert processes.stop(held) == 0
+    failed = processes.start('failed', [sys.executable, '-c', 'import sys; sys.exit(1)'])
+    failed.wait(60)
+    assert processes.stop(failed) == 1

@@ -564,10 +564,12 @@ class ControllerNode(Node):
             return
         # the controller's clock, in s, from here on (a zero stamp: the node's)
         t = stamp_ns * 1e-9 or self._now()
+        # simulated time: /clock tells how old a state is on arrival (0 before the first)
+        now = (self._now() or None) if self.sim_time else None
         if self.trigger is Trigger.STATE:
-            self._run(self.controller.update, t, q, qd, source)
+            self._run(self.controller.update, t, q, qd, source, now)
         else:
-            self._report(self.controller.observe(t, q, qd, source))
+            self._report(self.controller.observe(t, q, qd, source, now))
         if self.controller.time == t:
             self._received = time.monotonic()
             self._awake.restart(self._received)
@@ -667,7 +669,7 @@ class ControllerNode(Node):
                 log.error(event.message)
             elif event.kind is Kind.SECOND_SOURCE:
                 log.error(f'{event.message}; {self._sources_named(event.tag)}')
-            elif event.kind is Kind.SOURCE_CHANGED:
+            elif event.kind in (Kind.SOURCE_CHANGED, Kind.STALE_STATES):
                 log.warning(event.message)
             elif self.throttle(event.kind, 1.0):
                 log.error(f'{event.message} (this kind of error is logged once a second)')
