@@ -225,8 +225,9 @@ class Simulator:
         self.command_timed_out = True
         self.failed = False
         self._step_ns = round(_NS / rate_hz)
-        self._pace = None           # real time: (t0, tick index at t0)
-        self._unanswered_pace = None  # lockstep off real time, no controller: the same
+        # (t0, tick index at t0) of the wall-clock grid: in real time, and in lockstep off real
+        # time while no controller answers
+        self._pace = None
         self._origin_ns = 0         # real time: the system time [ns] of tick 0 on the grid
         self._lateness = np.zeros(LATENESS_WINDOW)
         self._command = None        # (command in model order, time received)
@@ -261,10 +262,9 @@ class Simulator:
 
         0 (now) off real time, except in lockstep while no controller answers the states.
         """
-        pace = self._pace if self.realtime else self._unanswered_pace
-        if pace is None:
+        if self._pace is None:
             return 0.0
-        t0, k0 = pace
+        t0, k0 = self._pace
         return max(0.0, t0 + (self.ticks - k0) / self.rate_hz - now)
 
     def tick(self, now, *, reset=False, system_ns=None):
@@ -308,9 +308,9 @@ class Simulator:
             self._lateness[self.steps % LATENESS_WINDOW] = lateness
         elif self.lockstep:
             if self._answering:
-                self._unanswered_pace = None
-            elif self._unanswered_pace is None:
-                self._unanswered_pace = (now, self.ticks)
+                self._pace = None
+            elif self._pace is None:
+                self._pace = (now, self.ticks)
         stamp_ns = self.stamp_ns
         self.ticks += 1
         publish = reset or self.steps % self.publish_every == 0

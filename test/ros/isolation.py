@@ -186,12 +186,13 @@ class Processes:
         except ProcessLookupError:
             pass
         status = proc.wait()
-        if status == 1 and hung_in_middleware_teardown(self.output(proc)):
+        output = self.output(proc) if status == 1 else ''
+        if hung_in_middleware_teardown(output):
             # a built-in category: pytest-xdist rebuilds a worker's warning by importing its
             # class's module, which a test helper's is not to the controller process
             warnings.warn(UserWarning(
                 f'{" ".join(proc.args)}: the middleware held its teardown past the bound\n'
-                + self.output(proc)[-3000:]))
+                + output[-3000:]))
             return 0
         return status
 

@@ -134,7 +134,7 @@ def test_the_view_block_runs_as_written(processes, tmp_path, view_port):
     _stop(processes, started(processes, tmp_path, replay, said=f'view: {view_port}'))
 
 
-def _recording(processes, probe, folder, command, topics=(CONTROLLER_STATE,)):
+def _recording(processes, probe, folder, command, topics):
     """Start a recording ``command``; return it once it has recorded ``topics``."""
     proc = started(processes, folder, command, said=f'recording {topics[0]}')
     for topic in topics:
@@ -143,7 +143,7 @@ def _recording(processes, probe, folder, command, topics=(CONTROLLER_STATE,)):
     return proc
 
 
-def _recorded(processes, probe, folder, command, topics=(CONTROLLER_STATE,)):
+def _recorded(processes, probe, folder, command, topics):
     """Run a recorder until it has recorded ``topics``; stop it."""
     _stop(processes, _recording(processes, probe, folder, command, topics))
 
