@@ -23,6 +23,7 @@ import time
 import numpy as np
 import pytest
 from robot_dynamics import parameter_files, RobotModel
+from robot_dynamics.controller import DEFAULT_WALL_STATE_TIMEOUT
 from robot_dynamics.ros.tools import graph
 from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.conversions import duration_msg, to_seconds
@@ -43,6 +44,9 @@ PACED = ('realtime:=true',)
 #: Longest wall time [s] for a goal's result while its joint states keep coming (a goal that
 #: never ends, on a loop that runs, still fails).
 RESULT_BOUND = 600.0
+#: Longest wall time [s] a goal in transit holds the simulator stopped (Loop.held): well within
+#: the controller's wall_state_timeout, which held states trip, on a host slow to deliver it.
+HOLD = DEFAULT_WALL_STATE_TIMEOUT / 2
 
 
 class Loop:
@@ -131,17 +135,30 @@ class Loop:
         with self.stopped(self.simulator, self.controller):
             time.sleep(seconds)
 
-    def send_before(self, start, trajectory, **kwargs):
+    def held(self, send, before=None):
         """
-        :meth:`send` ``trajectory`` with simulated time held before ``start`` [s] (lockstep).
+        Return the handle of the goal that ``send()`` sends (it returns the response's future).
 
-        The simulator is stopped meanwhile, the controller runs: the goal reaches it at a known
-        simulated time, however busy the host (in less than its ``wall_state_timeout``).
+        Simulated time is held meanwhile: the simulator is stopped while the goal travels, the
+        controller runs, so the goal reaches it at a known simulated time however busy the host.
+        At most for HOLD of wall time: a transit slower than that goes on with the simulator
+        running (the goal's times leave margin for it). ``before`` [s]: a simulated time that
+        the clock must not have reached when the goal is sent.
         """
         with self.stopped(self.simulator):
-            assert self.now() < start, \
-                f"simulated time was at {self.now():.3f} s, past the goal's start {start} s"
-            return self.send(trajectory, **kwargs)
+            if before is not None:
+                assert self.now() < before, \
+                    f'simulated time was at {self.now():.3f} s, past {before} s'
+            future = send()
+            deadline = time.monotonic() + HOLD
+            while not future.done() and time.monotonic() < deadline:
+                time.sleep(0.01)
+        return self.accepted(future)
+
+    def send_before(self, start, trajectory, **kwargs):
+        """:meth:`send` ``trajectory`` :meth:`held`, before simulated time reaches ``start``."""
+        return self.held(lambda: self.action.send_goal_async(goal(trajectory, **kwargs)),
+                         before=start)
 
     def mode(self):
         return self.controller_states[-1][0].mode if self.controller_states else None
@@ -161,12 +178,12 @@ class Loop:
         """Return the newest joint state's time [s]: the clock the controller runs on."""
         return to_seconds(self.states[-1][0].header.stamp)
 
-    def send(self, trajectory, path_tolerance=(), goal_tolerance=(), goal_time=0.0):
-        goal = FollowJointTrajectory.Goal(trajectory=trajectory,
-                                          path_tolerance=list(path_tolerance),
-                                          goal_tolerance=list(goal_tolerance),
-                                          goal_time_tolerance=duration_msg(goal_time))
-        future = self.action.send_goal_async(goal)
+    def send(self, trajectory, **kwargs):
+        """Send ``trajectory`` (:func:`goal`'s keywords); return the accepted goal's handle."""
+        return self.accepted(self.action.send_goal_async(goal(trajectory, **kwargs)))
+
+    def accepted(self, future):
+        """Wait for the goal response ``future``; return the handle of the accepted goal."""
         handle = self.probe.wait_for(lambda: future.done() and future.result(),
                                      what='the goal response')
         assert handle.accepted
@@ -198,6 +215,13 @@ class Loop:
     def stop(self):
         for proc in reversed(self.procs):
             assert self.processes.stop(proc) == 0, self.processes.output(proc)
+
+
+def goal(trajectory, path_tolerance=(), goal_tolerance=(), goal_time=0.0):
+    """Return the FollowJointTrajectory goal of ``trajectory``."""
+    return FollowJointTrajectory.Goal(trajectory=trajectory, path_tolerance=list(path_tolerance),
+                                      goal_tolerance=list(goal_tolerance),
+                                      goal_time_tolerance=duration_msg(goal_time))
 
 
 def at_rest(states):

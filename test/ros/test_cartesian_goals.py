@@ -23,7 +23,7 @@ node's stiffness under a push on ``/simulator/external_wrench``, and the tip whe
 Lockstep: the outcomes do not depend on how fast the host runs the processes.
 """
 
-from closed_loop import ABORTED, CANCELED, Loop, quintic, SUCCEEDED
+from closed_loop import ABORTED, CANCELED, goal, Loop, quintic, SUCCEEDED
 from geometry_msgs.msg import PoseStamped, WrenchStamped
 import numpy as np
 import pytest
@@ -59,9 +59,18 @@ class TaskArm:
     def tip(self):
         return self.model.fk(self.loop.position())
 
-    def send(self, points, frame='', controlled_frame='', path_position=0.0, tolerance=None):
+    def send(self, points, **options):
+        """Send a Cartesian goal (:meth:`goal`); return the accepted goal's handle."""
+        return self.loop.accepted(self.send_async(points, **options))
+
+    def send_async(self, points, **options):
+        """Send a Cartesian goal (:meth:`goal`); return the future of its response."""
+        return self.cartesian.send_goal_async(self.goal(points, **options))
+
+    @staticmethod
+    def goal(points, frame='', controlled_frame='', path_position=0.0, tolerance=None):
         """
-        Send a Cartesian goal of ``(time, pose)`` points; return its handle.
+        Return a Cartesian goal of ``(time, pose)`` points.
 
         ``tolerance``: ``(field, value)``, e.g. ``('goal_tolerance.twist.angular.z', 0.1)``.
         """
@@ -78,11 +87,7 @@ class TaskArm:
             for field in path:
                 part = getattr(part, field)
             setattr(part, name, tolerance[1])
-        future = self.cartesian.send_goal_async(goal)
-        handle = self.probe.wait_for(lambda: future.done() and future.result(),
-                                     what='the goal response')
-        assert handle.accepted
-        return handle
+        return goal
 
     def result(self, handle):
         return self.loop.result(handle)
@@ -258,15 +263,20 @@ def test_malformed_goals_are_refused_at_once_naming_the_problem(iiwa):
 
 def test_goals_of_either_kind_preempt_each_other_and_cancel_holds(iiwa):
     T0 = iiwa.tip()
-    first = iiwa.send([(3.0, matrix_to_pose(_moved(T0, [0.0, -0.1, 0.0])))])
+    # each preempting goal sent with simulated time held (Loop.held): on a busy host the goal
+    # it preempts would otherwise run on while it travels; each goal long enough (5 s) to be
+    # running still when the probe, which lags the simulator there, sees the time to send the next
+    loop = iiwa.loop
+    first = iiwa.send([(5.0, matrix_to_pose(_moved(T0, [0.0, -0.1, 0.0])))])
     iiwa.run_for(0.5)
-    q = iiwa.loop.position()
-    joint, _ = quintic(iiwa.model, q, q + 0.1, 2.0)
-    second = iiwa.loop.send(joint)
+    q = loop.position()
+    joint, _ = quintic(iiwa.model, q, q + 0.1, 5.0)
+    second = loop.held(lambda: loop.action.send_goal_async(goal(joint)))
     assert iiwa.result(first).status == ABORTED
     iiwa.run_for(0.5)
-    third = iiwa.send([(3.0, matrix_to_pose(_moved(iiwa.tip(), [0.0, 0.1, 0.0])))])
-    assert iiwa.loop.result(second).status == ABORTED
+    third = loop.held(lambda: iiwa.send_async(
+        [(5.0, matrix_to_pose(_moved(iiwa.tip(), [0.0, 0.1, 0.0])))]))
+    assert loop.result(second).status == ABORTED
     iiwa.run_for(0.5)
     third.cancel_goal_async()
     assert iiwa.result(third).status == CANCELED
