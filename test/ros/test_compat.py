@@ -27,8 +27,10 @@ from rclpy.action import ActionServer
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
+from rclpy.serialization import deserialize_message
 from robot_dynamics.ros.wire import compat
 from robot_dynamics_interfaces.action import FollowJointTrajectory
+from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
 pytestmark = pytest.mark.ros
@@ -41,6 +43,55 @@ def context(ros_domain):
     rclpy.init(context=context, domain_id=ros_domain)
     yield context
     rclpy.try_shutdown(context=context)
+
+
+def _wait(condition, what):
+    deadline = time.monotonic() + 60.0
+    while not condition():
+        assert time.monotonic() < deadline, f'no {what} within 60 s'
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize('take', ['rcl', 'compat'])
+def test_each_message_of_a_raw_subscription_names_its_publisher(context, take):
+    # two nodes publish on one topic; each message's GID is its publisher's in the graph, and
+    # its bytes the message it sent: rcl's take (what Jazzy's raw subscriptions use) and
+    # compat.take, on either distribution
+    nodes = [Node(f'compat_{name}', context=context) for name in ('reader', 'left', 'right')]
+    try:
+        reader = nodes[0]
+        subscription = reader.create_subscription(JointState, 'two_sources', lambda msg: None,
+                                                  10, raw=True)
+        publishers = [node.create_publisher(JointState, 'two_sources', 10) for node in nodes[1:]]
+        _wait(lambda: all(p.get_subscription_count() for p in publishers) and len(
+            reader.get_publishers_info_by_topic('two_sources')) == 2, 'match')
+        gids = {info.node_name: bytes(info.endpoint_gid).hex()
+                for info in reader.get_publishers_info_by_topic('two_sources')}
+        read = compat.SerializedTake() if take == 'rcl' else \
+            lambda handle: compat.take(subscription, with_info=True)
+        assert read(subscription.handle) is None          # nothing yet
+        sent = {}
+        for publisher, node in zip(publishers, nodes[1:]):
+            sent[node.get_name()] = JointState(name=[node.get_name()] * 200,
+                                               position=[float(len(sent))] * 200)
+            publisher.publish(sent[node.get_name()])
+        taken = []
+
+        def both():
+            taken.extend(t for t in [read(subscription.handle)] if t is not None)
+            return len(taken) == 2
+        _wait(both, 'two messages')
+        for data, info in taken:
+            msg = deserialize_message(data, JointState)
+            assert msg == sent[msg.name[0]]            # over the first buffer's 1,024 bytes
+            gid = info['publisher_gid']
+            assert gid['implementation_identifier'] == 'rmw_fastrtps_cpp'
+            assert gids[msg.name[0]].startswith(bytes(gid['data']).hex().rstrip('0'))
+            assert info['source_timestamp'] <= info['received_timestamp']
+        assert compat.PUBLISHER_GID
+    finally:
+        for node in nodes:
+            node.destroy_node()
 
 
 def test_rcl_error_is_what_rclpy_raises_for_a_node_not_discovered(context):

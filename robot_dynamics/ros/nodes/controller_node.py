@@ -76,7 +76,6 @@ import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.clock import Clock, ClockType
 from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.task import Future
@@ -310,13 +309,8 @@ class ControllerNode(Node):
         self._unnamed_sources = None      # two publishers of states to name once discovered
         if not compat.PUBLISHER_GID:
             self.get_logger().warning(
-                'this rclpy gives no publisher GID with a message (ROS 2 Kilted does): a second '
-                'publisher of joint_states cannot be told apart from the first; the graph is '
-                'asked for them instead, and more than one is an error')
-            self._state_publishers = ()
-            # on the wall clock: a simulated one stops with its simulator
-            self.create_timer(NAMING_PERIOD, self._name_state_publishers,
-                              clock=Clock(clock_type=ClockType.STEADY_TIME))
+                'neither rclpy nor rcl gives the publisher of a message here: a second publisher '
+                'of joint_states cannot be told apart from the first')
         # the next period of each rate to publish in (cycle.t x rate reaching it)
         self._next_state_publish = self._next_feedback = self._next_cartesian = -math.inf
         self._published_mode = None
@@ -512,17 +506,6 @@ class ControllerNode(Node):
             yield endpoint, (f'node {endpoint.node_namespace.rstrip("/")}/{endpoint.node_name}'
                              if known else None)
 
-    def _name_state_publishers(self):
-        """Where messages do not name their publisher (Jazzy): an error for a second one."""
-        names = tuple(sorted(name or 'a node not discovered yet'
-                             for _, name in self._state_publisher_endpoints()))
-        if len(names) > 1 and names != self._state_publishers:
-            self.get_logger().error(
-                f'{len(names)} publishers of joint_states: {", ".join(names)}: this rclpy cannot '
-                'tell their states apart, so the controller follows whichever is newest (ROS 2 '
-                'Kilted follows the first and ignores the others); stop all but one')
-        self._state_publishers = names
-
     def _check_effort_limits(self):
         unlimited = [j for j, limit in zip(self.model.joint_names, self.model.effort_limit)
                      if not np.isfinite(limit)]
@@ -550,7 +533,8 @@ class ControllerNode(Node):
         """
         Take a joint state (CDR); in ``state`` trigger mode, send the command answering it.
 
-        Its source is the publisher's GID (``info``), where rclpy gives it (Kilted on).
+        Its source is the publisher's GID (``info``; see
+        :data:`~robot_dynamics.ros.wire.compat.PUBLISHER_GID`).
         """
         source = _source(info)
         try:
@@ -987,7 +971,7 @@ class ControllerNode(Node):
 
 
 def _source(info):
-    """Return the publisher's GID in a message info as hex, or None where rclpy gives none."""
+    """Return the publisher's GID in a message info as hex, or None where there is none."""
     gid = info.get('publisher_gid') if info else None
     if not gid:
         return None

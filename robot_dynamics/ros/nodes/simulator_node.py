@@ -455,11 +455,11 @@ class SimulatorNode(Node):
 
 def _publisher_gid(info):
     """
-    Return the publisher's GID (hex) in a message info, or None where rclpy gives none.
+    Return the publisher's GID (hex) in a message info, or None where there is none.
 
-    rclpy 9 (Kilted) has ``publisher_gid`` ``{'implementation_identifier', 'data'}``; without
-    it (rclpy 7, Jazzy: :data:`~robot_dynamics.ros.wire.compat.PUBLISHER_GID`) every command counts
-    as one source (no check for a second one).
+    ``publisher_gid`` is ``{'implementation_identifier', 'data'}``; without it (no
+    :data:`~robot_dynamics.ros.wire.compat.PUBLISHER_GID`) every command counts as one source
+    (no check for a second one).
     """
     gid = info.get('publisher_gid')
     if isinstance(gid, dict):
