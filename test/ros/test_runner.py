@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""How every node process stops (``runner.run_node``)."""
+"""How every node process stops (``runner.run_node``, and the view's loop: ``runner.teardown``)."""
 
 import sys
 
@@ -40,12 +40,40 @@ os.kill(os.getpid(), signal.SIGTERM)
 """
 
 
-def test_a_stopped_node_process_ignores_the_signals_that_follow(processes):
+#: The live view (its own loop, not run_node's), stopped the same way.
+VIEW = """
+import os, signal, socket, threading, time
+import rclpy
+from robot_dynamics.ros.tools import view
+
+free = socket.socket()
+free.bind(('127.0.0.1', 0))
+port = free.getsockname()[1]
+free.close()
+
+
+def stop_once_up():     # once its handlers are installed: the context is up after them
+    while not rclpy.ok():
+        time.sleep(0.01)
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+threading.Thread(target=stop_once_up, daemon=True).start()
+status = view.run(port=port)
+print('status', status, 'handlers', [signal.getsignal(s) is signal.SIG_IGN
+                                     for s in (signal.SIGINT, signal.SIGTERM)], flush=True)
+os.kill(os.getpid(), signal.SIGINT)
+os.kill(os.getpid(), signal.SIGTERM)
+"""
+
+
+@pytest.mark.parametrize('script', [SCRIPT, VIEW], ids=['node', 'view'])
+def test_a_stopped_node_process_ignores_the_signals_that_follow(processes, script):
     # A supervisor that repeats its SIGINT on a loaded host (the test fixtures after 10 s) hit
     # a node in the interpreter's exit, which restores the default action of a handler written
     # in Python (CPython's signal module at finalisation; SIG_IGN it leaves): exit status -2
-    # where the stop was clean. Once stopped, the signals are ignored.
-    proc = processes.start('stops', [sys.executable, '-c', SCRIPT])
+    # where the stop was clean (seen for the view too). Once stopped, the signals are ignored.
+    proc = processes.start('stops', [sys.executable, '-c', script])
     assert proc.wait(60) == 0, processes.output(proc)
     assert 'status 0 handlers [True, True]' in processes.output(proc)
 

@@ -152,13 +152,23 @@ def run_node(node_class, name, args=None):
         if rclpy.ok():
             raise
     finally:
-        with bounded_teardown():
-            if node is not None:
-                node.destroy_node()       # the context still up: its last messages go out
-            rclpy.try_shutdown()
-        # stopped: a second SIGINT or SIGTERM (a supervisor's repeat on a loaded host) during
-        # the interpreter's exit would otherwise kill it there, with Python's default action
-        # restored, and turn a clean stop into a death by signal
+        teardown(node)
+    return 0
+
+
+def teardown(node):
+    """
+    End a process's ROS part: destroy ``node`` (if any), then the context, within TEARDOWN_BOUND.
+
+    The node goes first, the context still up, so that its last messages go out. Then SIGINT and
+    SIGTERM are ignored (from the main thread): a second one (a supervisor's repeat on a loaded
+    host) during the interpreter's exit would otherwise kill it there, with Python's default
+    action restored, and turn a clean stop into a death by signal.
+    """
+    with bounded_teardown():
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_IGN)
-    return 0

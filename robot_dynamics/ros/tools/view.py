@@ -50,6 +50,7 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
+from ..nodes.runner import teardown
 from ..wire import middleware
 from ..wire.compat import ActionClient
 from ..wire.conversions import duration_msg, pose_stamped
@@ -303,10 +304,8 @@ def run(host='127.0.0.1', port=8080, out=sys.stdout, args=None, stop=None, names
         while not stop.is_set() and rclpy.ok():
             executor.spin_once(timeout_sec=0.1)
     finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
         view.close()
+        teardown(node)
     return 0
 
 
