@@ -304,8 +304,8 @@ def run(host='127.0.0.1', port=8080, out=sys.stdout, args=None, stop=None, names
         while not stop.is_set() and rclpy.ok():
             executor.spin_once(timeout_sec=0.1)
     finally:
-        view.close()
         teardown(node)
+        view.close()
     return 0
 
 
