@@ -135,15 +135,15 @@ class Loop:
         with self.stopped(self.simulator, self.controller):
             time.sleep(seconds)
 
-    def held(self, send, before=None):
+    def hold_while(self, send, before=None):
         """
-        Return the handle of the goal that ``send()`` sends (it returns the response's future).
+        Return the future that ``send()`` returns (a goal's or a cancel's response).
 
-        Simulated time is held meanwhile: the simulator is stopped while the goal travels, the
-        controller runs, so the goal reaches it at a known simulated time however busy the host.
-        At most for HOLD of wall time: a transit slower than that goes on with the simulator
-        running (the goal's times leave margin for it). ``before`` [s]: a simulated time that
-        the clock must not have reached when the goal is sent.
+        Simulated time is held meanwhile: the simulator is stopped while the request travels,
+        the controller runs, so the request reaches it at a known simulated time however busy
+        the host. At most for HOLD of wall time: a transit slower than that goes on with the
+        simulator running (the goals' times leave margin for it). ``before`` [s]: a simulated
+        time that the clock must not have reached when the request is sent.
         """
         with self.stopped(self.simulator):
             if before is not None:
@@ -153,7 +153,11 @@ class Loop:
             deadline = time.monotonic() + HOLD
             while not future.done() and time.monotonic() < deadline:
                 time.sleep(0.01)
-        return self.accepted(future)
+        return future
+
+    def held(self, send, before=None):
+        """Return the handle of the goal that ``send()`` sends, :meth:`hold_while` it travels."""
+        return self.accepted(self.hold_while(send, before))
 
     def send_before(self, start, trajectory, **kwargs):
         """:meth:`send` ``trajectory`` :meth:`held`, before simulated time reaches ``start``."""

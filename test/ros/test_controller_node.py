@@ -15,7 +15,8 @@
 
 """The controller node in a closed loop with the simulator, each in its own process."""
 
-from closed_loop import ABORTED, CANCELED, PACED, quintic, STATE_RATE_HZ, SUCCEEDED, tolerances
+from closed_loop import (ABORTED, CANCELED, goal, PACED, quintic, STATE_RATE_HZ, SUCCEEDED,
+                         tolerances)
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
@@ -123,7 +124,8 @@ def test_a_newer_goal_preempts_and_cancel_stops_smoothly(loop, probe):
     old = arm.send(first)
     probe.wait_for(lambda: arm.mode() == 'trajectory', what='the first motion')
     newer, path = quintic(model, q0, q0 + [0.0, 0.6], 2.0)
-    new = arm.send(newer, goal_time=2.0)
+    # held in transit: on a busy host the first could otherwise end before the newer comes
+    new = arm.held(lambda: arm.action.send_goal_async(goal(newer, goal_time=2.0)))
     result = arm.result(old)
     assert result.status == ABORTED and 'preempted' in result.result.error_string
     assert arm.result(new).status == SUCCEEDED
@@ -134,7 +136,7 @@ def test_a_newer_goal_preempts_and_cancel_stops_smoothly(loop, probe):
     handle = arm.send(motion)
     probe.wait_for(lambda: arm.mode() == 'trajectory' and np.abs(
         arm.states[-1][0].velocity).max() > 0.3, what='speed')
-    cancel = handle.cancel_goal_async()
+    cancel = arm.hold_while(handle.cancel_goal_async)      # mid-motion, however busy the host
     probe.wait_for(cancel.done, what='the cancel response')
     assert arm.result(handle).status == CANCELED
     count = len(arm.controller_states)
