@@ -226,6 +226,7 @@ class Controller:
         self.ignored_states = 0         # states from the other sources
         self.stale_states = 0           # states older than state_timeout on arrival
         self._skipping = False          # the newest state was stale on arrival
+        self._unjudged = False          # the newest state came when the clock was not known
         self._pinned = source is not None
         self._others = set()            # the other sources reported so far
         self._source_lost = False       # the followed source's states went stale
@@ -242,7 +243,9 @@ class Controller:
         no command. ``now`` [s]: the states' clock as the state arrives, where it is known
         apart from the states (simulated time: ``/clock``); a state older than
         ``state_timeout`` then is stale, and not used (:attr:`stale_states`): a simulator's
-        history, which a controller that starts beside a running simulation receives first.
+        history, which a controller that starts beside a running simulation receives first. A
+        state taken before the clock was known, which the clock then shows stale, is not held
+        either: its goals end and the controller waits for a fresh state.
         """
         taken, events = self._take(t, q, qd, source, now)
         if not taken:
@@ -693,15 +696,25 @@ class Controller:
                                                       f't = {t}: values must be finite')]
         if now is not None and now - t > self.state_timeout:
             self.stale_states += 1
+            events = []
+            if self._unjudged and now - self.time > self.state_timeout:
+                # the state taken before the clock came was of that history too: the arm is
+                # no longer where it was then, and what was held there is not held
+                events = self._end_goals(self.time, 'the state held was stale')
+                self.mode = Mode.WAITING
+                self._resume = 'first fresh joint state'
+                self._last_cycle = None
+                self._unjudged = False
             if self._skipping:
-                return False, []
+                return False, events
             self._skipping = True
-            return False, [Event(Kind.STALE_STATES, (
+            return False, events + [Event(Kind.STALE_STATES, (
                 f'skipping joint states older than the clock by more than '
                 f'{self.state_timeout:g} s (the first: t = {t:.3f} s, at {now:.3f} s): a '
                 'history delivered late, as to a controller started beside a running '
                 'simulation'))]
         self._skipping = False
+        self._unjudged = now is None
         events = []
         if source is not None and source != self.source:
             if self.source is not None:

@@ -124,6 +124,33 @@ def test_states_stale_on_arrival_are_skipped_and_the_first_fresh_one_is_held(arm
     assert wall.update(now - 2.0, Q0, REST).command is not None and wall.stale_states == 0
 
 
+def test_a_state_taken_before_the_clock_came_and_found_stale_is_not_held(arm):
+    # the history's oldest state can come before the first /clock (no clock to judge it by):
+    # it is held, and once the clock shows it stale the controller waits for a fresh state
+    # instead of driving the arm back to where it was then (a controller restarted after the
+    # arm had fallen: seen in a whole suite)
+    c = _controller(arm, state_timeout=0.05)
+    now = 10.0
+    first = c.update(now - 2.0, Q0, REST)
+    assert first.command is not None and c.mode is Mode.HOLD
+    goal, _ = _goal('g', Q0, Q0 + 0.1)
+    assert _kinds(c.submit(goal)) == [Kind.GOAL_ACCEPTED]
+    history = c.update(now - 2.0 + DT, Q0, REST, now=now)
+    assert history.command is None and c.mode is Mode.WAITING
+    assert _kinds(history.events) == [Kind.GOAL_ENDED, Kind.STALE_STATES]
+    [ended] = _ended(history.events, 'g')
+    assert ended.outcome is Outcome.STOPPED and 'the state held was stale' in ended.message
+    assert c.cycle(now).command is None         # nothing is sent while it waits
+    fresh = c.update(now - 0.01, Q0 - 0.3, REST, now=now)
+    assert 'first fresh joint state: holding' in fresh.events[0].message
+    np.testing.assert_array_equal(fresh.reference.q, Q0 - 0.3)
+    # a state before the clock that the clock then finds fresh stays held
+    d = _controller(arm, state_timeout=0.05)
+    d.update(now - 0.02, Q0, REST)
+    kept = d.update(now - 2.0, Q0, REST, now=now)       # a stale one, from another history
+    assert kept.events[-1].kind is Kind.STALE_STATES and d.mode is Mode.HOLD
+
+
 @pytest.mark.parametrize('interface, safe_mode', [('effort', 'zero_effort'),
                                                   ('effort', 'gravity_compensation'),
                                                   ('velocity', 'zero_effort'),
