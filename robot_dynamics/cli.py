@@ -361,8 +361,9 @@ def _identify_parser(sub, robots):
         description='Read /joint_states (position and effort, the measured joint torque; '
                     'joints matched by name) and /robot_description from a recording, filter '
                     'and differentiate (zero-phase; the stretches between gaps of lost messages '
-                    'apart), estimate the base parameters by weighted least squares on the '
-                    'first part of the samples, fit a physically '
+                    'apart), leave out the samples at rest (static friction or brakes hold '
+                    'the arm there), estimate the base parameters by weighted least squares on '
+                    'the first part of the others, fit a physically '
                     'consistent set of inertias and friction to them, and write the recorded '
                     'description with the identified <inertial> and <dynamics> of the chain. '
                     'The report holds the base parameters with standard deviations, the '
@@ -381,7 +382,7 @@ def _identify_parser(sub, robots):
                                       '(default %(default)g)')
     p.add_argument('--held-out', type=_number(lambda v: 0.0 < v < 1.0, 'a fraction in (0, 1)'),
                    default=identify.DEFAULT_HELD_OUT, metavar='FRACTION',
-                   help='last fraction of the samples kept for the prediction error '
+                   help='last fraction of the samples in motion kept for the prediction error '
                         '(default %(default)g)')
     p.set_defaults(handler=identify_command)
 
@@ -766,7 +767,8 @@ def identify_command(args, out=sys.stdout):
           f'{found.duration:.1f} s'
           + (f' ({gaps} gaps of {found.gaps:.3g} s in all, between which the '
              f'{found.stretches} stretches are filtered apart)' if gaps else '')
-          + f', filtered at {args.cutoff:g} Hz; '
+          + f', filtered at {args.cutoff:g} Hz'
+          + (f', {found.at_rest} samples at rest left out' if found.at_rest else '') + '; '
           f'{found.base.count} base parameters, condition number '
           f'{estimate.condition_number:.3g}', file=out)
     for name, value, std in zip(estimate.base.base_names, estimate.values, estimate.std):

@@ -19,8 +19,9 @@ The steps of ``robot-dynamics identify``, of ``examples/identify_payload.py`` an
 in one place: read the joint states (:func:`from_recording`: ``/joint_states`` and
 ``/robot_description`` of an MCAP file), check that the motion can identify the arm
 (:func:`robot_dynamics.identification.check_motion`), filter and differentiate each stretch
-between gaps (:func:`robot_dynamics.signals.filtered`), keep the last ``held_out`` fraction of the
-time apart, fit the rest (:func:`robot_dynamics.identification.identify`: weighted least squares,
+between gaps (:func:`robot_dynamics.signals.filtered`), leave out the samples at rest, keep the
+last ``held_out`` fraction of the others apart, fit the rest
+(:func:`robot_dynamics.identification.identify`: weighted least squares,
 then the physically consistent model), and predict the held-out torques with the nominal and the
 identified model (:func:`from_samples`). :meth:`Identified.report` is the JSON report,
 :func:`from_recording` also gives the URDF text with the identified parameters.
@@ -33,7 +34,7 @@ import numpy as np
 from . import identification, signals
 from .errors import InputError
 
-#: Default last fraction of the samples (by time) kept for the held-out prediction error.
+#: Default last fraction of the samples in motion kept for the held-out prediction error.
 DEFAULT_HELD_OUT = 0.2
 #: Labels of :attr:`Identified.predictions` and :attr:`Identified.rms`.
 NOMINAL, IDENTIFIED = 'recorded model', 'identified model'
@@ -46,9 +47,11 @@ class Identified(NamedTuple):
     ``model``: the nominal model (the kinematics, and the reference of the comparison);
     ``result``: the :class:`~robot_dynamics.identification.Identification` (``result.model`` is
     the identified model); ``base``: the base parameters fitted; ``signals``: the prepared
-    samples, ``train`` and ``test`` the fitted and the held-out part; ``samples`` and ``duration``
-    [s]: the raw joint states; ``stretches`` and ``gaps`` [s]: the parts between gaps and the time
-    lost in the gaps; ``predictions``: the held-out torques (K, n) predicted by each model
+    samples in which the arm moves, ``train`` and ``test`` the fitted and the held-out part;
+    ``samples`` and ``duration`` [s]: the raw joint states; ``stretches`` and ``gaps`` [s]: the
+    parts between gaps and the time lost in the gaps; ``at_rest``: the filtered samples left out,
+    every joint slower than :data:`~robot_dynamics.identification.MIN_VELOCITY`;
+    ``predictions``: the held-out torques (K, n) predicted by each model
     (:data:`NOMINAL`, :data:`IDENTIFIED`), ``rms``: their rms error per joint (n,) [N m or N].
     """
 
@@ -64,6 +67,7 @@ class Identified(NamedTuple):
     gaps: float
     cutoff: float
     held_out: float
+    at_rest: int
     predictions: dict
     rms: dict
 
@@ -82,7 +86,7 @@ class Identified(NamedTuple):
             'samples': {'joint_states': self.samples, 'duration_s': self.duration,
                         'cutoff_hz': self.cutoff, 'rate_hz': float(self.signals.rate),
                         'stretches': self.stretches, 'gaps_s': self.gaps,
-                        'identification': int(self.train.t.size),
+                        'at_rest': self.at_rest, 'identification': int(self.train.t.size),
                         'held_out': int(self.test.t.size), 'held_out_fraction': self.held_out},
             'base_parameters': estimate.as_dict(),
             'condition_number': estimate.condition_number,
@@ -108,15 +112,25 @@ def from_samples(model, t, q, tau, *, cutoff=signals.DEFAULT_CUTOFF,
     Identify ``model``'s parameters from joint states: ``t`` (K,) [s], ``q``, ``tau`` (K, n).
 
     Positions [rad or m] and measured joint torques [N m or N] in model order; ``cutoff`` [Hz]
-    of the low-pass filter; the last ``held_out`` fraction of the time (in (0, 1)) is predicted,
-    not fitted. Raises ``InputError`` naming why samples cannot serve. Returns
-    :class:`Identified`.
+    of the low-pass filter; the samples at rest are left out, and the last ``held_out`` fraction
+    (in (0, 1)) of the others is predicted, not fitted. Raises ``InputError`` naming why samples
+    cannot serve. Returns :class:`Identified`.
     """
     if not 0.0 < held_out < 1.0:
         raise InputError(f'held_out: expected a fraction in (0, 1), got {held_out!r}')
     t = np.asarray(t, dtype=float)
     identification.check_motion(model, t, q)
     prepared = signals.filtered(t, q, tau, cutoff=cutoff)
+    # the samples in which the arm moves: at rest the measured torque is anything within static
+    # friction, or nothing at all where brakes hold the arm (a recording's idle start and end)
+    moving = np.abs(prepared.qd).max(axis=1) >= identification.MIN_VELOCITY
+    count = int(moving.sum())
+    if count < 2:
+        raise InputError(f'the arm moves faster than {identification.MIN_VELOCITY} rad/s (or '
+                         f'm/s) in {count} of {moving.size} filtered samples: '
+                         'nothing to identify from')
+    at_rest = moving.size - count
+    prepared = prepared.select(moving)
     parts = signals.stretches(t)
     lost = sum(t[part.start] - t[part.start - 1] for part in parts[1:])
     train, test = prepared.split(held_out)
@@ -127,7 +141,7 @@ def from_samples(model, t, q, tau, *, cutoff=signals.DEFAULT_CUTOFF,
     rms = {label: np.sqrt(np.mean((x - test.tau) ** 2, axis=0))
            for label, x in predictions.items()}
     return Identified(model, result, base, prepared, train, test, int(t.size),
-                      float(t[-1] - t[0]), len(parts), float(lost), cutoff, held_out,
+                      float(t[-1] - t[0]), len(parts), float(lost), cutoff, held_out, at_rest,
                       predictions, rms)
 
 

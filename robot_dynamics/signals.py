@@ -75,10 +75,14 @@ class Signals(NamedTuple):
         """Return the samples per second [Hz] (of the stretches between gaps)."""
         return 1.0 / float(np.median(np.diff(self.t))) if len(self.t) > 1 else 0.0
 
+    def select(self, index):
+        """Return the samples at ``index`` (a slice, or a boolean mask of length K)."""
+        return Signals(*(x[index] for x in self))
+
     def split(self, fraction):
         """Return ``(first, last)``: the samples before and after ``1 - fraction`` of the time."""
         k = int(round(len(self.t) * (1.0 - fraction)))
-        return (Signals(*(x[:k] for x in self)), Signals(*(x[k:] for x in self)))
+        return self.select(slice(None, k)), self.select(slice(k, None))
 
 
 def uniform(t, *signals):
