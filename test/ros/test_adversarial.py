@@ -17,7 +17,7 @@
 
 import time
 
-from closed_loop import at_rest, CANCELED, Loop, quintic, SUCCEEDED
+from closed_loop import CANCELED, Loop, quintic, SUCCEEDED
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
@@ -128,8 +128,7 @@ def test_an_impostor_on_joint_states_does_not_move_the_arm(arm, module_probe):
     statuses = module_probe.collect(SimulatorStatus, '/simulator/status')
     unanswered = module_probe.wait_for(lambda: statuses, what='a status')[-1][0].unanswered_states
     # the arm of the module's earlier tests (a goal canceled, stopping) at rest first
-    module_probe.wait_for(lambda: arm.mode() == 'hold' and at_rest(arm.states),
-                          what='the arm held at rest')
+    module_probe.wait_for(arm.held_at_rest, what='the arm held at rest')
     held = arm.position()
     reference = list(arm.controller_states[-1][0].reference.positions)
     count, states = len(arm.controller_states), len(arm.states)
@@ -237,9 +236,14 @@ def test_late_nodes_refuse_unusable_descriptions(arm, module_processes, module_p
     for proc, seen in zip(late, ('/garbage_description: what came was refused',
                                  '/nan_description: what came was refused',
                                  '/nobody_description: no node publishes it',
-                                 '/silent_description: 1 publisher of it, and nothing came')):
+                                 '/silent_description: 1 publisher of it, and nothing came '
+                                 '(subscribed again)')):
         module_probe.wait_for(lambda: f'still waiting for the robot description on {seen}' in
                               module_processes.output(proc), what=seen)
+    # the node that subscribed again takes the description when it comes
+    silent.publish(String(data=urdf))
+    module_probe.wait_for(lambda: "model RobotModel('scara'" in module_processes.output(late[3]),
+                          what='the description through the new subscription')
     # a bad description to the running graph: one warning each, the arm held
     held = _measured(arm)
     running = module_probe.node.create_publisher(String, '/robot_description', LATCHED)
@@ -255,4 +259,37 @@ def test_late_nodes_refuse_unusable_descriptions(arm, module_processes, module_p
     assert module_processes.output(arm.controller).count('a different robot description') == 1
     for proc in late:
         assert module_processes.stop(proc) == 0, module_processes.output(proc)
+    module_probe.node.destroy_publisher(silent)
+
+
+def test_a_controller_without_joint_states_says_so_and_subscribes_again(
+        arm, module_processes, module_probe):
+    silent = module_probe.node.create_publisher(JointState, '/silent_joint_states', 10)
+    # on the module's description; commands to topics of their own (the module's simulator
+    # follows one source of them)
+    waiting = {topic: module_processes.start(f'{topic}_controller', [
+        'controller_node', '--ros-args', '-r', f'__node:={topic}_controller',
+        '-r', f'joint_states:=/{topic}_joint_states',
+        '-p', f'command_topic:=/{topic}_commands']) for topic in ('nobody', 'silent')}
+    # every REMINDER_PERIOD of wall time, what each sees
+    for topic, seen in (('nobody', 'no node publishes them'),
+                        ('silent', '1 publisher of it, and nothing came (subscribed again)')):
+        words = f'still waiting for joint states on /{topic}_joint_states: {seen}'
+        module_probe.wait_for(lambda: words in module_processes.output(waiting[topic]),
+                              what=words)
+    output = module_processes.output(waiting['silent'])
+    assert '[WARN]' in [x for x in output.splitlines() if 'still waiting' in x][0]
+    assert 'first joint state' not in output
+    # the controller that subscribed again takes the state when it comes
+    state = JointState(name=list(arm.model.joint_names), position=[0.1, -0.2, 0.05],
+                       velocity=[0.0] * 3)
+    state.header.stamp = module_probe.node.get_clock().now().to_msg()
+    silent.publish(state)
+    module_probe.wait_for(lambda: 'first joint state: holding [0.1, -0.2, 0.05]' in
+                          module_processes.output(waiting['silent']),
+                          what='the state through the new subscription')
+    for proc in waiting.values():
+        output = module_processes.output(proc)
+        assert proc.poll() is None and 'Traceback' not in output, output
+        assert module_processes.stop(proc) == 0, output
     module_probe.node.destroy_publisher(silent)

@@ -112,6 +112,36 @@ def test_thread_calls_back_for_each_message_without_the_executor(node, probe,
     assert not thread._thread.is_alive()
 
 
+def test_the_thread_waits_on_the_subscription_it_is_given_instead(node, probe, outside_executor):
+    local, executor = node
+    old = _subscribe(local)
+    new = local.create_subscription(Int64, '/others', lambda msg: pytest.fail('dispatched'), 1,
+                                    callback_group=OnDemand())
+    received = []
+
+    def periodic():            # the thread's own callback, as the controller's watchdog
+        if not received and old in local.subscriptions:
+            thread.resubscribe(new)
+    thread = SubscriptionThread(local, old, lambda msg: received.append(msg.data), None,
+                                'numbers', periodic=periodic, period=0.01)
+    try:
+        probe.wait_for(lambda: old not in local.subscriptions, what='the old one destroyed')
+        assert new in local.subscriptions
+        numbers = probe.node.create_publisher(Int64, '/numbers', 10)
+        others = probe.node.create_publisher(Int64, '/others', 10)
+        probe.wait_for(lambda: others.get_subscription_count() > 0, what='the new one')
+        assert numbers.get_subscription_count() == 0
+
+        def answered(value):
+            others.publish(Int64(data=value))
+            executor.spin_once(timeout_sec=0.01)    # dispatches nothing, or fills the holder
+            return value in received
+        probe.wait_for(lambda: answered(5), what='a message through the new one')
+        assert set(received) == {5}
+    finally:
+        thread.stop()
+
+
 def test_an_error_in_the_thread_is_raised_in_the_executor(node, probe, outside_executor):
     local, executor = node
     subscription = _subscribe(local)

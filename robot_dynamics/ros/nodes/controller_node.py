@@ -87,7 +87,8 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from .awake import AwakeTime
-from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
+from .description import (chain_options, CHAIN_PARAMETERS, ModelSubscription, REMINDER_PERIOD,
+                          silent)
 from .diagnostics import CONTROLLER_PARAMETERS, Diagnostics, thresholds
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, joint_of,
                          refusal, ROS_PARAMETERS, Spec, STRING_ARRAY, unknown_parameter)
@@ -332,9 +333,9 @@ class ControllerNode(Node):
         # on each source's newest); one deep where it does not (Jazzy) and in real time, where
         # there is nothing to sort and the 1 kHz callback takes one message per state
         deep = self.sim_time and compat.PUBLISHER_GID
-        qos = LOCKSTEP_ALL if deep else LOCKSTEP_NEWEST if self.sim_time else NEWEST_ONLY
-        self._joint_states = joint_states = self.create_subscription(
-            JointState, 'joint_states', lambda msg: None, qos, callback_group=OnDemand(), raw=True)
+        self._states_qos = LOCKSTEP_ALL if deep else LOCKSTEP_NEWEST if self.sim_time \
+            else NEWEST_ONLY
+        self._joint_states = joint_states = self._subscribe_states()
         trajectories = self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                                 lambda msg: None, NEWEST_GOAL,
                                                 callback_group=OnDemand())
@@ -366,6 +367,7 @@ class ControllerNode(Node):
             else p.state_timeout
         # simulated time: the wall time since the newest state in which this process ran
         self._awake = AwakeTime(WATCHDOG_FRACTION * timeout)
+        self.throttle('waiting for states', REMINDER_PERIOD)     # the first reminder a period on
         self.state_thread = SubscriptionThread(self, joint_states, self.joint_state_callback,
                                                self._lock, 'controller_states',
                                                periodic=self.watch,
@@ -577,12 +579,32 @@ class ControllerNode(Node):
                     f'two publishers of joint_states: followed: {names[0]}, the other: '
                     f'{names[1]} ({self.controller.ignored_states} states ignored so far)')
         if self.controller.time is None:
+            if self.throttle('waiting for states', REMINDER_PERIOD):
+                self._remind_states()
             return
         wall = self._awake.look() if self.sim_time else None
         self._run(self.controller.no_state, self._elapsed(), wall)
         for handle in self.controller.goals:
             if handle is not None and handle.is_cancel_requested:
                 self._report(self.controller.cancel(handle))
+
+    def _subscribe_states(self):
+        return self.create_subscription(JointState, 'joint_states', lambda msg: None,
+                                        self._states_qos, callback_group=OnDemand(), raw=True)
+
+    def _remind_states(self):
+        """Say that no joint state came yet, and what is seen (as ModelSubscription does)."""
+        topic = self._joint_states.topic_name
+        count = self._joint_states.get_publisher_count()
+        if count == 0:
+            seen = "no node publishes them (is the simulator or the arm's driver running?)"
+        else:
+            # the lockstep states are transient-local, as the description, and the same Fast
+            # DDS report applies (ModelSubscription): a restarted controller waited here once
+            self._joint_states = self._subscribe_states()
+            self.state_thread.resubscribe(self._joint_states)
+            seen = silent(count)
+        self.get_logger().warning(f'still waiting for joint states on {topic}: {seen}')
 
     def _elapsed(self):
         """Return the time since the newest state [s] on the states' clock."""

@@ -62,6 +62,12 @@ def chain_options(values):
             'locked_joints': dict(zip(names, positions))}
 
 
+def silent(count):
+    """Return the words for ``count`` publishers of a topic from which nothing came."""
+    return (f'{count} publisher{"s" if count > 1 else ""} of it, and nothing came '
+            '(subscribed again)')
+
+
 class ModelSubscription:
     """
     Subscribe to the robot description and call ``on_model(model)`` once it builds.
@@ -71,7 +77,9 @@ class ModelSubscription:
     problem, whatever the parser raised, and the node keeps waiting; a later description that
     differs from the one in use is ignored with one warning (a running simulator or controller
     does not swap its model under way: restart the node to change robots). Each distinct
-    description is reported once, and at most one line a second is logged.
+    description is reported once, and at most one line a second is logged. A node still waiting
+    says so every :data:`REMINDER_PERIOD`, with what it sees; when a node publishes the topic and
+    nothing came, it subscribes again.
     """
 
     def __init__(self, node, topic, options, on_model):
@@ -84,23 +92,32 @@ class ModelSubscription:
         self._refused = False
         self._throttle = Throttle()
         node.get_logger().info(f'waiting for the robot description on {topic}')
-        self._subscription = node.create_subscription(String, topic, self._callback,
-                                                      DESCRIPTION_QOS)
+        self._topic = topic
+        self._subscription = self._subscribe()
         # on the wall clock: a node on simulated time may wait before any /clock comes
         self._reminder = node.create_timer(REMINDER_PERIOD, self._remind,
                                            clock=Clock(clock_type=ClockType.STEADY_TIME))
 
+    def _subscribe(self):
+        return self._node.create_subscription(String, self._topic, self._callback,
+                                              DESCRIPTION_QOS)
+
     def _remind(self):
+        topic = self._subscription.topic_name
         count = self._subscription.get_publisher_count()
         if count == 0:
             seen = 'no node publishes it (is the model node running? bringup starts it)'
         elif self._refused:
             seen = 'what came was refused (above)'
         else:
-            seen = f'{count} publisher{"s" if count > 1 else ""} of it, and nothing came'
-        self._node.get_logger().warning(
-            f'still waiting for the robot description on {self._subscription.topic_name}: '
-            f'{seen}')
+            # Fast DDS can leave a late-joining reader without a transient-local writer's history
+            # for good (eProsima/Fast-DDS#3822; seen here in a controller restarted next to a
+            # running graph): a new reader is matched afresh, and the writer sends it again
+            self._node.destroy_subscription(self._subscription)
+            self._subscription = self._subscribe()
+            seen = silent(count)
+        self._node.get_logger().warning(f'still waiting for the robot description on {topic}: '
+                                        f'{seen}')
 
     def _callback(self, msg):
         if self._urdf is not None:

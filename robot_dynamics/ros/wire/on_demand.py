@@ -111,7 +111,8 @@ class SubscriptionThread:
     watchdog: rclpy's executor would spend more on waking for it than the cycle costs). An
     exception from either ends the thread and is raised again in the executor's thread, where
     the node's own callbacks fail: a :class:`~robot_dynamics.ros.nodes.runner.StartupError` stops
-    the node as it would there. Call :meth:`stop` before the node is destroyed.
+    the node as it would there. :meth:`resubscribe` replaces the subscription. Call :meth:`stop`
+    before the node is destroyed.
     """
 
     def __init__(self, node, subscription, callback, lock, name, periodic=None, period=POLL,
@@ -125,6 +126,7 @@ class SubscriptionThread:
         self._period = period
         self._lock = contextlib.nullcontext() if lock is None else lock
         self._stopping = threading.Event()
+        self._renewed = None
         self._error = None
         self._raise = node.create_guard_condition(self._raise_error)
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -143,6 +145,11 @@ class SubscriptionThread:
                     due = time.monotonic() + self._period
                     with self._lock:
                         self._periodic()
+                if self._renewed is not None:
+                    # here, in the thread, where the old one is not waited on
+                    self._node.destroy_subscription(self._subscription)
+                    self._subscription, self._renewed = self._renewed, None
+                    waiter = Waiter(self._node, self._subscription)
         except Exception as exc:  # noqa: B902 - any error: the executor's thread decides
             if self._stopping.is_set() or not self._node.context.ok():
                 return      # shut down under a wait or a take: a normal stop
@@ -162,6 +169,14 @@ class SubscriptionThread:
             newest[source] = first
             first = take_next(self._subscription, with_info=True)
         return newest.values()
+
+    def resubscribe(self, subscription):
+        """
+        Wait on ``subscription`` (of an :class:`OnDemand` group) instead, the old one destroyed.
+
+        From the thread's own callbacks (``periodic``): the change is made after it returns.
+        """
+        self._renewed = subscription
 
     def _raise_error(self):
         raise self._error
