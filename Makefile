@@ -6,6 +6,7 @@
 #   make test    the whole pytest suite (linters included)
 #   make demo    robot-dynamics demo (the pick-and-place through the ROS 2 graph), output in demo/
 #   make bench   bench/run.py
+#   make screenshots  the README's pictures of the view (docs/*.png), from its browser tests
 #   make clean   remove the venv
 #
 # Each takes ROS_DISTRO=kilted (the default, in .venv) or ROS_DISTRO=jazzy (in .venv-jazzy).
@@ -94,7 +95,7 @@ PKG_SOURCES := $(shell find robot_dynamics urdf config launch resource \
 	-name __pycache__ -prune -o -print 2>/dev/null) setup.py setup.cfg package.xml
 INTERFACE_SOURCES := $(shell find $(INTERFACES) -print)
 
-.PHONY: setup test demo bench clean chromium
+.PHONY: setup test demo bench screenshots clean chromium
 
 setup: $(STAMP_PKG) $(STAMP_INTERFACES) chromium
 
@@ -189,6 +190,11 @@ demo: setup
 
 bench: setup
 	$(PY) bench/run.py
+
+# The view's browser tests, writing the README's screenshots on their way (a plain test run
+# writes none, so that it leaves the work tree as it was).
+screenshots: setup
+	ROBOT_DYNAMICS_SCREENSHOTS=$(CURDIR)/docs $(PY) -m pytest test/ros/test_view.py -q
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

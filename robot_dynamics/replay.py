@@ -159,7 +159,9 @@ def run(path, topics, host='127.0.0.1', port=8080, out=sys.stdout, stop=None):
             view.show(q, float(replay.t[k]))
             if q_ref is not None:
                 view.show_reference(q_ref)
-            lines = note + [f't = {replay.t[k]:.3f} s of {replay.duration:.3f} s']
+            # paused: said once the playback stopped, after any time it sent before
+            lines = note + [f't = {replay.t[k]:.3f} s of {replay.duration:.3f} s'
+                            + ('' if clock.playing else ', paused')]
             if replay.mode is not None:
                 lines.append(f'controller: **{replay.mode[k]}**')
             if q_ref is not None:

@@ -78,6 +78,22 @@ def test_a_stopped_node_process_ignores_the_signals_that_follow(processes, scrip
     assert 'status 0 handlers [True, True]' in processes.output(proc)
 
 
+#: The view with a thread that the interpreter joins at exit and that never ends: how the
+#: view's exit once held (its web server's threads, a page still connected, a busy host).
+VIEW_HELD = VIEW.replace('status = view.run(port=port)', """
+threading.Thread(target=lambda: time.sleep(3600), name='held_at_exit').start()
+status = view.run(port=port)""")
+
+
+def test_a_stopped_view_ends_within_the_bound_when_its_exit_is_held(processes):
+    proc = processes.start('held', [sys.executable, '-c', VIEW_HELD])
+    assert proc.wait(60) == 1, processes.output(proc)
+    output = processes.output(proc)
+    # stopped cleanly, then the held exit ended by the bound with every thread's stack
+    assert 'status 0 handlers [True, True]' in output, output
+    assert 'Timeout (0:00:10)!' in output and 'in <lambda>' in output, output
+
+
 #: A node whose destruction blocks in C with the GIL held, deaf to signals: how Fast DDS once
 #: held a node's teardown (deleting a writer) on Jazzy.
 HANGS = """

@@ -119,6 +119,22 @@ def bounded_teardown():
         faulthandler.cancel_dump_traceback_later()
 
 
+def bound_the_exit():
+    """
+    End the process within TEARDOWN_BOUND from now, whatever is left of its exit.
+
+    For a process whose ROS part has ended (:func:`teardown`) but whose interpreter still joins
+    a library's threads at exit (the view's web server), as :func:`bounded_teardown` does for the
+    middleware: past the bound, every thread's stack to stderr and exit status 1.
+    """
+    faulthandler.dump_traceback_later(TEARDOWN_BOUND, exit=True)
+
+
+def answer_where():
+    """Print every thread's stack to stderr on SIGUSR1 (a process that does not stop)."""
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
+
+
 def spin_until(executor, stop):
     """Spin ``executor`` until the event ``stop`` is set (or its context shuts down)."""
     # a wait with a time-out: Python runs a signal's handler only between two of its own steps,
@@ -132,8 +148,7 @@ def run_node(node_class, name, args=None):
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda signum, frame: stop.set())
-    # a node that does not stop can be asked where it is: every thread's stack to stderr
-    faulthandler.register(signal.SIGUSR1, all_threads=True)
+    answer_where()
     _end_with_parent()
     share_the_gil()
     middleware.init(args=args)

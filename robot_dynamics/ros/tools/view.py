@@ -50,7 +50,7 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from ..nodes.runner import teardown
+from ..nodes.runner import answer_where, bound_the_exit, teardown
 from ..wire import middleware
 from ..wire.compat import ActionClient
 from ..wire.conversions import duration_msg, pose_stamped
@@ -285,13 +285,20 @@ class ViewNode(Node):
 
 
 def run(host='127.0.0.1', port=8080, out=sys.stdout, args=None, stop=None, namespace=''):
-    """Serve the view of the arm in ``namespace`` until SIGINT/SIGTERM (or ``stop``); return 0."""
+    """
+    Serve the view of the arm in ``namespace`` until SIGINT/SIGTERM (or ``stop``); return 0.
+
+    Called in a process's main thread, it is that process's view: SIGUSR1 prints every thread's
+    stack, and the process ends within ``TEARDOWN_BOUND`` of the stop (status 1 past it).
+    """
     import signal
     view = ArmView(host, port, title='robot_dynamics: live')
     stop = stop or threading.Event()
-    if threading.current_thread() is threading.main_thread():
+    own_process = threading.current_thread() is threading.main_thread()
+    if own_process:
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda signum, frame: stop.set())
+        answer_where()
     print(f'view: {view.url}', file=out, flush=True)
     middleware.init(args=args)
     node = None
@@ -305,6 +312,10 @@ def run(host='127.0.0.1', port=8080, out=sys.stdout, args=None, stop=None, names
             executor.spin_once(timeout_sec=0.1)
     finally:
         teardown(node)
+        if own_process:
+            # the web server's threads are joined as the interpreter exits: a process that was
+            # told to stop once did not end in 20 s (a busy host, a page still connected)
+            bound_the_exit()
         view.close()
     return 0
 
