@@ -18,6 +18,7 @@
 from contextlib import contextmanager
 import os
 import signal
+import subprocess
 import time
 
 import numpy as np
@@ -44,9 +45,11 @@ PACED = ('realtime:=true',)
 #: Longest wall time [s] for a goal's result while its joint states keep coming (a goal that
 #: never ends, on a loop that runs, still fails).
 RESULT_BOUND = 600.0
-#: Longest wall time [s] a goal in transit holds the simulator stopped (Loop.held): well within
-#: the controller's wall_state_timeout, which held states trip, on a host slow to deliver it.
-HOLD = DEFAULT_WALL_STATE_TIMEOUT / 2
+#: While a request travels (Loop.hold_while), the simulator is stopped for HOLD [s of wall
+#: time] at a time, well within the controller's wall_state_timeout (which a longer stop
+#: trips), and runs PULSE [s] in between: simulated time nearly stands still however long the
+#: transit (3-5 s in runs beside another suite), and the controller keeps receiving states.
+HOLD, PULSE = DEFAULT_WALL_STATE_TIMEOUT / 4, 0.002
 
 
 class Loop:
@@ -137,22 +140,29 @@ class Loop:
 
     def hold_while(self, send, before=None):
         """
-        Return the future that ``send()`` returns (a goal's or a cancel's response).
+        Return the future that ``send()`` returns (a goal's or a cancel's response), done.
 
-        Simulated time is held meanwhile: the simulator is stopped while the request travels,
-        the controller runs, so the request reaches it at a known simulated time however busy
-        the host. At most for HOLD of wall time: a transit slower than that goes on with the
-        simulator running (the goals' times leave margin for it). ``before`` [s]: a simulated
-        time that the clock must not have reached when the request is sent.
+        Simulated time is held meanwhile, so that the request reaches the controller at a known
+        simulated time however busy the host: the simulator is stopped while the request
+        travels and the controller runs, but for PULSE after each HOLD. A process of its own
+        stops and continues it: this one can run late on a busy host (a hold kept from here
+        once lasted over 2 s, and the controller went to safe mode). ``before`` [s]: a
+        simulated time that the clock must not have reached when the request is sent.
         """
+        pid = self.simulator.pid
         with self.stopped(self.simulator):
-            if before is not None:
-                assert self.now() < before, \
-                    f'simulated time was at {self.now():.3f} s, past {before} s'
-            future = send()
-            deadline = time.monotonic() + HOLD
-            while not future.done() and time.monotonic() < deadline:
-                time.sleep(0.01)
+            pulses = subprocess.Popen(['sh', '-c', f'while :; do sleep {HOLD}; kill -s CONT '
+                                                   f'{pid}; sleep {PULSE}; kill -s STOP {pid}; '
+                                                   'done'])
+            try:
+                if before is not None:
+                    assert self.now() < before, \
+                        f'simulated time was at {self.now():.3f} s, past {before} s'
+                future = send()
+                self.probe.wait_for(future.done, what='the response, simulated time held')
+            finally:
+                pulses.kill()       # before the simulator is continued (stopped), for good
+                pulses.wait()
         return future
 
     def held(self, send, before=None):
@@ -174,6 +184,10 @@ class Loop:
         self.probe.wait_for(lambda: words in self.processes.output(self.controller),
                             what=f'{words!r} in the log')
         return safe
+
+    def held_at_rest(self):
+        """Return whether the controller holds (no goal) and the newest state is at rest."""
+        return self.mode() == 'hold' and at_rest(self.states)
 
     def position(self):
         return np.array(self.states[-1][0].position)

@@ -184,13 +184,15 @@ def test_ik_answers_come_from_the_arms_own_robot(arms, probe):
 
 
 def _send(probe, namespace, trajectory):
+    # the client lives as long as the probe: destroyed under its spinning executor, it can fail
+    # that executor's next wait (Jazzy: 'action client pointer is invalid')
     action = ActionClient(probe.node, FollowJointTrajectory,
                           f'/{namespace}/controller/follow_joint_trajectory')
     probe.wait_for(action.server_is_ready, what=f'the {namespace} action')
     sent = action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory))
     handle = probe.wait_for(lambda: sent.done() and sent.result(), what='the goal response')
     assert handle.accepted
-    return action, handle
+    return handle
 
 
 def test_a_goal_moves_only_its_arm(arms, probe):
@@ -203,10 +205,9 @@ def test_a_goal_moves_only_its_arm(arms, probe):
     trajectory, _ = quintic(model, q0, q1, 1.0)
     held = np.array(left[-1][0].position)
     start = len(left)
-    action, handle = _send(probe, 'right', trajectory)
+    handle = _send(probe, 'right', trajectory)
     result = handle.get_result_async()
     probe.wait_for(result.done, what='the result')
-    action.destroy()
     assert result.result().status == SUCCEEDED, result.result().result.error_string
     assert np.abs(np.array(right[-1][0].position) - q1).max() < 0.01
     # the other arm went on (its states kept coming) and stayed where it was held
@@ -261,10 +262,9 @@ def test_a_saturating_goal_warns(arms, probe):
     q0 = np.array(states[-1][0].position)
     # 0.2 rad of shoulder in 0.1 s: within the velocity limit, 1.8 times the effort limit
     trajectory, _ = quintic(model, q0, q0 + np.array([0.2, 0.0, 0.0]), 0.1)
-    action, handle = _send(probe, 'left', trajectory)
+    _send(probe, 'left', trajectory)
     warned = probe.wait_for(lambda: [s for s in _statuses(collected, '/left/controller')
                                      if _level(s) == WARN], timeout=30.0, what='a WARN')[0]
-    action.destroy()
     assert warned.message.startswith('saturating at the effort limits: shoulder'), warned.message
     values = {v.key: v.value for v in warned.values}
     assert int(values['saturated shoulder [cycles]']) > 0
