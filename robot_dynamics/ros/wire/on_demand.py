@@ -145,11 +145,11 @@ class SubscriptionThread:
                     due = time.monotonic() + self._period
                     with self._lock:
                         self._periodic()
-                if self._renewed is not None:
-                    # here, in the thread, where the old one is not waited on
-                    self._node.destroy_subscription(self._subscription)
-                    self._subscription, self._renewed = self._renewed, None
-                    waiter = Waiter(self._node, self._subscription)
+                    if self._renewed is not None:
+                        # here, in the thread, where the old one is not waited on
+                        self._node.destroy_subscription(self._subscription)
+                        self._subscription, self._renewed = self._renewed, None
+                        waiter = Waiter(self._node, self._subscription)
         except Exception as exc:  # noqa: B902 - any error: the executor's thread decides
             if self._stopping.is_set() or not self._node.context.ok():
                 return      # shut down under a wait or a take: a normal stop
