@@ -34,6 +34,7 @@ from loopback import off_loopback, sockets
 import numpy as np
 import pytest
 from robot_dynamics import RobotModel
+from robot_dynamics.ros.nodes import goals
 from robot_dynamics.ros.tools import graph
 from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.conversions import matrix_to_pose, to_nanoseconds, to_seconds
@@ -52,6 +53,8 @@ TIMEOUT = 240.0
 STATES = 4000
 #: Stops of the simulator's process, 0.2 s each (four times state_timeout), 0.3 s apart.
 STALLS = 5
+#: The module of the controller's goal process, on its command line.
+GOALS = goals.__name__
 
 
 def _wait_output(processes, proc, text, timeout=TIMEOUT):
@@ -142,7 +145,8 @@ def _start(processes, name, *extra):
         # out of bringup's process group, so that Ctrl-C reaches them through bringup only
         assert all(os.getpgid(child) != proc.pid for child in children)
     else:
-        assert not children
+        # one process, and the controller's goal process beside it
+        assert [GOALS in cmdline for _, cmdline in children.values()] == [True], children
     return proc, children
 
 

@@ -15,6 +15,10 @@
 
 """The controller node in a closed loop with the simulator, each in its own process."""
 
+import os
+from pathlib import Path
+import signal
+
 from closed_loop import (ABORTED, CANCELED, goal, PACED, quintic, STATE_RATE_HZ, SUCCEEDED,
                          tolerances)
 import numpy as np
@@ -22,15 +26,17 @@ import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 import rclpy
+from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.context import Context
 from robot_dynamics import RobotModel
 from robot_dynamics.controller import DEFAULT_WALL_STATE_TIMEOUT
+from robot_dynamics.robots import path as robot_path
 from robot_dynamics.ros.nodes.controller_node import ControllerNode
 from robot_dynamics.ros.wire.conversions import time_msg, to_seconds
 from robot_dynamics.simulator import DEFAULT_LOCKSTEP_TIMEOUT
 from robot_dynamics_interfaces.action import FollowJointTrajectory
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
+from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
 
 pytestmark = pytest.mark.ros
@@ -303,10 +309,51 @@ def test_destroying_the_node_twice_stops_its_cycle_thread_once(ros_domain):
     rclpy.init(context=context, domain_id=ros_domain)
     try:
         node = ControllerNode(context=context)
-        node.on_model(RobotModel.load('planar_2r'))
-        assert node.state_thread._thread.is_alive()
+        # the description, as it comes from the topic
+        node.description._callback(String(data=robot_path('planar_2r').read_text()))
+        assert node.state_thread._thread.is_alive() and node.goals.process.poll() is None
         node.destroy_node()
         node.destroy_node()
-        assert not node.state_thread._thread.is_alive() and node.action_server is None
+        # the goal process ends when its pipe closes, cleanly (also when that was while it
+        # started, as here)
+        assert not node.state_thread._thread.is_alive()
+        assert node.goals.process.wait(60.0) == 0
     finally:
         rclpy.try_shutdown(context=context)
+
+
+def _children(pid):
+    """Return the pids of the children of process ``pid`` (Linux)."""
+    return [int(child) for task in Path(f'/proc/{pid}/task').iterdir()
+            for child in (task / 'children').read_text().split()]
+
+
+def test_goals_are_read_in_a_process_of_its_own_that_ends_with_the_controller(loop, probe):
+    # rclpy builds a goal's Python objects with the interpreter's lock held: the actions and
+    # the goal topics are served by the controller's child, not by the process of the cycle
+    arm = loop('planar_2r')
+    node = probe.node
+    wanted = ('/controller/follow_joint_trajectory',
+              'robot_dynamics_interfaces/action/FollowJointTrajectory')
+    probe.wait_for(lambda: wanted in [(name, types[0]) for name, types in
+                                      get_action_server_names_and_types_by_node(
+                                          node, 'controller_goals', '/')],
+                   what='the action served by /controller_goals')
+    assert not get_action_server_names_and_types_by_node(node, 'controller', '/')
+    subscribers = {topic: {e.node_name for e in node.get_subscriptions_info_by_topic(topic)}
+                   for topic in ('/controller/joint_trajectory', '/controller/target_pose')}
+    assert subscribers == dict.fromkeys(subscribers, {'controller_goals'}), subscribers
+    [child] = _children(arm.controller.pid)
+    assert b'robot_dynamics.ros.nodes.goals' in Path(f'/proc/{child}/cmdline').read_bytes()
+    # a goal through it moves the arm
+    q0 = arm.position()
+    trajectory, path = quintic(arm.model, q0, q0 + [0.3, -0.2], 1.0)
+    assert arm.result(arm.send(trajectory)).status == SUCCEEDED
+    np.testing.assert_allclose(arm.position(), path.end, atol=1e-3)
+    # the controller's process killed without a word, alone (not its process group): its goal
+    # process ends too, its pipe closed, so that a new controller's actions are the only ones
+    os.kill(arm.controller.pid, signal.SIGKILL)
+    probe.wait_for(lambda: not Path(f'/proc/{child}').exists() or
+                   Path(f'/proc/{child}/stat').read_text().split()[2] == 'Z',
+                   what='the goal process ended')
+    arm.kill(arm.controller)

@@ -43,6 +43,7 @@ from robot_dynamics.parameter_files import flat_parameters, parameter_file, pars
 from robot_dynamics.ros.nodes import parameters
 from robot_dynamics.ros.nodes.parameters import DOUBLE_ARRAY, Spec, STRING_ARRAY
 from robot_dynamics.ros.tools import graph
+from robot_dynamics.ros.wire.compat import RCLError
 import yaml
 
 pytestmark = pytest.mark.ros
@@ -285,14 +286,23 @@ def _running(domain, specs, files, overrides=None):
 
 
 def _names(node, spec):
-    """Return every topic, service and action name that ``node`` of ``spec`` offers or uses."""
+    """
+    Return every topic, service and action name that the node of ``spec`` offers or uses.
+
+    Its own and its children's (the controller's goal process), as the graph shows them to
+    ``node``.
+    """
     found = set()
-    for query in (node.get_publisher_names_and_types_by_node,
-                  node.get_subscriber_names_and_types_by_node,
-                  node.get_service_names_and_types_by_node):
-        found.update(name for name, _ in query(spec.name, '/'))
-    found.update(name for name, _ in
-                 get_action_server_names_and_types_by_node(node, spec.name, '/'))
+    for name in (spec.name,) + spec.children:
+        try:
+            for query in (node.get_publisher_names_and_types_by_node,
+                          node.get_subscriber_names_and_types_by_node,
+                          node.get_service_names_and_types_by_node):
+                found.update(topic for topic, _ in query(name, '/'))
+            found.update(action for action, _ in
+                         get_action_server_names_and_types_by_node(node, name, '/'))
+        except RCLError:    # a child not discovered yet (NodeNameNonExistentError)
+            pass
     return found
 
 

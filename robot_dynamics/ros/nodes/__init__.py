@@ -15,6 +15,10 @@
 """
 The four nodes and what they share.
 
-Model, kinematics, simulator and controller node; parameters, the robot description, running a
-node, throttled logs, awake time.
+Model, kinematics, simulator and controller node (and its goal process); parameters, the robot
+description, running a node, throttled logs, awake time.
 """
+
+#: The name of the controller's goal process's node is the controller's with this after it
+#: (:mod:`~robot_dynamics.ros.nodes.goals`).
+GOAL_NODE_SUFFIX = '_goals'

@@ -52,9 +52,10 @@ Each cycle runs when a joint state arrives (``trigger: state``, default) and ans
 exactly one command; ``trigger: timer`` runs at ``rate_hz`` on the newest state, the reference
 sampled at the timer's time. Joint states are read by a thread that waits on that subscription
 alone (:class:`~robot_dynamics.ros.wire.on_demand.SubscriptionThread`), which also runs the
-watchdog; trajectories and target poses on topics each in such a thread of its own, action
-goals and parameters in the executor; a goal is checked outside the cycle's lock and submitted
-under it. The watchdog
+watchdog; parameters in the executor. Goals (both actions, trajectories and target poses on
+topics) are read and checked in a process of its own (:mod:`~robot_dynamics.ros.nodes.goals`:
+rclpy builds their Python objects with the interpreter's lock held), then judged against the
+arm outside the cycle's lock and submitted under it. The watchdog
 runs on the wall clock and asks the controller what to send while no state comes: the safe
 command once the newest state is older than ``state_timeout`` on the states' clock (on
 simulated time, also after ``wall_state_timeout`` of wall time in which the node ran: a
@@ -71,44 +72,37 @@ import sys
 import threading
 import time
 
-from geometry_msgs.msg import PoseStamped
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
-from rclpy.action import ActionServer, CancelResponse, GoalResponse
-from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.duration import Duration
 from rclpy.node import Node
-from rclpy.task import Future
 from rclpy.time import Time
 from robot_dynamics_interfaces.action import FollowCartesianTrajectory, FollowJointTrajectory
 from robot_dynamics_interfaces.msg import CartesianState, ControllerState, ParameterEstimate
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-from trajectory_msgs.msg import JointTrajectory
 
 from .awake import AwakeTime
 from .description import (chain_options, CHAIN_PARAMETERS, ModelSubscription, REMINDER_PERIOD,
                           silent)
 from .diagnostics import CONTROLLER_PARAMETERS, Diagnostics, thresholds
+from .goals import CARTESIAN, goal_name, GoalProcess, TARGET, THROTTLED, with_defaults
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, joint_of,
                          refusal, ROS_PARAMETERS, Spec, STRING_ARRAY, unknown_parameter)
 from .runner import run_node, StartupError
 from .throttle import Throttle
 from ..wire import compat
 from ..wire.cdr import JointStateReader, write_float64_array
-from ..wire.conversions import (cartesian_arrays, cartesian_point, check_frame, JointMap,
-                                JointNameError, pose_to_matrix, time_msg, to_seconds,
-                                trajectory_arrays, trajectory_point)
+from ..wire.conversions import cartesian_point, JointMap, time_msg, trajectory_point
 from ..wire.on_demand import OnDemand, SubscriptionThread
-from ..wire.qos import (LOCKSTEP_ALL, LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_GOAL,
-                        NEWEST_ONLY, RECORDED)
-from ...cartesian_follower import CartesianGoal, CartesianTolerances, check_goal, check_reach
+from ..wire.qos import LOCKSTEP_ALL, LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
+from ...cartesian_follower import check_reach
 from ...control import configured_law, CONTROLLERS, DEFAULT_ADAPTATION_GAIN, Law
 from ...controller import (Controller, DEFAULT_MAX_ANGULAR_VELOCITY, DEFAULT_MAX_LINEAR_VELOCITY,
                            DEFAULT_WALL_STATE_TIMEOUT, Kind, Mode, SafeMode)
 from ...diagnostics import controller_status, ControllerFigures, ControllerThresholds
-from ...errors import choice, InputError, unknown_name
-from ...follower import check_points, Goal, Outcome, Tolerances
+from ...errors import choice, InputError
+from ...follower import Outcome, Tolerances
 from ...plant import Interface
 from ...task_space import (configured_task_law, controlled_axes, DAMPING_RATIO,
                            DEFAULT_NULL_STIFFNESS, DEFAULT_STIFFNESS, mask_axes, tip_state)
@@ -136,8 +130,6 @@ _ERROR_CODES = {
 _EXPECTED = (Outcome.SUCCEEDED, Outcome.CANCELED)
 #: Ends of a goal that never ran (a flood of them is logged throttled).
 _REJECTED = (Outcome.INVALID, Outcome.OLD_START_TIME)
-#: Said after a line that is logged at most once a second.
-_THROTTLED = 'lines like this one are logged at most once a second'
 
 #: The task-space law's parameters (effort interface), changeable at run time: see
 #: :func:`robot_dynamics.task_space.configured_task_law`.
@@ -265,8 +257,7 @@ class ControllerNode(Node):
         self.controller = None
         self.command_publisher = None
         self._lock = threading.Lock()     # the cycle (its own thread) against the callbacks
-        self.state_thread = self.trajectory_thread = self.target_thread = None
-        self.action_server = None
+        self.state_thread = self.goals = None
         self._final_sent = False
         self.sim_time = self.get_parameter('use_sim_time').value     # read-only
         # for /diagnostics: this period's latencies [s] (wall time only), the safe mode's reason
@@ -315,7 +306,6 @@ class ControllerNode(Node):
         # the next period of each rate to publish in (cycle.t x rate reaching it)
         self._next_state_publish = self._next_feedback = self._next_cartesian = -math.inf
         self._published_mode = None
-        self._results = {}                # goal id (bytes) -> Future of its result
         # on simulated time, the lockstep simulator's QoS: no state and no answer is lost, and
         # a recorder that matches late still receives the newest LOCKSTEP_DEPTH states
         recorded = LOCKSTEP_WRITER if self.sim_time else RECORDED
@@ -336,21 +326,6 @@ class ControllerNode(Node):
         self._states_qos = LOCKSTEP_ALL if deep else LOCKSTEP_NEWEST if self.sim_time \
             else NEWEST_ONLY
         self._joint_states = joint_states = self._subscribe_states()
-        trajectories = self.create_subscription(JointTrajectory, '~/joint_trajectory',
-                                                lambda msg: None, NEWEST_GOAL,
-                                                callback_group=OnDemand())
-        self.action_server = ActionServer(
-            self, FollowJointTrajectory, '~/follow_joint_trajectory', self.execute_callback,
-            goal_callback=lambda request: GoalResponse.ACCEPT,
-            cancel_callback=lambda goal_handle: CancelResponse.ACCEPT,
-            callback_group=ReentrantCallbackGroup())
-        self.cartesian_server = ActionServer(
-            self, FollowCartesianTrajectory, '~/follow_cartesian_trajectory',
-            self.execute_cartesian_callback, goal_callback=lambda request: GoalResponse.ACCEPT,
-            cancel_callback=lambda goal_handle: CancelResponse.ACCEPT,
-            callback_group=ReentrantCallbackGroup())
-        targets = self.create_subscription(PoseStamped, '~/target_pose', lambda msg: None,
-                                           NEWEST_GOAL, callback_group=OnDemand())
         if self.trigger is Trigger.TIMER:
             self.create_timer(1.0 / p.rate_hz, self.timer_callback)
         if p.hardware:
@@ -374,13 +349,7 @@ class ControllerNode(Node):
                                                period=self._awake.period, with_info=True,
                                                newest_of=(lambda data, info: _source(info))
                                                if deep else None)
-        # goals and targets on topics (the newest wins) checked off the cycle's lock, each in a
-        # thread of its own (not the executor's pass per message): a flood of them costs the
-        # cycle as little as it can
-        self.trajectory_thread = SubscriptionThread(self, trajectories, self.trajectory_callback,
-                                                    None, 'controller_trajectories')
-        self.target_thread = SubscriptionThread(self, targets, self.target_callback, None,
-                                                'controller_targets')
+        self.goals = GoalProcess(self, self.description.urdf, chain_options(p), self._checked)
 
     # ---- configuration --------------------------------------------------------------------------
 
@@ -475,10 +444,6 @@ class ControllerNode(Node):
                 return SetParametersResult(successful=False, reason=str(exc))
             self.get_logger().info(f'gains changed: {changes}')
         return SetParametersResult(successful=True)
-
-    def _default_tolerances(self):
-        return Tolerances.from_constraints(self.model.joint_names,
-                                           lambda name, _: self.get_parameter(name).value)
 
     def _sources_named(self, sources):
         """
@@ -689,88 +654,62 @@ class ControllerNode(Node):
             self.get_logger().warning(line)
         elif handle is not None:
             if self.throttle('goal refused', 1.0):
-                self.get_logger().warning(f'{line} ({_THROTTLED})')
+                self.get_logger().warning(f'{line} ({THROTTLED})')
         elif self.throttle('trajectory rejected', 1.0):
-            self.get_logger().warning(f'trajectory rejected: {event.message} ({_THROTTLED})')
+            self.get_logger().warning(f'trajectory rejected: {event.message} ({THROTTLED})')
         if handle is None:
             return
-        if outcome is Outcome.SUCCEEDED:
-            handle.succeed()
-        elif outcome is Outcome.CANCELED and handle.is_cancel_requested:
-            handle.canceled()
-        else:
-            handle.abort()
-        future = self._results.pop(bytes(handle.goal_id.uuid), None)
-        if future is not None:
-            # either action's Result: the same codes
-            future.set_result((_ERROR_CODES[outcome], event.message))
-            # the executor resumes the waiting execute_callback when it wakes up; from the
-            # cycle's thread, nothing else would wake it
-            if self.executor is not None:
-                self.executor.wake()
+        state = 'succeed' if outcome is Outcome.SUCCEEDED else \
+            'canceled' if outcome is Outcome.CANCELED and handle.is_cancel_requested else 'abort'
+        # either action's Result: the same codes
+        handle.end(state, _ERROR_CODES[outcome], event.message)
+        self.goals.forget(handle.goal_id)
 
     # ---- goals ----------------------------------------------------------------------------------
 
-    def _goal(self, msg, tolerances, tag):
+    def _checked(self, kind, handle, goal):
         """
-        Return the Goal of a JointTrajectory message, its points checked; raise if malformed.
+        Take what the goal process passed (its thread): judge it against the arm, then submit.
 
-        Without the cycle's lock, so that no goal holds up a cycle: its points in time linear in
-        the message's size, then its spline from the reference in force, checked against the
-        limits (:meth:`Controller.prepare`; a refusal for that comes from ``submit``).
+        Off the cycle's lock: a joint goal's spline from the reference in force, checked against
+        the limits (:meth:`Controller.prepare`; a refusal for that comes from ``submit``), a
+        Cartesian goal's or target's reach from the newest state; then submitted under it.
         """
-        times, positions, velocities, accelerations = trajectory_arrays(msg, self.model)
-        start = to_seconds(msg.header.stamp) or None      # zero: at the newest state
-        goal = Goal(tag, start, times, positions, velocities, accelerations, tolerances)
-        check_points(self.model, goal)
-        return self.controller.prepare(goal)
-
-    def trajectory_callback(self, msg):
-        """Take a fire-and-forget trajectory; a malformed one is logged and dropped."""
         try:
-            goal = self._goal(msg, self._default_tolerances(), None)
+            if kind == TARGET:
+                c = self.controller
+                self._check_reach((goal, (c.max_linear_velocity, c.max_angular_velocity)))
+                with self._lock:
+                    self._report(self.controller.set_target(goal, check=False))
+            elif kind == CARTESIAN:
+                tolerances = goal.tolerances
+                goal = goal._replace(tag=handle, tolerances=tolerances._replace(
+                    goal_time=tolerances.goal_time
+                    or self.get_parameter('constraints.goal_time').value))
+                self._check_reach(goal)
+                with self._lock:
+                    self._report(self.controller.submit_cartesian(goal, check=False))
+            else:
+                goal = self.controller.prepare(goal._replace(
+                    tag=handle,
+                    tolerances=with_defaults(goal.tolerances, self._default_tolerances())))
+                with self._lock:
+                    self._report(self.controller.submit(goal))
         except InputError as exc:
-            if self.throttle('trajectory rejected', 1.0):
-                self.get_logger().warning(f'trajectory rejected: {exc} ({_THROTTLED})')
-            return
-        with self._lock:
-            self._report(self.controller.submit(goal))
+            self._refuse(kind, handle, exc)
 
-    async def execute_callback(self, goal_handle):
-        """Run one action goal to its end; its result comes from the control cycles."""
-        try:
-            goal = self._goal(goal_handle.request.trajectory,
-                              self._goal_tolerances(goal_handle.request), goal_handle)
-        except InputError as exc:
-            code = (_Result.INVALID_JOINTS if isinstance(exc, JointNameError)
-                    else _Result.INVALID_GOAL)
+    def _refuse(self, kind, handle, exc):
+        """Refuse what the controller cannot take (logged at most once a second)."""
+        if handle is not None:
             if self.throttle('goal refused', 1.0):
-                self.get_logger().warning(f'{_goal_name(goal_handle)}invalid: {exc} '
-                                          f'({_THROTTLED})')
-            goal_handle.abort()
-            return _Result(error_code=code, error_string=str(exc))
-        future = Future()
-        with self._lock:
-            self._results[bytes(goal_handle.goal_id.uuid)] = future
-            self._report(self.controller.submit(goal))
-        code, message = await future
-        return _Result(error_code=code, error_string=message)
-
-    def _cartesian_goal(self, request, tag):
-        """
-        Return the CartesianGoal of a FollowCartesianTrajectory goal, checked; raise if malformed.
-
-        Off the cycle's lock, in time linear in its size, as :meth:`_goal`; reach and joint
-        limits are checked when the controller takes it (from the reference then).
-        """
-        msg = request.trajectory
-        times, positions, quaternions, twists, accelerations = cartesian_arrays(msg, self.model)
-        goal = CartesianGoal(tag, to_seconds(msg.header.stamp) or None, times, positions,
-                             quaternions, twists, accelerations,
-                             self._cartesian_tolerances(request))
-        check_goal(goal)
-        self._check_reach(goal)
-        return goal
+                self.get_logger().warning(f'{_goal_name(handle)}invalid: {exc} ({THROTTLED})')
+            handle.end('abort', _Result.INVALID_GOAL, str(exc))
+            self.goals.forget(handle.goal_id)
+        elif kind == TARGET:
+            if self.throttle('target rejected', 1.0):
+                self.get_logger().warning(f'target pose rejected: {exc} ({THROTTLED})')
+        elif self.throttle('trajectory rejected', 1.0):
+            self.get_logger().warning(f'trajectory rejected: {exc} ({THROTTLED})')
 
     def _check_reach(self, motion):
         """Check a goal or target from the arm's newest state, off the cycle's lock."""
@@ -780,84 +719,9 @@ class ControllerNode(Node):
             raise InputError('no joint state yet: nothing can move')
         check_reach(self.model, motion, q)
 
-    def _cartesian_tolerances(self, request):
-        """Return a goal's tolerances: its own where given (> 0; -1: none), else unchecked."""
-        limits = {}
-        for name, given in (('path_tolerance', request.path_tolerance),
-                            ('goal_tolerance', request.goal_tolerance)):
-            part = given.acceleration
-            if any(getattr(getattr(part, side), a) != 0.0
-                   for side in ('linear', 'angular') for a in 'xyz'):
-                raise InputError(f'{name}.acceleration: not checked by this controller (the '
-                                 "tip's acceleration is not measured); leave it 0")
-            for field, values in (
-                    ('position', [given.position.x, given.position.y, given.position.z]),
-                    ('orientation', [given.orientation.x, given.orientation.y,
-                                     given.orientation.z]),
-                    ('twist', [getattr(getattr(given.twist, side), a)
-                               for side in ('linear', 'angular') for a in 'xyz'])):
-                values = np.array(values)
-                if np.any((values < 0.0) & (values != -1.0)) or not np.isfinite(values).all():
-                    raise InputError(f'{name}.{field} = {values.tolist()}: expected > 0, 0 for '
-                                     'the default (not checked) or -1 for none')
-                limits[f'{name.split("_")[0]}_{field}'] = np.where(values > 0.0, values, np.inf)
-        goal_time = to_seconds(request.goal_time_tolerance) or \
-            self.get_parameter('constraints.goal_time').value
-        return CartesianTolerances(goal_time=goal_time, **limits)
-
-    async def execute_cartesian_callback(self, goal_handle):
-        """Run one Cartesian goal to its end; its result comes from the control cycles."""
-        result = FollowCartesianTrajectory.Result
-        try:
-            goal = self._cartesian_goal(goal_handle.request, goal_handle)
-        except InputError as exc:
-            if self.throttle('goal refused', 1.0):
-                self.get_logger().warning(f'{_goal_name(goal_handle)}invalid: {exc} '
-                                          f'({_THROTTLED})')
-            goal_handle.abort()
-            return result(error_code=result.INVALID_GOAL, error_string=str(exc))
-        future = Future()
-        with self._lock:
-            self._results[bytes(goal_handle.goal_id.uuid)] = future
-            self._report(self.controller.submit_cartesian(goal, check=False))
-        code, message = await future
-        return result(error_code=code, error_string=message)
-
-    def target_callback(self, msg):
-        """Move the tip to a streamed target pose; a bad one is logged and dropped."""
-        try:
-            check_frame(msg.header.frame_id, self.model)
-            pose = pose_to_matrix(msg.pose)
-            c = self.controller
-            self._check_reach((pose, (c.max_linear_velocity, c.max_angular_velocity)))
-            with self._lock:
-                self._report(self.controller.set_target(pose, check=False))
-        except InputError as exc:
-            if self.throttle('target rejected', 1.0):
-                self.get_logger().warning(f'target pose rejected: {exc} ({_THROTTLED})')
-
-    def _goal_tolerances(self, request):
-        """Return the goal's tolerances: its own where given (> 0; -1: none), else defaults."""
-        default = self._default_tolerances()
-        path_position, goal_position = default.path_position.copy(), default.goal_position.copy()
-        path_velocity, goal_velocity = default.path_velocity.copy(), default.goal_velocity.copy()
-        for given, position, velocity in ((request.path_tolerance, path_position, path_velocity),
-                                          (request.goal_tolerance, goal_position, goal_velocity)):
-            for tol in given:
-                if tol.name not in self.model.joint_names:
-                    raise JointNameError(str(unknown_name('joint in a tolerance', tol.name,
-                                                          self.model.joint_names)))
-                j = self.model.joint_names.index(tol.name)
-                for array, value in ((position, tol.position), (velocity, tol.velocity)):
-                    if value == -1.0:
-                        array[j] = np.inf
-                    elif value > 0.0:
-                        array[j] = value
-                    elif value != 0.0 or not np.isfinite(value):
-                        raise InputError(f'tolerance of {tol.name!r}: {value} (expected > 0, '
-                                         '0 for the default or -1 for none)')
-        goal_time = to_seconds(request.goal_time_tolerance) or default.goal_time
-        return Tolerances(path_position, path_velocity, goal_position, goal_velocity, goal_time)
+    def _default_tolerances(self):
+        return Tolerances.from_constraints(self.model.joint_names,
+                                           lambda name, _: self.get_parameter(name).value)
 
     # ---- messages out ---------------------------------------------------------------------------
 
@@ -979,16 +843,14 @@ class ControllerNode(Node):
             self._report(cycle.events)
 
     def destroy_node(self):
-        """Stop the cycle's thread, send the final command, then tear the node down."""
-        for thread in (self.state_thread, self.trajectory_thread, self.target_thread):
-            if thread is not None:
-                thread.stop()
+        """Stop the cycle's thread, send the final command, stop the goal process, tear down."""
+        if self.state_thread is not None:
+            self.state_thread.stop()
         self.send_final_command()
-        # twice when rclpy's context shutdown destroys the node before its owner does
-        if self.action_server is not None:
-            self.action_server.destroy()
-            self.cartesian_server.destroy()
-            self.action_server = None
+        # after the final command, whose ends of goals it sends; twice when rclpy's context
+        # shutdown destroys the node before its owner does
+        if self.goals is not None:
+            self.goals.stop()
         return super().destroy_node()
 
 
@@ -1001,10 +863,8 @@ def _source(info):
 
 
 def _goal_name(handle):
-    """Return how the log names a goal: its id's first bytes, or 'trajectory' for a topic's."""
-    if handle is None:
-        return 'trajectory '
-    return f'goal {bytes(handle.goal_id.uuid).hex()[:8]} '
+    """Return how the log names a goal (:func:`~robot_dynamics.ros.nodes.goals.goal_name`)."""
+    return goal_name(handle.goal_id if handle is not None else b'')
 
 
 def main(args=None):

@@ -79,14 +79,14 @@ class ModelSubscription:
     does not swap its model under way: restart the node to change robots). Each distinct
     description is reported once, and at most one line a second is logged. A node still waiting
     says so every :data:`REMINDER_PERIOD`, with what it sees; when a node publishes the topic and
-    nothing came, it subscribes again.
+    nothing came, it subscribes again. :attr:`urdf` is the description the model was built from.
     """
 
     def __init__(self, node, topic, options, on_model):
         self._node = node
         self._options = options
         self._on_model = on_model
-        self._urdf = None
+        self.urdf = None
         self.model = None
         self._reported = set()      # hashes of the descriptions reported
         self._refused = False
@@ -120,8 +120,8 @@ class ModelSubscription:
                                         f'{seen}')
 
     def _callback(self, msg):
-        if self._urdf is not None:
-            if msg.data != self._urdf and self._first_time(msg.data):
+        if self.urdf is not None:
+            if msg.data != self.urdf and self._first_time(msg.data):
                 self._node.get_logger().warning(
                     'a different robot description arrived; keeping the model in use (restart '
                     'this node to change robots)')
@@ -138,7 +138,7 @@ class ModelSubscription:
                                               f'{shortened(what, MESSAGE_LIMIT)}; waiting for a '
                                               'usable one')
             return
-        self._urdf = msg.data
+        self.urdf = msg.data
         self.model = model
         self._node.destroy_timer(self._reminder)
         # the set-up below loads the library's kernels from numba's cache, or compiles them

@@ -189,15 +189,22 @@ class Bringup:
         if kind == 'publisher':
             return any(info.node_name == spec.name and info.node_namespace == self._where
                        for info in probe.get_publishers_info_by_topic(name))
-        try:
-            if kind == 'service':
-                offered = probe.get_service_names_and_types_by_node(spec.name, self._where)
-            else:
-                offered = get_action_server_names_and_types_by_node(probe, spec.name,
-                                                                    self._where)
-        except RCLError:   # not discovered yet (NodeNameNonExistentError)
-            return False
-        return any(offered_name == name for offered_name, _ in offered)
+        query = probe.get_service_names_and_types_by_node if kind == 'service' else \
+            self._actions
+        return any(offered_name == name for offered_name, _ in self._offered(spec, query))
+
+    def _actions(self, node, where):
+        return get_action_server_names_and_types_by_node(self._probe, node, where)
+
+    def _offered(self, spec, query):
+        """Return ``query(node, namespace)`` of the node and its children, joined."""
+        offered = []
+        for node in (spec.name,) + spec.children:
+            try:
+                offered += query(node, self._where)
+            except RCLError:   # not discovered yet (NodeNameNonExistentError)
+                pass
+        return offered
 
     @property
     def _where(self):
@@ -206,18 +213,17 @@ class Bringup:
 
     def describe(self):
         """Return what each node publishes, subscribes to and serves, as printable lines."""
-        probe, where = self._probe, self._where
+        probe = self._probe
         lines = []
         for spec in self.specs:
-            services = [s for s, _ in probe.get_service_names_and_types_by_node(spec.name, where)
-                        if s.rsplit('/', 1)[-1] not in _PARAMETER_SERVICES
-                        and '/_action/' not in s]
-            actions = [a for a, _ in
-                       get_action_server_names_and_types_by_node(probe, spec.name, where)]
-            pubs = [t for t, _ in probe.get_publisher_names_and_types_by_node(spec.name, where)
+            services = [s for s, _ in self._offered(
+                spec, probe.get_service_names_and_types_by_node)
+                if s.rsplit('/', 1)[-1] not in _PARAMETER_SERVICES and '/_action/' not in s]
+            actions = [a for a, _ in self._offered(spec, self._actions)]
+            pubs = [t for t, _ in self._offered(spec, probe.get_publisher_names_and_types_by_node)
                     if t not in ('/rosout', '/parameter_events') and '/_action/' not in t]
-            subs = [t for t, _ in probe.get_subscriber_names_and_types_by_node(spec.name, where)
-                    if t != '/parameter_events']
+            subs = [t for t, _ in self._offered(
+                spec, probe.get_subscriber_names_and_types_by_node) if t != '/parameter_events']
             lines.append(f'  {graph.resolve(spec.name, self.namespace)} ({spec.executable})')
             for label, names in (('publishes', pubs), ('subscribes', subs),
                                  ('serves', services), ('actions', actions)):

@@ -50,6 +50,7 @@ from typing import NamedTuple, Tuple
 import yaml
 
 from .definitions import namespace
+from ..nodes import GOAL_NODE_SUFFIX
 from ..nodes.parameters import check, ROS_PARAMETERS
 from ...control import CONTROLLERS
 from ...errors import InputError
@@ -71,8 +72,10 @@ class NodeSpec(NamedTuple):
     'publisher' | 'action', name)``. Every name is relative, in the arm's namespace
     (:func:`resolve`); ``launch_arguments`` names entries of
     :data:`NODE_ARGUMENTS` that the launch files pass to this node as the parameter of the same
-    name. The module declares its parameters in ``PARAMETERS`` and, for those it declares for
-    each joint once it knows them, ``JOINT_PARAMETERS`` (names with ``{joint}``).
+    name; ``children``, the nodes it starts in processes of its own, whose topics, services and
+    actions are its (the controller's goal process). The module declares its parameters in
+    ``PARAMETERS`` and, for those it declares for each joint once it knows them,
+    ``JOINT_PARAMETERS`` (names with ``{joint}``).
     """
 
     name: str
@@ -83,6 +86,7 @@ class NodeSpec(NamedTuple):
     modes: Tuple[str, ...]
     ready: Tuple[str, str]
     launch_arguments: Tuple[str, ...] = ()
+    children: Tuple[str, ...] = ()
 
 
 class LaunchArgument(NamedTuple):
@@ -104,7 +108,8 @@ NODES = (
              'SimulatorNode', (), ('sim',), ('publisher', 'joint_states'), ('lockstep',)),
     NodeSpec('controller', 'controller_node', 'robot_dynamics.ros.nodes.controller_node',
              'ControllerNode', (), ('sim', 'hardware'),
-             ('action', 'controller/follow_joint_trajectory'), ('control_law',)),
+             ('action', 'controller/follow_joint_trajectory'), ('control_law',),
+             (f'controller{GOAL_NODE_SUFFIX}',)),
 )
 
 MODES = ('sim', 'hardware')
