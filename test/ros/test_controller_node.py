@@ -32,6 +32,7 @@ from robot_dynamics import RobotModel
 from robot_dynamics.controller import DEFAULT_WALL_STATE_TIMEOUT
 from robot_dynamics.robots import path as robot_path
 from robot_dynamics.ros.nodes.controller_node import ControllerNode
+from robot_dynamics.ros.wire.compat import RCLError
 from robot_dynamics.ros.wire.conversions import time_msg, to_seconds
 from robot_dynamics.simulator import DEFAULT_LOCKSTEP_TIMEOUT
 from robot_dynamics_interfaces.action import FollowJointTrajectory
@@ -335,11 +336,16 @@ def test_goals_are_read_in_a_process_of_its_own_that_ends_with_the_controller(lo
     node = probe.node
     wanted = ('/controller/follow_joint_trajectory',
               'robot_dynamics_interfaces/action/FollowJointTrajectory')
-    probe.wait_for(lambda: wanted in [(name, types[0]) for name, types in
-                                      get_action_server_names_and_types_by_node(
-                                          node, 'controller_goals', '/')],
+
+    def actions(name):
+        try:
+            return [(action, types[0]) for action, types in
+                    get_action_server_names_and_types_by_node(node, name, '/')]
+        except RCLError:        # not discovered yet
+            return []
+    probe.wait_for(lambda: wanted in actions('controller_goals'),
                    what='the action served by /controller_goals')
-    assert not get_action_server_names_and_types_by_node(node, 'controller', '/')
+    assert not actions('controller')
     subscribers = {topic: {e.node_name for e in node.get_subscriptions_info_by_topic(topic)}
                    for topic in ('/controller/joint_trajectory', '/controller/target_pose')}
     assert subscribers == dict.fromkeys(subscribers, {'controller_goals'}), subscribers
