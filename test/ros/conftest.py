@@ -228,6 +228,22 @@ def processes(ros_env, tmp_path):
         yield procs
 
 
+@pytest.fixture
+def local_node(ros_domain):
+    """Return a node of this process on the module's domain and its executor (the test spins)."""
+    context = Context()
+    rclpy.init(context=context, domain_id=ros_domain)
+    node = Node('local_test', context=context)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    try:
+        yield node, executor
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
+
+
 @pytest.fixture(scope='module')
 def module_probe(ros_domain):
     """Return a :class:`TestNode` on the module's domain for the module's fixtures."""

@@ -17,7 +17,6 @@
 
 import os
 from pathlib import Path
-import signal
 
 from closed_loop import (ABORTED, CANCELED, goal, PACED, quintic, STATE_RATE_HZ, SUCCEEDED,
                          tolerances)
@@ -356,10 +355,11 @@ def test_goals_are_read_in_a_process_of_its_own_that_ends_with_the_controller(lo
     trajectory, path = quintic(arm.model, q0, q0 + [0.3, -0.2], 1.0)
     assert arm.result(arm.send(trajectory)).status == SUCCEEDED
     np.testing.assert_allclose(arm.position(), path.end, atol=1e-3)
-    # the controller's process killed without a word, alone (not its process group): its goal
-    # process ends too, its pipe closed, so that a new controller's actions are the only ones
-    os.kill(arm.controller.pid, signal.SIGKILL)
+    # the controller's process group killed without a word (a crash, a supervisor's SIGKILL):
+    # the goal process, in a session of its own, is not in it; it ends by its pipe (with a
+    # goodbye to the graph), so that a new controller's actions are the only ones
+    assert os.getsid(child) == os.getpgid(child) == child != os.getpgid(arm.controller.pid)
+    arm.kill(arm.controller)
     probe.wait_for(lambda: not Path(f'/proc/{child}').exists() or
                    Path(f'/proc/{child}/stat').read_text().split()[2] == 'Z',
                    what='the goal process ended')
-    arm.kill(arm.controller)

@@ -24,10 +24,6 @@ import gc
 import threading
 
 import pytest
-import rclpy
-from rclpy.context import Context
-from rclpy.executors import SingleThreadedExecutor
-from rclpy.node import Node
 from robot_dynamics import RobotModel
 from robot_dynamics.ros.nodes.description import ModelSubscription
 from robot_dynamics.ros.wire import compat
@@ -39,19 +35,9 @@ pytestmark = pytest.mark.ros
 
 
 @pytest.fixture
-def node(ros_domain):
-    """Return an in-process node on the module's domain and its executor (spun by the test)."""
-    context = Context()
-    rclpy.init(context=context, domain_id=ros_domain)
-    node = Node('on_demand_test', context=context)
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(node)
-    try:
-        yield node, executor
-    finally:
-        executor.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown(context=context)
+def node(local_node):
+    """Return an in-process node and its executor (spun by the test)."""
+    return local_node
 
 
 @pytest.fixture(params=[True, False], ids=['outside_executor', 'executor_fallback'])

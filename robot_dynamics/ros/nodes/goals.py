@@ -22,14 +22,19 @@ time over more than a second. So the controller node serves its two actions
 (``~/joint_trajectory``, ``~/target_pose``) from a child process, a node named
 ``<controller>_goals`` beside it (:class:`GoalProcess` starts it). There each goal is read and
 checked with what needs no state of the arm (names, sizes, finite values, increasing times,
-each point's limits; in time linear in its size), a refused one is answered at once, and only
+each point's limits; in time linear in its size; a trajectory of more than
+MAX_TRAJECTORY_POINTS is taken without building its points, :mod:`~..wire.capped`), a refused
+one is answered at once, and only
 what passes reaches the controller, as arrays over a pipe: ``(kind, goal id, goal)``, a
 :class:`~robot_dynamics.follower.Goal` or :class:`~robot_dynamics.cartesian_follower.CartesianGoal`
 (tag None, NaN tolerances and a ``goal_time`` of 0 where the controller's defaults apply), the
 pose (4, 4) of a :data:`TARGET`, nothing for a :data:`CANCEL`. The controller
 judges it against the arm (the spline from the reference in force, the reach) and sends back
 how each goal ended and the feedback to publish. The child ends when the pipe closes: when the
-controller node stops, or its process dies.
+controller node stops, or its process dies. It runs in a process group of its own, so that a
+signal to the controller's group (a supervisor's SIGKILL) ends it by its pipe, with a goodbye
+to the graph: a participant that vanishes unannounced makes every other one expire it later,
+and Fast DDS can deadlock doing so (eProsima/Fast-DDS#6502).
 """
 
 from multiprocessing.connection import Connection
@@ -45,7 +50,7 @@ import time
 from geometry_msgs.msg import PoseStamped
 import numpy as np
 import rclpy
-from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action import CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
@@ -56,11 +61,13 @@ from robot_dynamics_interfaces.action import FollowCartesianTrajectory, FollowJo
 from trajectory_msgs.msg import JointTrajectory
 
 from . import GOAL_NODE_SUFFIX
-from .runner import answer_where, spin_until, teardown
+from .runner import answer_where, bound_the_exit, spin_until, teardown
 from .throttle import Throttle
 from ..wire import middleware
-from ..wire.conversions import (cartesian_arrays, check_frame, JointNameError, pose_to_matrix,
-                                to_seconds, trajectory_arrays)
+from ..wire.capped import CappedActionServer, CappedPoints
+from ..wire.conversions import (cartesian_arrays, check_frame, JointNameError,
+                                MAX_TRAJECTORY_POINTS, pose_to_matrix, to_seconds,
+                                trajectory_arrays)
 from ..wire.qos import NEWEST_GOAL
 from ...cartesian_follower import CartesianGoal, CartesianTolerances, check_goal
 from ...errors import InputError, unknown_name
@@ -87,14 +94,14 @@ def goal_name(goal_id):
     return f'goal {goal_id.hex()[:8]} ' if goal_id else 'trajectory '
 
 
-def joint_goal(msg, model, tolerances=None):
+def joint_goal(msg, model, tolerances=None, count=None):
     """
     Return the Goal of a JointTrajectory message, its points checked; raise if malformed.
 
     ``tolerances``: a FollowJointTrajectory request's (:func:`given_tolerances`), or None (all
-    the defaults).
+    the defaults). ``count``: the number of points it was taken with, if capped.
     """
-    times, positions, velocities, accelerations = trajectory_arrays(msg, model)
+    times, positions, velocities, accelerations = trajectory_arrays(msg, model, count)
     if tolerances is None:
         nan = np.full(model.dof, np.nan)
         tolerances = Tolerances(nan, nan, nan, nan, 0.0)
@@ -139,16 +146,16 @@ def with_defaults(tolerances, default):
            for name in ('path_position', 'path_velocity', 'goal_position', 'goal_velocity')})
 
 
-def cartesian_goal(request, model):
+def cartesian_goal(request, model, count=None):
     """
     Return the CartesianGoal of a FollowCartesianTrajectory request, checked; raise if malformed.
 
     Its tolerances are the request's (> 0; -1: none; 0: unchecked), its ``goal_time`` 0 where
     the request leaves it to the default. Reach and joint limits are checked by the controller,
-    from the reference in force.
+    from the reference in force. ``count``: the number of points it was taken with, if capped.
     """
     msg = request.trajectory
-    times, positions, quaternions, twists, accelerations = cartesian_arrays(msg, model)
+    times, positions, quaternions, twists, accelerations = cartesian_arrays(msg, model, count)
     goal = CartesianGoal(None, to_seconds(msg.header.stamp) or None, times, positions,
                          quaternions, twists, accelerations, _cartesian_tolerances(request))
     check_goal(goal)
@@ -225,7 +232,7 @@ class GoalProcess:
         fd = theirs.detach()
         name = node.get_name()
         self.process = subprocess.Popen(
-            [sys.executable, '-m', __name__, str(fd)], pass_fds=(fd,))
+            [sys.executable, '-m', __name__, str(fd)], pass_fds=(fd,), start_new_session=True)
         os.close(fd)
         self._conn.send({
             'urdf': urdf, 'options': options, 'node': f'{name}{GOAL_NODE_SUFFIX}',
@@ -320,15 +327,17 @@ class GoalNode(Node):
         self._running = {}              # goal id -> (kind, goal handle, Future of its end)
         names = config['names']
         group = ReentrantCallbackGroup()
-        self.servers = [ActionServer(
+        # rclpy would build every point's Python objects before a check could refuse them
+        self._servers = {kind: CappedActionServer(
             self, action, names[name], execute, goal_callback=lambda request: GoalResponse.ACCEPT,
-            cancel_callback=self._cancel, callback_group=group)
-            for action, name, execute in (
-                (FollowJointTrajectory, 'follow_joint_trajectory', self._execute_joint),
-                (FollowCartesianTrajectory, 'follow_cartesian_trajectory',
-                 self._execute_cartesian))]
-        self.create_subscription(JointTrajectory, names['joint_trajectory'], self._trajectory,
-                                 NEWEST_GOAL)
+            cancel_callback=self._cancel, callback_group=group, limit=MAX_TRAJECTORY_POINTS)
+            for kind, action, name, execute in (
+                (JOINT, FollowJointTrajectory, 'follow_joint_trajectory', self._execute_joint),
+                (CARTESIAN, FollowCartesianTrajectory, 'follow_cartesian_trajectory',
+                 self._execute_cartesian))}
+        self._trajectories = CappedPoints(JointTrajectory, MAX_TRAJECTORY_POINTS)
+        self.create_subscription(self._trajectories.type, names['joint_trajectory'],
+                                 self._trajectory, NEWEST_GOAL)
         self.create_subscription(PoseStamped, names['target_pose'], self._target, NEWEST_GOAL)
 
     def _pass(self, kind, goal_id=b'', goal=None):
@@ -341,7 +350,7 @@ class GoalNode(Node):
 
     def _trajectory(self, msg):
         try:
-            goal = joint_goal(msg, self.model)
+            goal = joint_goal(msg, self.model, count=self._trajectories.count(msg))
         except InputError as exc:
             self._refused('trajectory rejected', f'trajectory rejected: {exc}')
             return
@@ -359,12 +368,15 @@ class GoalNode(Node):
     async def _execute_joint(self, handle):
         def check(request):
             return joint_goal(request.trajectory, self.model,
-                              given_tolerances(request, self.model))
+                              given_tolerances(request, self.model),
+                              self._servers[JOINT].capped.count(request.trajectory))
         return await self._execute(handle, JOINT, check)
 
     async def _execute_cartesian(self, handle):
-        return await self._execute(handle, CARTESIAN,
-                                   lambda request: cartesian_goal(request, self.model))
+        def check(request):
+            return cartesian_goal(request, self.model,
+                                  self._servers[CARTESIAN].capped.count(request.trajectory))
+        return await self._execute(handle, CARTESIAN, check)
 
     async def _execute(self, handle, kind, check):
         """Check a goal; refuse it at once, or pass it on and wait for how it ended."""
@@ -434,6 +446,8 @@ def main(fd):
                 while True:
                     node.take(conn.recv())
             except (EOFError, OSError):
+                # its own group: nothing but its pipe ends it, so nothing may hold it after
+                bound_the_exit()
                 stop.set()
                 executor.wake()
         threading.Thread(target=receive, name='goals_in', daemon=True).start()

@@ -184,7 +184,21 @@ class JointNameError(InputError):
     """The joint names of a message do not match the model's joints."""
 
 
-def trajectory_arrays(msg, model):
+def _check_point_count(msg, count):
+    """
+    Raise unless the trajectory ``msg`` has points, at most MAX_TRAJECTORY_POINTS.
+
+    ``count``: the number it had when taken, if its points were left out
+    (:class:`~robot_dynamics.ros.wire.capped.CappedPoints`); else None, its own.
+    """
+    count = len(msg.points) if count is None else count
+    if count > MAX_TRAJECTORY_POINTS:
+        raise InputError(f'{count} points: a trajectory has at most {MAX_TRAJECTORY_POINTS}')
+    if not count:
+        raise InputError('the trajectory has no points')
+
+
+def trajectory_arrays(msg, model, count=None):
     """
     Return ``(time_from_start (K,), positions (K, n), velocities, accelerations)``, model order.
 
@@ -192,23 +206,20 @@ def trajectory_arrays(msg, model):
     order; velocities and accelerations are ``None`` when the points carry none, and must be
     given for every point or for none. Raises ``JointNameError`` for unknown, missing or
     repeated joints or a name longer than MAX_NAME_LENGTH, ``InputError`` for more than
-    MAX_TRAJECTORY_POINTS points or anything else malformed, naming the point. Sizes are
-    checked first, so that the time spent on a message is linear in its size.
+    MAX_TRAJECTORY_POINTS points (``count``, if taken capped) or anything else malformed,
+    naming the point. Sizes are checked first, so that the time spent on a message is linear in
+    its size.
     """
     names = list(msg.joint_names)
     long = next((name for name in names if len(name) > MAX_NAME_LENGTH), None)
     if long is not None:
         raise JointNameError(f'joint name {quoted(long)} is longer than {MAX_NAME_LENGTH} '
                              'characters')
-    if len(msg.points) > MAX_TRAJECTORY_POINTS:
-        raise InputError(f'{len(msg.points)} points: a trajectory has at most '
-                         f'{MAX_TRAJECTORY_POINTS}')
     try:
         idx = model.joint_indices(names)
     except InputError as exc:
         raise JointNameError(str(exc)) from None
-    if not msg.points:
-        raise InputError('the trajectory has no points')
+    _check_point_count(msg, count)
     n = model.dof
     times = np.array([to_seconds(p.time_from_start) for p in msg.points])
     fields = {}
@@ -242,7 +253,7 @@ def _vector(v):
     return [v.x, v.y, v.z]
 
 
-def cartesian_arrays(msg, model):
+def cartesian_arrays(msg, model, count=None):
     """
     Return ``(time_from_start (K,), positions (K, 3), quaternions (K, 4), twists, accelerations)``.
 
@@ -255,11 +266,7 @@ def cartesian_arrays(msg, model):
     """
     check_frame(msg.header.frame_id, model)
     check_controlled_frame(msg.controlled_frame, model)
-    if len(msg.points) > MAX_TRAJECTORY_POINTS:
-        raise InputError(f'{len(msg.points)} points: a trajectory has at most '
-                         f'{MAX_TRAJECTORY_POINTS}')
-    if not msg.points:
-        raise InputError('the trajectory has no points')
+    _check_point_count(msg, count)
     times = np.array([to_seconds(p.time_from_start) for p in msg.points])
     positions = np.array([_vector(p.pose.position) for p in msg.points])
     quaternions = np.array([_vector(p.pose.orientation) + [p.pose.orientation.w]
