@@ -185,6 +185,11 @@ class Loop:
                             what=f'{words!r} in the log')
         return safe
 
+    def holding(self):
+        """Return whether the controller holds a reference at rest (no goal, no stop ramp left)."""
+        return self.mode() == 'hold' and not any(
+            self.controller_states[-1][0].reference.velocities)
+
     def held_at_rest(self):
         """Return whether the controller holds (no goal) and the newest state is at rest."""
         return self.mode() == 'hold' and at_rest(self.states)

@@ -17,7 +17,7 @@
 
 import time
 
-from closed_loop import CANCELED, Loop, quintic, SUCCEEDED
+from closed_loop import Loop, quintic, SUCCEEDED
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
@@ -71,9 +71,10 @@ def _refusal(arm, msg):
 def test_huge_goals_are_refused_at_once_and_the_motion_goes_on(arm, module_probe):
     model = arm.model
     q0 = arm.position()
-    # slow, so that it still runs after the probe has built and sent the three (seconds each)
+    # slow, so that it still runs after the probe has sent the three (its serialisation of
+    # 100,000 points takes a fraction of a second, their refusal as much)
     move = [0.5, -0.6, 0.1]
-    good, _ = quintic(model, q0, q0 + move, 30.0)
+    good, path = quintic(model, q0, q0 + move, 20.0)
     names = list(model.joint_names)
     many_joints = JointTrajectory(joint_names=names + [f'j{k}' for k in range(9997)],
                                   points=good.points)
@@ -96,8 +97,8 @@ def test_huge_goals_are_refused_at_once_and_the_motion_goes_on(arm, module_probe
         assert result.result.error_code == code, error
         assert all(w in error for w in words) and len(error) < 500, error
         assert arm.mode() == 'trajectory'            # refused while the motion runs
-    # wall time, printed and not asserted: a busy host's business (a goal of 100,000 points
-    # costs rclpy seconds of Python objects before any code of ours sees it)
+    # wall time, printed and not asserted: a busy host's business (the points of a goal of
+    # 100,000 are not built, wire.capped: the refusal came in 0.2-0.4 s beside a suite)
     print('wall time from sending to the refusal:',
           {what: f'{seconds:.3f} s' for what, seconds in latencies.items()})
     # the motion went on all along: every cycle ran, on the path, and the path advanced
@@ -109,12 +110,11 @@ def test_huge_goals_are_refused_at_once_and_the_motion_goes_on(arm, module_probe
     # each joint's reference on its way from q0 towards the goal (a quintic starts slowly)
     advanced = np.subtract(moving[-1].reference.positions, moving[0].reference.positions)
     assert np.all(np.sign(advanced) == np.sign(move)), advanced
-    # then cancelled, not run to its end: what matters was while the refusals came (on a host
-    # slow enough, the 30 s of simulated time are over before)
-    running.cancel_goal_async()
-    assert arm.result(running).status in (CANCELED, SUCCEEDED)
-    module_probe.wait_for(lambda: arm.mode() == 'hold' and not any(
-        arm.controller_states[-1][0].reference.velocities), what='the stop ramp done')
+    # and it ran to its end, at its goal
+    result = arm.result(running)
+    assert result.status == SUCCEEDED, result.result.error_string
+    module_probe.wait_for(arm.holding, what='the goal held')
+    np.testing.assert_allclose(arm.position(), path.end, atol=1e-3)
     # the refusals are logged at most once a second, shortened
     log = arm.processes.output(arm.controller)
     assert 'x' * 100 not in log
@@ -127,8 +127,10 @@ def test_an_impostor_on_joint_states_does_not_move_the_arm(arm, module_probe):
     assert compat.PUBLISHER_GID
     statuses = module_probe.collect(SimulatorStatus, '/simulator/status')
     unanswered = module_probe.wait_for(lambda: statuses, what='a status')[-1][0].unanswered_states
-    # the arm of the module's earlier tests (a goal canceled, stopping) at rest first
-    module_probe.wait_for(arm.held_at_rest, what='the arm held at rest')
+    # the arm of the module's earlier tests held where its goal ended (its states' velocity
+    # may not read 0 there: the simulator's 1 kHz RK4 and the stiff smooth Coulomb friction
+    # settle at a step where the position stands still)
+    module_probe.wait_for(arm.holding, what='the goal held')
     held = arm.position()
     reference = list(arm.controller_states[-1][0].reference.positions)
     count, states = len(arm.controller_states), len(arm.states)
