@@ -694,17 +694,18 @@ class Controller:
             return False, [Event(Kind.STATE_REJECTED, f'joint {self.model.joint_names[j]!r}: '
                                                       f'position {q[j]}, velocity {qd[j]} at '
                                                       f't = {t}: values must be finite')]
+        events = []
+        if self._unjudged and now is not None and now - self.time > self.state_timeout:
+            # the state taken before the clock came was of a history delivered late: the arm is
+            # no longer where it was then, and what was held there is not held (the state that
+            # brings the clock may be of that history too, or already a fresh one)
+            events = self._end_goals(self.time, 'the state held was stale')
+            self.mode = Mode.WAITING
+            self._resume = 'first fresh joint state'
+            self._last_cycle = None
+            self._unjudged = False
         if now is not None and now - t > self.state_timeout:
             self.stale_states += 1
-            events = []
-            if self._unjudged and now - self.time > self.state_timeout:
-                # the state taken before the clock came was of that history too: the arm is
-                # no longer where it was then, and what was held there is not held
-                events = self._end_goals(self.time, 'the state held was stale')
-                self.mode = Mode.WAITING
-                self._resume = 'first fresh joint state'
-                self._last_cycle = None
-                self._unjudged = False
             if self._skipping:
                 return False, events
             self._skipping = True
@@ -715,7 +716,6 @@ class Controller:
                 'simulation'))]
         self._skipping = False
         self._unjudged = now is None
-        events = []
         if source is not None and source != self.source:
             if self.source is not None:
                 events.append(Event(Kind.SOURCE_CHANGED, f'following joint states from {source} '

@@ -144,6 +144,16 @@ def test_a_state_taken_before_the_clock_came_and_found_stale_is_not_held(arm):
     fresh = c.update(now - 0.01, Q0 - 0.3, REST, now=now)
     assert 'first fresh joint state: holding' in fresh.events[0].message
     np.testing.assert_array_equal(fresh.reference.q, Q0 - 0.3)
+    # the state that brings the clock may be a fresh one (a history and live states delivered
+    # interleaved): the stale state held is not held either, the fresh one is
+    e = _controller(arm, state_timeout=0.05)
+    e.update(now - 2.0, Q0, REST)
+    e.submit(_goal('g', Q0, Q0 + 0.1)[0])
+    live = e.update(now - 0.01, Q0 - 0.3, REST, now=now)
+    assert _kinds(live.events) == [Kind.GOAL_ENDED, Kind.HOLDING] and e.mode is Mode.HOLD
+    assert 'the state held was stale' in _ended(live.events, 'g')[0].message
+    assert 'first fresh joint state: holding' in live.events[1].message
+    np.testing.assert_array_equal(live.reference.q, Q0 - 0.3)
     # a state before the clock that the clock then finds fresh stays held
     d = _controller(arm, state_timeout=0.05)
     d.update(now - 0.02, Q0, REST)

@@ -22,10 +22,15 @@ import time
 from geometry_msgs.msg import WrenchStamped
 import numpy as np
 import pytest
+from rclpy.parameter import Parameter
+from rclpy.publisher import Publisher
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import deserialize_message
 from robot_dynamics import RobotModel
 from robot_dynamics.integrators import simulate
-from robot_dynamics.ros.wire.compat import PUBLISHER_GID
+from robot_dynamics.robots import path as robot_path
+from robot_dynamics.ros.nodes.simulator_node import SimulatorNode
+from robot_dynamics.ros.wire.compat import PUBLISHER_GID, RCLError
 from robot_dynamics.ros.wire.conversions import to_seconds
 from robot_dynamics_interfaces.msg import SimulatorStatus
 from scipy.optimize import fsolve
@@ -342,3 +347,36 @@ def test_a_push_moves_the_arm_against_its_stiffness_and_an_impostor_does_not(
     assert 'a second source of commands' in log and 'controller' in log, log
     moved = np.array([m.position for m, _ in arm.states[count:]]) - held
     assert np.abs(moved).max() < 1e-6
+
+
+def test_a_state_the_middleware_refuses_is_lost_and_the_arm_steps_on(local_node, monkeypatch):
+    # Fast DDS once refused the lockstep simulator's writes (RCLError) while a killed controller
+    # was still matched, and the stepping thread ended there: a refused state is logged and
+    # lost, and the next ones go out
+    node, executor = local_node
+    refused, calls = [], [0]
+    publish = Publisher.publish
+
+    def failing(self, msg):
+        if self.topic_name == '/joint_states':
+            calls[0] += 1
+            if 100 < calls[0] <= 150:
+                refused.append(to_seconds(deserialize_message(msg, JointState).header.stamp))
+                raise RCLError('Failed to publish: cannot publish data')
+        return publish(self, msg)
+    monkeypatch.setattr(Publisher, 'publish', failing)
+    stamps = []
+    node.create_subscription(JointState, '/joint_states',
+                             lambda msg: stamps.append(to_seconds(msg.header.stamp)), 1000)
+    sim = SimulatorNode(context=node.context, parameter_overrides=[
+        Parameter('realtime', value=False), Parameter('brake_until_command', value=False)])
+    try:
+        sim.on_model(RobotModel.from_urdf(robot_path('planar_2r')))
+        deadline = time.monotonic() + 120.0
+        while not (len(refused) == 50 and stamps and stamps[-1] > refused[-1]):
+            assert time.monotonic() < deadline, f'{len(refused)} refused, {len(stamps)} states'
+            executor.spin_once(timeout_sec=0.1)
+        assert sim.failed_publishes == 50 and sim._thread.is_alive()
+        assert not set(refused) & set(stamps)          # lost, not sent late
+    finally:
+        sim.destroy_node()

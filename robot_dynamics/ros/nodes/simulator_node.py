@@ -165,6 +165,7 @@ class SimulatorNode(Node):
     def __init__(self, **kwargs):
         super().__init__('simulator', **kwargs)
         self.throttle = Throttle()
+        self.failed_publishes = 0         # joint states the middleware refused to send
         self.params = declare(self, PARAMETERS)
         self.sim = None
         self._thread = None
@@ -418,8 +419,22 @@ class SimulatorNode(Node):
             self.clock_publisher.publish(Clock(clock=time_msg(stamp_ns)))
             self._next_clock_ns = stamp_ns + self._clock_every_ns
         # what drives report as effort: the effort of the step that brought the arm here
-        self.state_publisher.publish(self._writer.write(
-            stamp_ns, to_names(plant.q), to_names(plant.qd), to_names(plant.effort)))
+        data = self._writer.write(stamp_ns, to_names(plant.q), to_names(plant.qd),
+                                  to_names(plant.effort))
+        try:
+            self.state_publisher.publish(data)
+        except RCLError as exc:
+            if not self.context.ok():
+                raise
+            # the middleware can refuse a write (Fast DDS did, under load, while a reliable
+            # reader that vanished unannounced, a controller killed, was still matched): that
+            # state is lost to every reader, and the arm steps on
+            self.failed_publishes += 1
+            if self.throttle('state not published', 1.0):
+                self.get_logger().error(
+                    f'joint state of t = {stamp_ns * 1e-9:.3f} s not published '
+                    f'({self.failed_publishes} so far; a reader that no longer acknowledges, '
+                    f'as a process killed, until the middleware drops it): {exc}')
 
     def _publish_status(self):
         """Publish ~/status: the simulator's figures."""
