@@ -226,7 +226,7 @@ class Controller:
         self.ignored_states = 0         # states from the other sources
         self.stale_states = 0           # states older than state_timeout on arrival
         self._skipping = False          # the newest state was stale on arrival
-        self._unjudged = False          # the newest state came when the clock was not known
+        self._unjudged = None           # the time of the state held if no clock judged it yet
         self._pinned = source is not None
         self._others = set()            # the other sources reported so far
         self._source_lost = False       # the followed source's states went stale
@@ -695,15 +695,17 @@ class Controller:
                                                       f'position {q[j]}, velocity {qd[j]} at '
                                                       f't = {t}: values must be finite')]
         events = []
-        if self._unjudged and now is not None and now - self.time > self.state_timeout:
-            # the state taken before the clock came was of a history delivered late: the arm is
-            # no longer where it was then, and what was held there is not held (the state that
-            # brings the clock may be of that history too, or already a fresh one)
-            events = self._end_goals(self.time, 'the state held was stale')
-            self.mode = Mode.WAITING
-            self._resume = 'first fresh joint state'
-            self._last_cycle = None
-            self._unjudged = False
+        if self._unjudged is not None and now is not None:
+            if now - self._unjudged > self.state_timeout:
+                # the state held was taken before the clock came, from a history delivered
+                # late: the arm is no longer where it was then, and what was held there is not
+                # held. (Live states may have come before the clock too, interleaved with that
+                # history: the newest state is no judge.)
+                events = self._end_goals(self.time, 'the state held was stale')
+                self.mode = Mode.WAITING
+                self._resume = 'first fresh joint state'
+                self._last_cycle = None
+            self._unjudged = None
         if now is not None and now - t > self.state_timeout:
             self.stale_states += 1
             if self._skipping:
@@ -715,7 +717,6 @@ class Controller:
                 'history delivered late, as to a controller started beside a running '
                 'simulation'))]
         self._skipping = False
-        self._unjudged = now is None
         if source is not None and source != self.source:
             if self.source is not None:
                 events.append(Event(Kind.SOURCE_CHANGED, f'following joint states from {source} '
@@ -737,6 +738,7 @@ class Controller:
             events.append(Event(Kind.HOLDING, f'{self._resume}: holding '
                                               f'{np.round(q, 4).tolist()}'))
             self.follower.hold(q, t)
+            self._unjudged = t if now is None else None
             if self.law is not None and self.law.law is Law.PID:
                 self.law.reset()        # an integral of errors from before the gap
             elif self.law is not None and self.law.law is Law.ADAPTIVE:

@@ -154,6 +154,17 @@ def test_a_state_taken_before_the_clock_came_and_found_stale_is_not_held(arm):
     assert 'the state held was stale' in _ended(live.events, 'g')[0].message
     assert 'first fresh joint state: holding' in live.events[1].message
     np.testing.assert_array_equal(live.reference.q, Q0 - 0.3)
+    # live states may come before the clock too, interleaved with the history: the clock
+    # judges the state held, not the newest (a restarted controller held the arm's old position)
+    f = _controller(arm, state_timeout=0.05)
+    f.update(now - 2.0, Q0, REST)
+    f.submit(_goal('g', Q0, Q0 + 0.1)[0])
+    assert f.update(now - 0.02, Q0 - 0.3, REST).command is not None     # live, no clock yet
+    late = f.update(now - 2.0 + DT, Q0, REST, now=now)                    # the clock comes
+    assert _kinds(late.events) == [Kind.GOAL_ENDED, Kind.STALE_STATES] and f.mode is Mode.WAITING
+    fresh = f.update(now - 0.01, Q0 - 0.3, REST, now=now)
+    assert 'first fresh joint state: holding' in fresh.events[0].message
+    np.testing.assert_array_equal(fresh.reference.q, Q0 - 0.3)
     # a state before the clock that the clock then finds fresh stays held
     d = _controller(arm, state_timeout=0.05)
     d.update(now - 0.02, Q0, REST)
