@@ -15,6 +15,8 @@
 
 """One loop, two transports: the library's closed loop against the graph in lockstep."""
 
+import math
+
 from closed_loop import PACED, quintic, SUCCEEDED
 import numpy as np
 import pytest
@@ -25,10 +27,10 @@ from robot_dynamics.trajectory import TrajectoryPoints
 
 pytestmark = pytest.mark.ros
 
-#: Simulated time [s] at which the (first) goal starts; sent before it with simulated time held
-#: (``Loop.send_before``), on a loop paced to the wall clock (the set-up takes about as much
-#: simulated time as wall time).
-START = 6.0
+#: Simulated time [s] from the graph's readiness to the (first) goal's start (a whole second,
+#: :func:`_start`); the goal is sent before it with simulated time held (``Loop.send_before``),
+#: on a loop paced to the wall clock, whose set-up takes as long as the host makes it.
+LEAD = 2.0
 #: Simulated time [s] compared after the start.
 COMPARED = 3.0
 
@@ -42,25 +44,30 @@ def _points(msg):
                             rows('positions'), rows('velocities'), rows('accelerations'))
 
 
-def _graph_states(arm, end):
-    """Return the graph's joint states from START to ``end``: (t, q, qd, effort) arrays."""
+def _start(arm):
+    """Return the first whole second of simulated time at least LEAD after the newest state."""
+    return float(math.ceil(arm.now() + LEAD))
+
+
+def _graph_states(arm, start, end):
+    """Return the graph's joint states from ``start`` to ``end``: (t, q, qd, effort) arrays."""
     arm.probe.wait_for(lambda: arm.now() >= end, timeout=120.0, what=f'{end} s simulated')
-    states = [m for m, _ in arm.states if START <= to_seconds(m.header.stamp) <= end + 1e-9]
+    states = [m for m, _ in arm.states if start <= to_seconds(m.header.stamp) <= end + 1e-9]
     order = [list(states[0].name).index(j) for j in arm.model.joint_names]
     return (np.array([to_seconds(m.header.stamp) for m in states]),
             *(np.array([np.asarray(getattr(m, f))[order] for m in states])
               for f in ('position', 'velocity', 'effort')))
 
 
-def _library_states(robot, model, goals, end):
+def _library_states(robot, model, goals, start, end):
     """Run the library's loop as the graph is configured; the same arrays as _graph_states."""
     files = [parameter_file(robot)]
     simulator, controller, tolerances = graph_loop(model, file_values(files, 'simulator'),
                                                    file_values(files, 'controller'))
     record = closed_loop(simulator, controller, end + 0.002, goals=[
-        (submitted, goal_from_points(model, points, tolerances, start, tag))
-        for submitted, points, start, tag in goals])
-    keep = (record.t >= START) & (record.t <= end + 1e-9)
+        (submitted, goal_from_points(model, points, tolerances, begin, tag))
+        for submitted, points, begin, tag in goals])
+    keep = (record.t >= start) & (record.t <= end + 1e-9)
     return record, (record.t[keep], record.q[keep], record.qd[keep], record.effort[keep])
 
 
@@ -78,35 +85,37 @@ def _assert_same(graph_states, library_states):
                                          ('puma560', [0.3, -0.2, 0.2, 0.3, -0.3, 0.4])])
 def test_simulate_gives_the_joint_states_of_the_lockstep_graph(loop, robot, move):
     arm = loop(robot, simulator=PACED)
-    q0 = arm.position()
+    q0, start = arm.position(), _start(arm)
     msg, _ = quintic(arm.model, q0, q0 + move, 1.5)
-    msg.header.stamp.sec = int(START)
-    result = arm.result(arm.send_before(START, msg))
+    msg.header.stamp.sec = int(start)
+    result = arm.result(arm.send_before(start, msg))
     assert result.status == SUCCEEDED, result.result.error_string
-    end = START + COMPARED
-    record, ours = _library_states(robot, arm.model, [(1.0, _points(msg), START, 'goal')], end)
+    end = start + COMPARED
+    record, ours = _library_states(robot, arm.model, [(1.0, _points(msg), start, 'goal')],
+                                   start, end)
     assert [e.outcome.value for _, e in record.events if e.tag == 'goal' and e.outcome] \
         == ['succeeded']
-    _assert_same(_graph_states(arm, end), ours)
+    _assert_same(_graph_states(arm, start, end), ours)
 
 
 def test_a_preempting_goal_the_same_in_both(loop):
     arm = loop('planar_2r', simulator=PACED)
-    q0 = arm.position()
+    q0, start = arm.position(), _start(arm)
     first, _ = quintic(arm.model, q0, q0 + [0.6, -0.5], 2.5)
-    first.header.stamp.sec = int(START)
+    first.header.stamp.sec = int(start)
     second, _ = quintic(arm.model, q0 + [0.3, -0.2], q0 + [-0.2, 0.3], 1.0)
-    second.header.stamp.sec, second.header.stamp.nanosec = int(START) + 1, 200_000_000
-    handle = arm.send_before(START, first)
+    second.header.stamp.sec, second.header.stamp.nanosec = int(start) + 1, 200_000_000
+    handle = arm.send_before(start, first)
     # after the first has started, before the second's start
-    arm.probe.wait_for(lambda: arm.now() > START + 0.05, what='the first goal under way')
-    preempting = arm.send_before(START + 1.1, second)
+    arm.probe.wait_for(lambda: arm.now() > start + 0.05, what='the first goal under way')
+    preempting = arm.send_before(start + 1.1, second)
     assert arm.result(handle).status != SUCCEEDED
     assert arm.result(preempting).status == SUCCEEDED
-    end = START + COMPARED
+    end = start + COMPARED
     record, ours = _library_states(
-        'planar_2r', arm.model, [(1.0, _points(first), START, 'first'),
-                                 (START + 0.5, _points(second), START + 1.2, 'second')], end)
+        'planar_2r', arm.model, [(1.0, _points(first), start, 'first'),
+                                 (start + 0.5, _points(second), start + 1.2, 'second')],
+        start, end)
     outcomes = {e.tag: e.outcome.value for _, e in record.events if e.outcome}
     assert outcomes == {'first': 'preempted', 'second': 'succeeded'}
-    _assert_same(_graph_states(arm, end), ours)
+    _assert_same(_graph_states(arm, start, end), ours)
