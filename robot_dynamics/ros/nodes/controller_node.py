@@ -86,7 +86,7 @@ from .awake import AwakeTime
 from .description import (chain_options, CHAIN_PARAMETERS, ModelSubscription, REMINDER_PERIOD,
                           silent)
 from .diagnostics import CONTROLLER_PARAMETERS, Diagnostics, thresholds
-from .goals import CARTESIAN, goal_name, GoalProcess, TARGET, THROTTLED, with_defaults
+from .goals import CARTESIAN, goal_name, GoalProcess, TARGET, with_defaults
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, joint_of,
                          refusal, ROS_PARAMETERS, Spec, STRING_ARRAY, unknown_parameter)
 from .runner import run_node, StartupError
@@ -653,10 +653,10 @@ class ControllerNode(Node):
         elif outcome not in _REJECTED:
             self.get_logger().warning(line)
         elif handle is not None:
-            if self.throttle('goal refused', 1.0):
-                self.get_logger().warning(f'{line} ({THROTTLED})')
-        elif self.throttle('trajectory rejected', 1.0):
-            self.get_logger().warning(f'trajectory rejected: {event.message} ({THROTTLED})')
+            self.throttle.warn(self.get_logger(), 'goal refused', line)
+        else:
+            self.throttle.warn(self.get_logger(), 'trajectory rejected',
+                               f'trajectory rejected: {event.message}')
         if handle is None:
             return
         state = 'succeed' if outcome is Outcome.SUCCEEDED else \
@@ -700,16 +700,15 @@ class ControllerNode(Node):
 
     def _refuse(self, kind, handle, exc):
         """Refuse what the controller cannot take (logged at most once a second)."""
+        log = self.get_logger()
         if handle is not None:
-            if self.throttle('goal refused', 1.0):
-                self.get_logger().warning(f'{_goal_name(handle)}invalid: {exc} ({THROTTLED})')
+            self.throttle.warn(log, 'goal refused', f'{_goal_name(handle)}invalid: {exc}')
             handle.end('abort', _Result.INVALID_GOAL, str(exc))
             self.goals.forget(handle.goal_id)
         elif kind == TARGET:
-            if self.throttle('target rejected', 1.0):
-                self.get_logger().warning(f'target pose rejected: {exc} ({THROTTLED})')
-        elif self.throttle('trajectory rejected', 1.0):
-            self.get_logger().warning(f'trajectory rejected: {exc} ({THROTTLED})')
+            self.throttle.warn(log, 'target rejected', f'target pose rejected: {exc}')
+        else:
+            self.throttle.warn(log, 'trajectory rejected', f'trajectory rejected: {exc}')
 
     def _check_reach(self, motion):
         """Check a goal or target from the arm's newest state, off the cycle's lock."""

@@ -78,8 +78,6 @@ from ...model import RobotModel
 #: pose from a topic, a cancel request.
 JOINT, CARTESIAN, TRAJECTORY, TARGET, CANCEL = 'joint', 'cartesian', 'trajectory', 'target', \
     'cancel'
-#: Said after a line that is logged at most once a second.
-THROTTLED = 'lines like this one are logged at most once a second'
 #: Longest wait [s] for the child to end once its pipe closed (past it, the node stops without
 #: it; the child, just started or held in its own teardown, ends by itself).
 STOP_BOUND = 5.0
@@ -344,9 +342,8 @@ class GoalNode(Node):
         with self._send_lock:
             self._conn.send((kind, goal_id, goal))
 
-    def _refused(self, what, exc):
-        if self.throttle(what, 1.0):
-            self.log.warning(f'{exc} ({THROTTLED})')
+    def _refused(self, what, line):
+        self.throttle.warn(self.log, what, line)
 
     def _trajectory(self, msg):
         try:

@@ -25,6 +25,9 @@ and builds the line only when it is due.
 import math
 import time
 
+#: Said after a line that is logged at most once a second.
+THROTTLED = 'lines like this one are logged at most once a second'
+
 
 class Throttle:
     """``throttle(key, period)`` is true at most once per ``period`` [s] for each ``key``."""
@@ -38,3 +41,8 @@ class Throttle:
             return False
         self._due[key] = now + period
         return True
+
+    def warn(self, logger, key, line):
+        """Log ``line`` as a warning, saying so, at most once a second per ``key``."""
+        if self(key, 1.0):
+            logger.warning(f'{line} ({THROTTLED})')
