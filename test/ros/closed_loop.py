@@ -235,6 +235,17 @@ class Loop:
         self.probe.wait_for(done, RESULT_BOUND, 'the goal result')
         return future.result()
 
+    def caught_up(self, t):
+        """
+        Wait until the probe holds the joint states and the controller states up to ``t`` [s].
+
+        The probe takes its messages on one thread, behind a lockstep loop that runs as fast as
+        it can: a goal's result (from another process, the goal process) can reach it before
+        the states of the motion it ends (none of a 2 s motion's 500 states, beside a suite).
+        """
+        self.probe.wait_for(lambda: self.now() >= t and to_seconds(
+            self.controller_states[-1][0].header.stamp) >= t, what=f'the states up to {t:.3f} s')
+
     def stop(self):
         for proc in reversed(self.procs):
             assert self.processes.stop(proc) == 0, self.processes.output(proc)

@@ -26,6 +26,7 @@ with exit status 1 and a message naming the problem.
 import os
 from pathlib import Path
 import signal
+import subprocess
 import time
 
 from closed_loop import at_rest, quintic, SUCCEEDED
@@ -229,6 +230,20 @@ def test_sigterm_stops_every_node_process(processes, probe):
     os.kill(proc.pid, signal.SIGTERM)   # bringup alone: it stops its nodes itself
     code = proc.wait(60.0)
     _assert_clean_exit(processes, proc, children, code, since=stopping)
+
+
+def test_a_signal_repeated_until_it_ends_stops_it_cleanly(processes):
+    # a supervisor on a loaded host repeats its signal: one that comes while the interpreter
+    # exits (after "stopped") must not turn the clean stop into a death by signal
+    proc, children = _start(processes, 'bringup_repeated')
+    stopping = len(processes.output(proc))
+    while proc.poll() is None:
+        os.kill(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(0.02)
+        except subprocess.TimeoutExpired:
+            pass
+    _assert_clean_exit(processes, proc, children, proc.returncode, since=stopping)
 
 
 def test_the_idle_simulated_arm_keeps_its_position_through_stalls_of_the_simulator(

@@ -62,6 +62,7 @@ def test_closed_loop_tracks_a_quintic(loop, probe, robot, bound):
     handle = arm.send_before(start, msg, goal_tolerance=tolerances(model, bound), goal_time=2.0)
     result = arm.result(handle)
     assert result.status == SUCCEEDED, result.result.error_string
+    arm.caught_up(start + 2.0)
     # the controller's own account of the motion
     moving = [m for m, _ in arm.controller_states if m.mode == 'trajectory']
     error = np.array([m.error.positions for m in moving])

@@ -356,6 +356,9 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
     """
     Start the node set, print what runs, wait for SIGINT or SIGTERM; return exit status.
 
+    For a process's whole life (the command's): once everything stopped, SIGINT and SIGTERM
+    stay ignored.
+
     ``record``: an MCAP file to record the default topics of
     :class:`~robot_dynamics.ros.tools.recorder.RecorderNode` into, from this process (those of
     ``namespace``, the arm's: ``graph.namespace``). ``view``: a port to serve the live view on
@@ -364,8 +367,8 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
     viewer = start_view(view, out, namespace) if view else None
     middleware.init()
     bringup = Bringup(specs, parameter_files, overrides, processes, out, namespace)
-    previous = {sig: signal.signal(sig, lambda *_: bringup.stop_event.set())
-                for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: bringup.stop_event.set())
     try:
         how = 'one process per node' if processes else 'one process'
         where = f' in {namespace}' if namespace else ''
@@ -386,8 +389,11 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
     finally:
         bringup.stop()
         stop_view(viewer)
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        # what is left is the interpreter's exit: a repeated signal (a supervisor's, on a
+        # loaded host) during it would otherwise end it by Python's default action, a clean
+        # stop turned into a death by signal (runner.teardown does the same in the nodes)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
     if bringup.failure:
         say(sys.stderr, f'{title}: {bringup.failure}')
         return EXIT_FAILED
