@@ -138,16 +138,15 @@ class Loop:
         with self.stopped(self.simulator, self.controller):
             time.sleep(seconds)
 
-    def hold_while(self, send, before=None):
+    @contextmanager
+    def time_held(self):
         """
-        Return the future that ``send()`` returns (a goal's or a cancel's response), done.
+        Hold simulated time meanwhile: the simulator is stopped, but for PULSE after each HOLD.
 
-        Simulated time is held meanwhile, so that the request reaches the controller at a known
-        simulated time however busy the host: the simulator is stopped while the request
-        travels and the controller runs, but for PULSE after each HOLD. A process of its own
-        stops and continues it: this one can run late on a busy host (a hold kept from here
-        once lasted over 2 s, and the controller went to safe mode). ``before`` [s]: a
-        simulated time that the clock must not have reached when the request is sent.
+        So that requests reach the controller at a known simulated time however busy the host,
+        and the controller, which runs, keeps receiving states. A process of its own stops and
+        continues the simulator: this one can run late on a busy host (a hold kept from here
+        once lasted over 2 s, and the controller went to safe mode).
         """
         pid = self.simulator.pid
         with self.stopped(self.simulator):
@@ -155,14 +154,24 @@ class Loop:
                                                    f'{pid}; sleep {PULSE}; kill -s STOP {pid}; '
                                                    'done'])
             try:
-                if before is not None:
-                    assert self.now() < before, \
-                        f'simulated time was at {self.now():.3f} s, past {before} s'
-                future = send()
-                self.probe.wait_for(future.done, what='the response, simulated time held')
+                yield
             finally:
                 pulses.kill()       # before the simulator is continued (stopped), for good
                 pulses.wait()
+
+    def hold_while(self, send, before=None):
+        """
+        Return the future that ``send()`` returns (a goal's or a cancel's response), done.
+
+        Simulated time is held meanwhile (:meth:`time_held`). ``before`` [s]: a simulated time
+        that the clock must not have reached when the request is sent.
+        """
+        with self.time_held():
+            if before is not None:
+                assert self.now() < before, \
+                    f'simulated time was at {self.now():.3f} s, past {before} s'
+            future = send()
+            self.probe.wait_for(future.done, what='the response, simulated time held')
         return future
 
     def held(self, send, before=None):

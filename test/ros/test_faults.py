@@ -24,7 +24,11 @@ import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from robot_dynamics.controller import DEFAULT_WALL_STATE_TIMEOUT
+from robot_dynamics.ros.wire.conversions import time_msg
+from robot_dynamics.ros.wire.qos import LOCKSTEP_WRITER
 from robot_dynamics_interfaces.msg import SimulatorStatus
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
@@ -113,6 +117,43 @@ def test_killed_controller_zero_effort_then_a_new_one_holds(loop, probe, lockste
     assert not any(last.reference.velocities), log
     np.testing.assert_allclose(arm.position(), held, atol=0.05, err_msg=log)
     assert np.abs(held - q_start).max() > 0.05, log
+
+
+def test_a_simulations_first_state_delivered_late_is_not_held(processes, probe):
+    # a controller started beside a running simulation on simulated time receives the
+    # simulator's history; its first state, stamped 0, is as old as the rest (read as stamped
+    # now, it was fresh, and a restarted controller drove the arm back to where it started)
+    processes.start('model', ['model_node', '--ros-args', '-r', '__node:=model',
+                              '-p', 'robot:=planar_2r'])
+    controller = processes.start('controller', [
+        'controller_node', '--ros-args', '-r', '__node:=controller', '-p', 'use_sim_time:=true',
+        '-r', 'joint_states:=/late_joint_states', '-p', 'command_topic:=/late_commands'])
+    clock = probe.node.create_publisher(Clock, '/clock', 10)
+    # as the simulator's on simulated time: its history goes to a late subscriber
+    states = probe.node.create_publisher(JointState, '/late_joint_states', LOCKSTEP_WRITER)
+    probe.wait_for(lambda: clock.get_subscription_count() and states.get_subscription_count(),
+                   what="the controller's clock and joint states subscribed")
+
+    def state(t_ns, q):
+        msg = JointState(name=['joint1', 'joint2'], position=q, velocity=[0.0, 0.0])
+        msg.header.stamp = time_msg(t_ns)
+        return msg
+
+    def said(words, t_ns, q):
+        # sent again until the controller says one of ``words`` (its clock may still be new)
+        clock.publish(Clock(clock=time_msg(8_500_000_000)))
+        states.publish(state(t_ns, q))
+        return any(w in processes.output(controller) for w in words)
+    # the clock at 8.5 s, then the simulation's first state (t = 0, the arm where it started)
+    probe.wait_for(lambda: said(('skipping joint states', 'holding [0.4, 0.8]'), 0, [0.4, 0.8]),
+                   what='the first state skipped or taken')
+    # then the live states: the one the controller holds
+    probe.wait_for(lambda: said(('holding [0.1, 0.2]',), 8_600_000_000, [0.1, 0.2]),
+                   what='the live state held')
+    output = processes.output(controller)
+    holds = [line for line in output.splitlines() if ': holding [' in line]
+    assert holds[-1].endswith('holding [0.1, 0.2]'), output
+    assert processes.stop(controller) == 0, processes.output(controller)
 
 
 def _bad_trajectories(model):

@@ -21,7 +21,8 @@ safety policy, missed cycles) is the library's, on the time of the joint states:
 
 - State: ``joint_states`` (sensor_msgs/JointState), joints matched by name (extra joints are
   ignored; a state missing a joint or with a non-finite value is logged and not used: it counts
-  as no state). Its stamp is the controller's clock for everything (a zero stamp: the node's).
+  as no state). Its stamp is the controller's clock for everything (a zero stamp: the node's,
+  on wall time; on simulated time a zero stamp is a simulation's first state, t = 0).
 - Goals: ``~/joint_trajectory`` (trajectory_msgs/JointTrajectory, fire and forget: a newer one
   preempts, so of a burst faster than the node reads, the newest is taken) and the
   ``~/follow_joint_trajectory`` action (robot_dynamics_interfaces, shaped like control_msgs'),
@@ -513,8 +514,10 @@ class ControllerNode(Node):
                 self.get_logger().error(f'unusable joint state (not used: it counts as no '
                                         f'state): {exc}')
             return
-        # the controller's clock, in s, from here on (a zero stamp: the node's)
-        t = stamp_ns * 1e-9 or self._now()
+        # the controller's clock, in s, from here on (a zero stamp: the node's on wall time; on
+        # simulated time a simulation's first state, which a restarted controller receives
+        # late, in the simulator's history: read as stamped now, it was fresh and held)
+        t = stamp_ns * 1e-9 if stamp_ns or self.sim_time else self._now()
         # simulated time: /clock tells how old a state is on arrival (0 before the first)
         now = (self._now() or None) if self.sim_time else None
         if self.trigger is Trigger.STATE:

@@ -85,7 +85,8 @@ def freeze_heap():
     node process: a pause of many control periods, missed cycles and a tripped state watchdog,
     each time one comes. What the node allocates afterwards is collected as usual. No collection
     first: it would be that pause once more, while the node's threads already run; the garbage
-    frozen with the rest is what start-up left, once.
+    frozen with the rest is what start-up left, once. Also once a process has stopped: the
+    interpreter's last collections at its exit then skip the heap too.
     """
     gc.freeze()
 

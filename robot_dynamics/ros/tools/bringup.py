@@ -44,8 +44,8 @@ import yaml
 
 from . import graph
 from .recorder import RecorderNode
-from ..nodes.runner import bounded_teardown, PARENT_ENV, share_the_gil, spin_until, \
-    START_ERRORS
+from ..nodes.runner import answer_where, bounded_teardown, freeze_heap, PARENT_ENV, \
+    share_the_gil, spin_until, START_ERRORS
 from ..wire import middleware
 from ..wire.compat import RCLError
 
@@ -364,6 +364,7 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
     ``namespace``, the arm's: ``graph.namespace``). ``view``: a port to serve the live view on
     (:func:`start_view`), or None.
     """
+    answer_where()
     viewer = start_view(view, out, namespace) if view else None
     middleware.init()
     bringup = Bringup(specs, parameter_files, overrides, processes, out, namespace)
@@ -394,6 +395,8 @@ def run(specs, parameter_files, overrides=None, processes=False, out=sys.stdout,
         # stop turned into a death by signal (runner.teardown does the same in the nodes)
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_IGN)
+        # and its last garbage collections need not walk the heap (1-2 s on a loaded host)
+        freeze_heap()
     if bringup.failure:
         say(sys.stderr, f'{title}: {bringup.failure}')
         return EXIT_FAILED
