@@ -342,14 +342,11 @@ class GoalNode(Node):
         with self._send_lock:
             self._conn.send((kind, goal_id, goal))
 
-    def _refused(self, what, line):
-        self.throttle.warn(self.log, what, line)
-
     def _trajectory(self, msg):
         try:
             goal = joint_goal(msg, self.model, count=self._trajectories.count(msg))
         except InputError as exc:
-            self._refused('trajectory rejected', f'trajectory rejected: {exc}')
+            self.throttle.warn(self.log, 'trajectory rejected', f'trajectory rejected: {exc}')
             return
         self._pass(TRAJECTORY, goal=goal)
 
@@ -358,7 +355,7 @@ class GoalNode(Node):
             check_frame(msg.header.frame_id, self.model)
             pose = pose_to_matrix(msg.pose)
         except InputError as exc:
-            self._refused('target rejected', f'target pose rejected: {exc}')
+            self.throttle.warn(self.log, 'target rejected', f'target pose rejected: {exc}')
             return
         self._pass(TARGET, goal=pose)
 
@@ -384,7 +381,7 @@ class GoalNode(Node):
         except InputError as exc:
             code = (result.INVALID_JOINTS if isinstance(exc, JointNameError)
                     else result.INVALID_GOAL)
-            self._refused('goal refused', f'{goal_name(goal_id)}invalid: {exc}')
+            self.throttle.warn(self.log, 'goal refused', f'{goal_name(goal_id)}invalid: {exc}')
             handle.abort()
             return result(error_code=code, error_string=str(exc))
         ended = Future()
