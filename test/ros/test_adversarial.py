@@ -15,6 +15,7 @@
 
 """Inputs an adversary sends to a running lockstep SCARA: none moves the arm or ends a node."""
 
+import re
 import time
 
 from closed_loop import Loop, quintic, SUCCEEDED
@@ -24,6 +25,7 @@ from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, Paramet
 from rcl_interfaces.srv import SetParameters
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from robot_dynamics.robots import path as robot_path
+from robot_dynamics.ros.nodes.goals import ANSWER_WAIT
 from robot_dynamics.ros.wire import compat
 from robot_dynamics.ros.wire.conversions import duration_msg
 from robot_dynamics_interfaces.action import FollowJointTrajectory
@@ -118,6 +120,42 @@ def test_huge_goals_are_refused_at_once_and_the_motion_goes_on(arm, module_probe
     # the refusals are logged at most once a second, shortened
     log = arm.processes.output(arm.controller)
     assert 'x' * 100 not in log
+
+
+def test_an_unheard_answer_waits_for_its_client_and_its_goal_does_not_move_the_arm(
+        arm, module_probe):
+    # a client whose reader the goal process's answers can never reach (it asks a volatile
+    # writer for transient local), as one that a busy host discovers late: the answer waits
+    # ANSWER_WAIT for it (Fast DDS: 100 ms, a goal response lost in CI), then is dropped, and
+    # the goal it accepted is ended unrun (rclpy would run it)
+    deaf = compat.ActionClient(module_probe.node, FollowJointTrajectory,
+                               '/controller/follow_joint_trajectory',
+                               goal_service_qos_profile=LATCHED)
+    output = lambda: arm.processes.output(arm.controller)  # noqa: E731
+    module_probe.wait_for(arm.holding, what='the goal held')
+    q0, seen = arm.position(), len(output())
+    trajectory, path = quintic(arm.model, q0, q0 + [0.3, -0.3, 0.05], 1.0)
+    count = len(arm.controller_states)
+    sent = time.time()
+    deaf.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory))
+    words = 'not run: its client was not told that it was accepted'
+    module_probe.wait_for(lambda: words in output()[seen:], what='the goal ended unrun')
+    lines = output()[seen:].splitlines()
+    [lost] = [x for x in lines if 'a client was not answered: failed to send response' in x]
+    [line] = [x for x in lines if words in x]
+    assert '[WARN]' in lost and '[WARN]' in line, lines
+    # (the log's stamp: this host's clock, as time.time())
+    waited = float(re.search(r'\[(\d+\.\d+)\]', lost).group(1)) - sent
+    assert waited >= ANSWER_WAIT, lost
+    deaf.destroy()
+    # the accepted goal whose client heard nothing never ran
+    arm.caught_up(arm.now())
+    assert all(m.mode == 'hold' for m, _ in arm.controller_states[count:])
+    # and the goal process serves on: the same goal, heard, runs to its end
+    result = arm.result(arm.send(trajectory, goal_time=2.0))
+    assert result.status == SUCCEEDED, result.result.error_string
+    module_probe.wait_for(arm.holding, what='the goal held')
+    np.testing.assert_allclose(arm.position(), path.end, atol=1e-3)
 
 
 def test_an_impostor_on_joint_states_does_not_move_the_arm(arm, module_probe):

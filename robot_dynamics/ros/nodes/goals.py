@@ -31,7 +31,9 @@ what passes reaches the controller, as arrays over a pipe: ``(kind, goal id, goa
 pose (4, 4) of a :data:`TARGET`, nothing for a :data:`CANCEL`. The controller
 judges it against the arm (the spline from the reference in force, the reach) and sends back
 how each goal ended and the feedback to publish. The child ends when the pipe closes: when the
-controller node stops, or its process dies. It runs in a process group of its own, so that a
+controller node stops, or its process dies. An answer waits up to ANSWER_WAIT for its client to
+be discovered; a goal accepted whose client could not be told so is ended, not run (its client
+would not know that the arm moves). The child runs in a process group of its own, so that a
 signal to the controller's group (a supervisor's SIGKILL) ends it by its pipe, with a goodbye
 to the graph: a participant that vanishes unannounced makes every other one expire it later,
 and Fast DDS can deadlock doing so (eProsima/Fast-DDS#6502).
@@ -46,6 +48,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 
 from geometry_msgs.msg import PoseStamped
 import numpy as np
@@ -83,6 +86,13 @@ JOINT, CARTESIAN, TRAJECTORY, TARGET, CANCEL = 'joint', 'cartesian', 'trajectory
 STOP_BOUND = 5.0
 #: Longest time [s] the child spends sending the results of goals ended before its pipe closed.
 DRAIN_BOUND = 1.0
+#: Longest wait [s] of an answer (to a goal, a cancel, a result request) for the client's reader
+#: to be discovered (:func:`~..wire.middleware.wait_for_clients`): a client silent that long is
+#: gone (a participant's lease in the package's profile). Fast DDS's 100 ms lost goal responses on
+#: a busy host; the child has no control cycle for the wait to hold.
+ANSWER_WAIT = 5.0
+#: The start of rclpy's RuntimeWarning for an answer that was not delivered (it goes on then).
+ANSWER_LOST = 'failed to send response'
 _RESULTS = {JOINT: FollowJointTrajectory.Result, CARTESIAN: FollowCartesianTrajectory.Result}
 _FEEDBACK = {JOINT: FollowJointTrajectory.Feedback, CARTESIAN: FollowCartesianTrajectory.Feedback}
 
@@ -323,12 +333,15 @@ class GoalNode(Node):
         self.log = rclpy.logging.get_logger(config['logger'])
         self.throttle = Throttle()
         self._running = {}              # goal id -> (kind, goal handle, Future of its end)
+        self._unheard = set()           # ids of goals accepted whose client was not told so
+        self._answer_lost = False       # since the newest goal request was taken
         names = config['names']
         group = ReentrantCallbackGroup()
         # rclpy would build every point's Python objects before a check could refuse them
         self._servers = {kind: CappedActionServer(
-            self, action, names[name], execute, goal_callback=lambda request: GoalResponse.ACCEPT,
-            cancel_callback=self._cancel, callback_group=group, limit=MAX_TRAJECTORY_POINTS)
+            self, action, names[name], execute, goal_callback=self._goal,
+            handle_accepted_callback=self._accepted, cancel_callback=self._cancel,
+            callback_group=group, limit=MAX_TRAJECTORY_POINTS)
             for kind, action, name, execute in (
                 (JOINT, FollowJointTrajectory, 'follow_joint_trajectory', self._execute_joint),
                 (CARTESIAN, FollowCartesianTrajectory, 'follow_cartesian_trajectory',
@@ -337,6 +350,22 @@ class GoalNode(Node):
         self.create_subscription(self._trajectories.type, names['joint_trajectory'],
                                  self._trajectory, NEWEST_GOAL)
         self.create_subscription(PoseStamped, names['target_pose'], self._target, NEWEST_GOAL)
+
+    def _goal(self, request):
+        # rclpy sends the answer between this and _accepted, in the executor's thread, with
+        # nothing else run in between (both are plain functions)
+        self._answer_lost = False
+        return GoalResponse.ACCEPT
+
+    def _accepted(self, handle):
+        if self._answer_lost:
+            self._unheard.add(bytes(handle.goal_id.uuid))
+        handle.execute()
+
+    def answer_lost(self, message):
+        """Take rclpy's warning ``message`` that an answer (goal, cancel, result) was dropped."""
+        self._answer_lost = True
+        self.throttle.warn(self.log, 'answer lost', f'a client was not answered: {message}')
 
     def _pass(self, kind, goal_id=b'', goal=None):
         with self._send_lock:
@@ -376,6 +405,13 @@ class GoalNode(Node):
         """Check a goal; refuse it at once, or pass it on and wait for how it ended."""
         result = _RESULTS[kind]
         goal_id = bytes(handle.goal_id.uuid)
+        if goal_id in self._unheard:
+            self._unheard.discard(goal_id)
+            message = (f'not run: its client was not told that it was accepted (its reader not '
+                       f'discovered within {ANSWER_WAIT:g} s)')
+            self.throttle.warn(self.log, 'goal not run', f'{goal_name(goal_id)}{message}')
+            handle.abort()
+            return result(error_code=result.INVALID_GOAL, error_string=message)
         try:
             goal = check(handle.request)
         except InputError as exc:
@@ -428,8 +464,18 @@ def main(fd):
         config = conn.recv()
     except EOFError:
         return 0            # the controller ended before it sent the set-up
-    middleware.init(domain_id=config['domain_id'])
+    middleware.init(domain_id=config['domain_id'], answer_wait=ANSWER_WAIT)
     node = None
+    shown = warnings.showwarning
+
+    def show(message, category, *args, **kwargs):
+        if node is not None and str(message).startswith(ANSWER_LOST):
+            node.answer_lost(message)
+        else:
+            shown(message, category, *args, **kwargs)
+    # each one, and told to the node (rclpy goes on as if it had been delivered)
+    warnings.filterwarnings('always', message=ANSWER_LOST, category=RuntimeWarning)
+    warnings.showwarning = show
     try:
         node = GoalNode(conn, config)
         executor = SingleThreadedExecutor()

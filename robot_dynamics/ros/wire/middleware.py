@@ -36,14 +36,24 @@ transport loses a sample now and then, and nothing else repairs it sooner where 
 follow: in lockstep the simulator publishes one state and waits for its answer, and that wait
 ended at ``lockstep_timeout`` (1 s) instead.
 
+A service's answer waits for its client: rmw_fastrtps sends it only once the service's response
+writer has discovered the client's reader, and drops it after the writer's ``max_blocking_time``
+(Fast DDS: 100 ms). A client sends as soon as it has discovered the server, and on a busy host the
+server can take longer to discover the client: an action client then waits for its goal's answer
+forever. The wait holds the interpreter's lock (rclpy sends with it held), and so a control cycle
+in the same process: only a process without one waits longer, :func:`wait_for_clients`.
+
 The environment keeps the last word: a profile of its own (``FASTDDS_DEFAULT_PROFILES_FILE``,
 ``FASTRTPS_DEFAULT_PROFILES_FILE``) or another middleware (``RMW_IMPLEMENTATION``) is left
 alone, and so is the discovery range then.
 """
 
+import atexit
 import importlib.metadata
 import os
 from pathlib import Path
+import re
+import tempfile
 
 import rclpy
 from rclpy.signals import SignalHandlerOptions
@@ -58,6 +68,10 @@ FAST_DDS_2 = ('humble', 'iron', 'jazzy')
 RANGE_VARIABLE = 'ROS_AUTOMATIC_DISCOVERY_RANGE'
 NETWORK_RANGE = 'SUBNET'
 PROFILE_RANGE = 'SYSTEM_DEFAULT'
+#: The writer profile that rmw_fastrtps gives every service's response writer, where there is one.
+SERVICE_PROFILE = 'service'
+_DEFAULT_WRITER = re.compile(r'<data_writer profile_name="robot_dynamics_writer"[^>]*>(.*?)'
+                             r'</data_writer>', re.S)
 
 
 def fast_dds_major(environ=os.environ):
@@ -101,7 +115,46 @@ def use_profile(environ=os.environ):
     return path
 
 
-def init(**kwargs):
-    """Start rclpy (``kwargs``: rclpy.init's) with the package's profile, no signal handlers."""
+def wait_for_clients(seconds, environ=os.environ):
+    """
+    Make this process's services wait up to ``seconds`` for a client's reader; return the profile.
+
+    The package's profile in force, its services' response writers given the profile
+    :data:`SERVICE_PROFILE` (its writers' settings and a ``max_blocking_time`` of ``seconds``),
+    written to a temporary file that ``environ`` names instead (removed at exit). None (and
+    ``environ`` untouched) where the profile in force is not one of the package's files. Call
+    before rclpy starts.
+    """
+    for variable in PROFILE_VARIABLES.values():
+        named = Path(environ.get(variable) or PROFILES)
+        # the package's, from this copy of it or another (a checkout's, named by its tests)
+        ours = PROFILES / named.name
+        if named.is_file() and ours.is_file() and named.read_bytes() == ours.read_bytes():
+            break
+    else:
+        return None
+    text = ours.read_text()
+    sec, nanosec = divmod(round(seconds * 1e9), 1_000_000_000)
+    service = (f'<data_writer profile_name="{SERVICE_PROFILE}">\n      <qos><reliability>'
+               f'<max_blocking_time><sec>{sec}</sec><nanosec>{nanosec}</nanosec>'
+               f'</max_blocking_time></reliability></qos>'
+               f'{_DEFAULT_WRITER.search(text).group(1)}</data_writer>\n  </profiles>')
+    fd, path = tempfile.mkstemp(prefix='robot_dynamics_fastdds_', suffix='.xml')
+    with os.fdopen(fd, 'w') as out:
+        out.write(text.replace('</profiles>', service))
+    atexit.register(Path(path).unlink, missing_ok=True)
+    environ[variable] = path
+    return Path(path)
+
+
+def init(answer_wait=None, **kwargs):
+    """
+    Start rclpy (``kwargs``: rclpy.init's) with the package's profile, no signal handlers.
+
+    ``answer_wait``: how long [s] the services' answers wait for their clients
+    (:func:`wait_for_clients`; None: Fast DDS's 100 ms).
+    """
     use_profile()
+    if answer_wait is not None:
+        wait_for_clients(answer_wait)
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO, **kwargs)
