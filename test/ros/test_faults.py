@@ -16,6 +16,7 @@
 """The graph under faults and load: killed processes, floods of bad messages, IK in parallel."""
 
 import json
+import re
 import textwrap
 import time
 
@@ -54,7 +55,10 @@ def test_killed_simulator_safe_mode_then_resume_without_a_torque_jump(loop, prob
     arm.kill(arm.simulator)                                  # a crash, no goodbye
     arm.safe_mode('no joint state for 0.05 s: safe mode (gravity compensation)')
     result = arm.result(handle)
-    assert result.status != SUCCEEDED and 'safe mode' in result.result.error_string
+    # ended by the safe mode: while it ran ("safe mode"), or, on a host that stalled the
+    # simulator before the goal reached the control cycle, on its arrival ("is safe")
+    assert result.status != SUCCEEDED, result.result.error_string
+    assert re.search(r'safe mode|the controller is safe', result.result.error_string)
     count = len(arm.controller_states)
     arm.start_simulator()                    # a fresh arm, at its initial positions
     probe.wait_for(lambda: sum(m.mode == 'hold' for m, _ in arm.controller_states[count:])
