@@ -39,6 +39,7 @@ to the graph: a participant that vanishes unannounced makes every other one expi
 and Fast DDS can deadlock doing so (eProsima/Fast-DDS#6502).
 """
 
+from functools import partial
 from multiprocessing.connection import Connection
 import os
 import queue
@@ -333,14 +334,13 @@ class GoalNode(Node):
         self.log = rclpy.logging.get_logger(config['logger'])
         self.throttle = Throttle()
         self._running = {}              # goal id -> (kind, goal handle, Future of its end)
-        self._unheard = set()           # ids of goals accepted whose client was not told so
         self._answer_lost = False       # since the newest goal request was taken
         names = config['names']
         group = ReentrantCallbackGroup()
         # rclpy would build every point's Python objects before a check could refuse them
         self._servers = {kind: CappedActionServer(
             self, action, names[name], execute, goal_callback=self._goal,
-            handle_accepted_callback=self._accepted, cancel_callback=self._cancel,
+            handle_accepted_callback=partial(self._accepted, kind), cancel_callback=self._cancel,
             callback_group=group, limit=MAX_TRAJECTORY_POINTS)
             for kind, action, name, execute in (
                 (JOINT, FollowJointTrajectory, 'follow_joint_trajectory', self._execute_joint),
@@ -357,10 +357,17 @@ class GoalNode(Node):
         self._answer_lost = False
         return GoalResponse.ACCEPT
 
-    def _accepted(self, handle):
-        if self._answer_lost:
-            self._unheard.add(bytes(handle.goal_id.uuid))
-        handle.execute()
+    def _accepted(self, kind, handle):
+        handle.execute(partial(self._not_run, kind) if self._answer_lost else None)
+
+    def _not_run(self, kind, handle):
+        """End a goal whose client was not told that it was accepted (rclpy would run it)."""
+        message = (f'not run: its client was not told that it was accepted (its reader not '
+                   f'discovered within {ANSWER_WAIT:g} s)')
+        self.throttle.warn(self.log, 'goal not run', f'{goal_name(bytes(handle.goal_id.uuid))}'
+                                                     f'{message}')
+        handle.abort()
+        return _RESULTS[kind](error_code=_RESULTS[kind].INVALID_GOAL, error_string=message)
 
     def answer_lost(self, message):
         """Take rclpy's warning ``message`` that an answer (goal, cancel, result) was dropped."""
@@ -405,13 +412,6 @@ class GoalNode(Node):
         """Check a goal; refuse it at once, or pass it on and wait for how it ended."""
         result = _RESULTS[kind]
         goal_id = bytes(handle.goal_id.uuid)
-        if goal_id in self._unheard:
-            self._unheard.discard(goal_id)
-            message = (f'not run: its client was not told that it was accepted (its reader not '
-                       f'discovered within {ANSWER_WAIT:g} s)')
-            self.throttle.warn(self.log, 'goal not run', f'{goal_name(goal_id)}{message}')
-            handle.abort()
-            return result(error_code=result.INVALID_GOAL, error_string=message)
         try:
             goal = check(handle.request)
         except InputError as exc:
