@@ -48,6 +48,9 @@ import sympy as sp
 from .errors import InputError
 
 _AXES = 'xyz'
+#: Up to this many joints :func:`derive` simplifies by default: sympy's trigsimp of a 6-joint
+#: arm's expanded D runs for many minutes.
+SIMPLIFY_MAX_DOF = 3
 # Where the inertia tensor's entries go in its symbols' names, and in the library's parameters.
 _INERTIA_INDEX = (('xx', 0, 0), ('xy', 0, 1), ('yy', 1, 1), ('xz', 0, 2), ('yz', 1, 2),
                   ('zz', 2, 2))
@@ -279,6 +282,11 @@ def _map(matrix, f):
     return matrix.applyfunc(f)
 
 
+def _tell(progress, message):
+    if progress is not None:
+        progress(message)
+
+
 def body_kinematics(ch, simplify=True):
     """
     Return, per body, its pose ``T_i`` (4, 4), joint axis ``z_i`` and joint origin ``o_i``.
@@ -335,13 +343,57 @@ def mass_matrix(ch, simplify=True, kinematics=None):
     return D
 
 
-def christoffel_symbols(ch, D, simplify=True):
-    """Return ``c[i][j][k] = 1/2 (dD_kj/dq_i + dD_ki/dq_j - dD_ij/dq_k)`` (0-based indices)."""
+def _derivative(expr, x, memo):
+    """
+    Return ``d expr / dx``, each subexpression's once (``memo``: expression -> derivative).
+
+    An unsimplified D shares its bodies' rotations and Jacobians between entries; sympy's
+    ``diff`` differentiates them again in each, asking every node for its free symbols and
+    assumptions (for the PUMA 560: 15 s, against 1 s here).
+    """
+    if expr in memo:
+        return memo[expr]
+    if expr.is_Atom:
+        d = sp.S.One if expr == x else sp.S.Zero
+    elif expr.is_Add:
+        d = sp.Add(*(_derivative(a, x, memo) for a in expr.args))
+    elif expr.is_Mul:
+        args = expr.args
+        d = sp.Add(*(sp.Mul(*args[:i], da, *args[i + 1:]) for i, a in enumerate(args)
+                     if (da := _derivative(a, x, memo)) != 0))
+    elif expr.is_Pow and expr.exp.is_Number:
+        d = expr.exp * expr.base ** (expr.exp - 1) * _derivative(expr.base, x, memo)
+    elif isinstance(expr, sp.sin):
+        d = sp.cos(expr.args[0]) * _derivative(expr.args[0], x, memo)
+    elif isinstance(expr, sp.cos):
+        d = -sp.sin(expr.args[0]) * _derivative(expr.args[0], x, memo)
+    else:
+        d = expr.diff(x)
+    memo[expr] = d
+    return d
+
+
+def christoffel_symbols(ch, D, simplify=True, progress=None):
+    """
+    Return ``c[i][j][k] = 1/2 (dD_kj/dq_i + dD_ki/dq_j - dD_ij/dq_k)`` (0-based indices).
+
+    Each ``dD_ab/dq_k`` is taken once, of ``D`` as it is (a simplified one is not expanded
+    again), and ``c_ijk = c_jik`` is built once: ``n^2 (n + 1) / 2`` derivatives and symbols.
+    ``progress(message)`` is told each joint's derivatives as they start.
+    """
     n = ch.dof
-    dD = [D.diff(q) for q in ch.q]
+    dD = {}
+    for k, q in enumerate(ch.q):
+        _tell(progress, f'the Christoffel symbols: dD/dq{k + 1} ({k + 1} of {n})')
+        memo = {}
+        for a, b in itertools.combinations_with_replacement(range(n), 2):
+            dD[a, b, k] = dD[b, a, k] = _derivative(D[a, b], q, memo)
     f = simplified if simplify else _unchanged
-    return [[[f((dD[i][k, j] + dD[j][k, i] - dD[k][i, j]) / 2) for k in range(n)]
-             for j in range(n)] for i in range(n)]
+    c = [[[None] * n for _ in range(n)] for _ in range(n)]
+    for i, j in itertools.combinations_with_replacement(range(n), 2):
+        for k in range(n):
+            c[i][j][k] = c[j][i][k] = f((dD[k, j, i] + dD[k, i, j] - dD[i, j, k]) / 2)
+    return c
 
 
 def coriolis_matrix(ch, christoffel, simplify=True):
@@ -378,19 +430,26 @@ class Equations:
     tau: sp.Matrix
 
 
-def derive(model_or_chain, symbolic_parameters=False, simplify=True):
+def derive(model_or_chain, symbolic_parameters=False, simplify=None, progress=None):
     """
     Return the :class:`Equations` of a model (or of a :class:`Chain`).
 
-    ``tau = D qdd + C qd + g`` is left as that sum (each part simplified when ``simplify``);
-    ``simplify=False`` skips sympy's trigonometric simplification (much faster for 6 joints and
-    more, the same values).
+    ``tau = D qdd + C qd + g`` is left as that sum (each part simplified when ``simplify``).
+    ``simplify`` (sympy's trigonometric simplification) defaults to up to
+    :data:`SIMPLIFY_MAX_DOF` joints: the same values, but for the PUMA 560 it takes more than
+    5 min on ``D`` alone, where its ``D``, Christoffel symbols, ``C`` and ``g`` unsimplified
+    take about 15 s. ``progress(message)`` (e.g. ``print``) is told each step as it starts.
     """
     ch = (model_or_chain if isinstance(model_or_chain, Chain)
           else chain(model_or_chain, symbolic_parameters))
+    if simplify is None:
+        simplify = ch.dof <= SIMPLIFY_MAX_DOF
+    _tell(progress, f'kinematics of {ch.dof} bodies' + (', simplified' if simplify else ''))
     kin = body_kinematics(ch, simplify)
+    _tell(progress, 'the mass matrix D')
     D = mass_matrix(ch, simplify, kin)
-    c = christoffel_symbols(ch, D, simplify)
+    c = christoffel_symbols(ch, D, simplify, progress)
+    _tell(progress, 'C and g')
     C = coriolis_matrix(ch, c, simplify)
     g = gravity_torques(ch, kin, simplify)
     qd, qdd = sp.Matrix(ch.qd), sp.Matrix(ch.qdd)

@@ -248,3 +248,19 @@ def test_scara_dh_table_gives_the_lecture_symbols():
 def test_chain_rejects_two_parametrizations():
     with pytest.raises(ValueError, match='two parametrizations'):
         symbolic.chain(RobotModel.load('planar_2r'), symbolic_parameters=True, barycentric=True)
+
+
+def test_a_six_joint_arms_coriolis_matrix_is_derived_with_progress_and_is_the_recursions():
+    """The PUMA 560's C(q, qd) in closed form (unsimplified), every entry the RNEA's."""
+    model = RobotModel.load('puma560')
+    told = []
+    eq = symbolic.derive(model, progress=told.append)
+    assert sum('Christoffel' in line for line in told) == 6, told
+    assert told[0].startswith('kinematics of 6 bodies') and 'simplified' not in told[0]
+    rng = np.random.default_rng(560)
+    q, qd = rng.uniform(-1.0, 1.0, 6), rng.uniform(-1.0, 1.0, 6)
+    values = {**dict(zip(eq.chain.q, q)), **dict(zip(eq.chain.qd, qd))}
+    got = np.array([[float(eq.C[i, j].xreplace(values)) for j in range(6)] for i in range(6)])
+    close(got, model.coriolis_matrix(q, qd), 'puma560 C')
+    c = eq.christoffel
+    assert all(c[i][j][k] == c[j][i][k] for i in range(6) for j in range(6) for k in range(6))
