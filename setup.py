@@ -12,6 +12,7 @@ SHARE_GLOBS = {
     'launch': ('*.launch.py',),
     'config': ('*.yaml',),
     'config/hardware': ('*.yaml', '*.xacro'),
+    'config/moveit': ('*.yaml',),
     'urdf': ('*.urdf',),
     'rviz': ('*.rviz',),
     'foxglove': ('*.json',),

@@ -35,13 +35,13 @@ KP, KD = 400.0, 40.0
 def _law(model, law, q):
     """Return the controller and a reference for it near ``q``."""
     if law is control.Law.OPERATIONAL_SPACE:
-        return (control.make_controller(law, model, stiffness=[1000.0] * 3 + [100.0] * 3),
+        return (control.make_law(law, model, stiffness=[1000.0] * 3 + [100.0] * 3),
                 TaskPoint(model.fk(q), np.zeros(6), np.zeros(6)))
     if law is control.Law.RESOLVED_ACCELERATION:
-        return (control.make_controller(law, model, kp=KP, kd=KD),
+        return (control.make_law(law, model, kp=KP, kd=KD),
                 TaskPoint(model.fk(q), np.zeros(6), np.zeros(6)))
     gains = {'kp': KP, 'kd': KD} if law is not control.Law.PID else {'kp': KP, 'ki': 1.0, 'kd': KD}
-    return control.make_controller(law, model, **gains), TrajectoryPoint.at_rest(q + 0.01)
+    return control.make_law(law, model, **gains), TrajectoryPoint.at_rest(q + 0.01)
 
 
 def run(quick=False):

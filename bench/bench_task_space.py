@@ -26,7 +26,7 @@ from common import best_us, check_close, Fixture, timing_row
 import numpy as np
 
 from robot_dynamics.control import ComputedTorque
-from robot_dynamics.task_space import controlled_axes, OperationalSpace
+from robot_dynamics.task_space import OperationalSpace
 
 GROUP = 'task_space'
 ROBOTS = ('scara', 'iiwa14')
@@ -76,7 +76,7 @@ def run(quick=False):
         qd = 0.1 * np.array(fx.qd)
         posture = q + 0.05
         law = OperationalSpace(model, STIFFNESS, null_stiffness=10.0, posture=posture)
-        rows = np.flatnonzero(controlled_axes(model))
+        rows = np.flatnonzero(model.task_mask)
         pose_d = model.fk(q)
         pose_d[:3, 3] += 0.01
         zero6 = np.zeros(6)

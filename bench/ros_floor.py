@@ -76,7 +76,7 @@ from robot_dynamics.ros.nodes.runner import freeze_heap, share_the_gil
 from robot_dynamics.ros.wire.cdr import JointStateReader, write_float64_array
 from robot_dynamics.ros.wire.on_demand import OnDemand, SubscriptionThread
 from robot_dynamics.ros.wire.qos import NEWEST_ONLY
-from robot_dynamics.trajectory import NS_PER_S
+from robot_dynamics.stamps import NS_PER_S
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 

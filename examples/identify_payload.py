@@ -43,7 +43,7 @@ print(f'excitation: {motion.periods} x {motion.period:g} s, base regressor condi
 # (150 rad/s) that the wrist, whose nominal inertia is far below the payload's, stays on its
 # reference: at the default 20 rad/s it ran a radian off into its stop, and what a stop does
 # is no rigid-body dynamics to identify
-controller = control.default_controller('computed_torque', model, start,
+controller = control.default_law('computed_torque', model, start,
                                         natural_frequency=150.0)
 record = closed_loop.track_reference(plant, controller, reference, reference.end_time, q0=start)
 q = record.q + 1e-5 * rng.standard_normal(record.q.shape)
@@ -69,7 +69,7 @@ for label, key in (('nominal', identify.NOMINAL), ('identified', identify.IDENTI
 motion, _ = closed_loop.reference_trajectory(plant, 4.0)
 home = closed_loop.home_configuration(model)
 for label, candidate in (('nominal', model), ('identified', identified), ('exact', plant)):
-    law = control.default_controller('computed_torque', candidate, home)
+    law = control.default_law('computed_torque', candidate, home)
     run = closed_loop.track_reference(plant, law, motion, 4.0)
     error = closed_loop.tracking_error(plant, run, motion)
     print(f'computed torque with the {label} model: rms tracking error '

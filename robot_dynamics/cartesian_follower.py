@@ -38,11 +38,12 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from .cartesian_trajectory import (CartesianTrajectory, check_motion, quaternions_to_matrices,
-                                   to_target)
+                                   to_target, within_reach)
 from .errors import InputError
 from .follower import DEFAULT_STOP_TIME, Event, Outcome
+from .scene import reach
 from .spatial import matrix_to_rotvec, rotvec_to_matrix
-from .trajectory import TaskPoint
+from .trajectory import check_duration, TaskPoint
 
 
 class CartesianTolerances(NamedTuple):
@@ -96,14 +97,27 @@ def check_goal(goal):
 
     What does not depend on the reference, in time linear in the goal's size (a caller can check
     a goal before it takes the controller's lock): the shapes, finite values, strictly
-    increasing times from 0 on, unit quaternions, accelerations only with twists. Reach and
-    joint limits need the reference and are checked when the goal is submitted.
+    increasing times from 0 on, the last at most MAX_GOAL_DURATION, unit quaternions,
+    accelerations only with twists. Reach and joint limits need the reference and are checked
+    when the goal is submitted.
     """
     times = np.asarray(goal.time_from_start, dtype=float)
     if times.ndim == 1 and times.size and times[0] < 0.0:
         raise InputError(f'time_from_start[0] is {times[0]:g} s: times must be >= 0')
     CartesianTrajectory(times, goal.positions, goal.orientations, goal.twists,
                         goal.accelerations)
+    check_duration(times[-1], f'time_from_start[{times.size - 1}]')
+
+
+def arm_reach(model):
+    """
+    Return the farthest [m] the tip gets from the base origin.
+
+    :func:`robot_dynamics.scene.reach`, the lengths between joint origins and the prismatic
+    strokes; inf when a prismatic joint has an unlimited stroke.
+    """
+    unlimited = model.is_prismatic & ~np.isfinite(model.upper - model.lower)
+    return np.inf if unlimited.any() else reach(model)
 
 
 def check_reach(model, motion, q):
@@ -124,7 +138,7 @@ def check_reach(model, motion, q):
         built = start._build(motion._replace(start_time=0.0), 0.0)
     else:
         pose, (linear, angular) = motion
-        built = to_target(start.motion.sample(0.0), pose, linear, angular)
+        built = to_target(start.motion.sample(0.0), pose, linear, angular, reach=start.reach)
     check_motion(model, built, q)
 
 
@@ -135,7 +149,8 @@ class CartesianFollower:
     Parameters
     ----------
     model : RobotModel
-        Goals are checked on it (reach, joint limits).
+        Goals are checked on it (reach, joint limits); a goal's point or a target farther from
+        the base than ``reach`` (:func:`arm_reach`) is refused before its motion is built.
     stop_time : float
         Time [s] to bring the tip to rest after a cancel, an abort or a stop.
 
@@ -143,6 +158,7 @@ class CartesianFollower:
 
     def __init__(self, model, *, stop_time=DEFAULT_STOP_TIME):
         self.model = model
+        self.reach = arm_reach(model)
         self.stop_time = float(stop_time)
         if not self.stop_time > 0.0:
             raise InputError(f'stop_time: expected a positive number of seconds, got {stop_time}')
@@ -195,7 +211,7 @@ class CartesianFollower:
         checked it with :func:`check_reach`). Returns the events.
         """
         motion = to_target(self.motion.sample(t), pose, max_linear_velocity,
-                           max_angular_velocity, start_time=t)
+                           max_angular_velocity, start_time=t, reach=self.reach)
         if check:
             check_motion(self.model, motion, q)
         events = self.preempt('preempted by a target pose')
@@ -252,6 +268,7 @@ class CartesianFollower:
 
     def _build(self, goal, t):
         """Return the goal's trajectory from the reference at ``t``, its points after ``t``."""
+        within_reach(np.asarray(goal.positions, dtype=float), self.reach, 'point {k}')
         times = (t if goal.start_time is None else goal.start_time) + \
             np.asarray(goal.time_from_start, dtype=float)
         keep = times > t

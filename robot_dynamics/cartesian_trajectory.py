@@ -270,7 +270,24 @@ class CartesianTrajectory(TaskMotion):
                          acc.reshape(shape + (6,)))
 
 
-def to_target(start, target, max_linear_velocity, max_angular_velocity, *, start_time=0.0):
+def within_reach(positions, reach, what):
+    """
+    Raise ``InputError`` for the first of ``positions`` (K, 3) [m] farther than ``reach`` [m].
+
+    Distances from the base origin (positions in the base frame); ``what`` names the position,
+    ``{k}`` in it its index.
+    """
+    distance = np.linalg.norm(positions, axis=-1)
+    far = distance > reach * (1.0 + 1e-9)      # rounding at full stretch
+    if far.any():
+        k = int(np.argmax(far))
+        raise InputError(f'{what.format(k=k)}: the tip at {positions[k].tolist()} m is '
+                         f'{distance[k]:.6g} m from the base, beyond the reach of the arm, '
+                         f'{reach:.6g} m')
+
+
+def to_target(start, target, max_linear_velocity, max_angular_velocity, *, start_time=0.0,
+              reach=math.inf):
     """
     Return the motion from ``start`` to the pose ``target`` at rest, within speed limits.
 
@@ -284,6 +301,9 @@ def to_target(start, target, max_linear_velocity, max_angular_velocity, *, start
         Peak tip speeds [m/s, rad/s] of a motion from rest, > 0.
     start_time : float
         Time [s] of ``start``.
+    reach : float
+        Farthest [m] the tip gets from the base origin: a target beyond is refused before its
+        motion, which lasts in proportion to the distance, is built.
 
     Returns
     -------
@@ -299,6 +319,7 @@ def to_target(start, target, max_linear_velocity, max_angular_velocity, *, start
                          f'{ang}')
     pose0 = as_array(start[0], (4, 4), 'start pose').reshape(4, 4)
     target = as_array(target, (4, 4), 'target').reshape(4, 4)
+    within_reach(target[None, :3, 3], reach, 'target')
     distance = float(np.linalg.norm(target[:3, 3] - pose0[:3, 3]))
     angle = float(np.linalg.norm(matrix_to_rotvec(target[:3, :3] @ pose0[:3, :3].T)))
     duration = max(QUINTIC_PEAK * max(distance / lin, angle / ang), 1e-3)

@@ -94,6 +94,14 @@ _non_negative_float = _number(lambda v: v >= 0.0, 'a number >= 0')
 _fraction = _number(lambda v: v > -1.0, 'a fraction > -1 (e.g. 0.2 or -0.2)')
 
 
+def _vector3(text):
+    """Parse three comma-separated finite numbers."""
+    values = _numbers(text)
+    if len(values) != 3:
+        raise argparse.ArgumentTypeError(f'expected three numbers x,y,z, got {text!r}')
+    return values
+
+
 def _simulate_parser(sub, robots):
     """Add the ``simulate`` command to the subparsers ``sub``."""
     from . import closed_loop as sim
@@ -104,7 +112,7 @@ def _simulate_parser(sub, robots):
                     'the JSON report.')
     p.add_argument('--robot', required=True, choices=robots, metavar='NAME',
                    help=f'bundled robot: {", ".join(robots)}')
-    p.add_argument('--controller', choices=sim.CONTROLLERS,
+    p.add_argument('--controller', choices=sim.LAWS,
                    help="control law (required without --goal; with it, default the robot's "
                         'configured law)')
     p.add_argument('--duration', type=_positive_float, metavar='S',
@@ -142,7 +150,7 @@ def _simulate_parser(sub, robots):
     p.add_argument('--plot', metavar='FILE.png',
                    help='write reference vs actual, error and torque per joint (matplotlib)')
     p.add_argument('--compare-plot', metavar='FILE.png',
-                   help=f'also run {", ".join(sim.CONTROLLERS)} with the same settings and '
+                   help=f'also run {", ".join(sim.LAWS)} with the same settings and '
                         'write one figure comparing them (matplotlib)')
     p.set_defaults(handler=simulate_command)
 
@@ -165,17 +173,7 @@ def _demo_parser(sub, robots):
                    metavar='S', help='nominal duration of the motion in seconds; each part is '
                                      "slowed down as far as the robot's limits need (default "
                                      '%(default)g)')
-    clock = p.add_mutually_exclusive_group()
-    clock.add_argument('--lockstep', dest='clock', action='store_const', const='lockstep',
-                       default='paced',
-                       help='simulated time as fast as the processes allow (by default it is '
-                            'paced to the wall clock); in both the simulator waits for the '
-                            'command that answers each joint state: the same numbers every run, '
-                            'whatever else the host does')
-    clock.add_argument('--real-time', dest='clock', action='store_const', const='real-time',
-                       help='the simulator on the wall clock, as an arm: the control latency '
-                            'and missed states measured as on one; a busy host can starve the '
-                            'simulator, and the controller then stops the goal in its safe mode')
+    _clock_options(p)
     p.add_argument('--cartesian', action='store_true',
                    help='after the joint move to above pick, send the straight tip lines as one '
                         "goal of poses to the controller's follow_cartesian_trajectory action "
@@ -232,6 +230,26 @@ def _info_parser(sub, robots):
     p.set_defaults(handler=info_command)
 
 
+def _clock_options(p):
+    """
+    Add the simulated arm's clock options (``graph.CLOCKS``) to the parser ``p``.
+
+    ``clock`` None: the graph's default (``graph.DEFAULT_CLOCK``), decided where the graph is
+    built (this parser needs no ROS).
+    """
+    clock = p.add_mutually_exclusive_group()
+    clock.add_argument('--lockstep', dest='clock', action='store_const', const='lockstep',
+                       help='simulated time as fast as the processes allow (the default keeps '
+                            'it to the wall clock); in both the '
+                            'simulator waits for the command that answers each joint state: the '
+                            'same numbers every run, whatever else the host does')
+    clock.add_argument('--real-time', dest='clock', action='store_const', const='real-time',
+                       help='the simulator on the wall clock, as an arm: the control latency '
+                            'and missed states measured as on one; a busy host can starve the '
+                            'simulator, and the controller then stops the goal in its safe mode')
+    p.set_defaults(clock=None)
+
+
 def _bringup_parser(sub, robots):
     """Add the ``bringup`` command to the subparsers ``sub``."""
     from . import closed_loop as sim
@@ -250,7 +268,7 @@ def _bringup_parser(sub, robots):
                    type=_node_parameter,
                    help='set one parameter of one node, after the files, e.g. '
                         'simulator.realtime:=false (repeatable)')
-    p.add_argument('--control-law', choices=sim.CONTROLLERS,
+    p.add_argument('--control-law', choices=sim.LAWS,
                    help="the controller's law (default: the parameter file's, else "
                         'computed_torque)')
     p.add_argument('--processes', action='store_true',
@@ -263,13 +281,10 @@ def _bringup_parser(sub, robots):
                    help='a real arm: no simulator; states from its /joint_states, commands to '
                         'its forward_command_controller; the controller checks joint names, '
                         'effort limits and that its commands are heard (README: real arms)')
-    p.add_argument('--lockstep', action='store_true',
-                   help='the simulator waits for the command that answers each joint state: '
-                        'deterministic, on simulated time (/clock), as fast as the processes '
-                        'allow (add -p simulator.realtime:=true to pace it to the wall clock)')
+    _clock_options(p)
     _namespace_argument(p)
     _view_option(p)
-    p.set_defaults(handler=bringup_command)
+    p.set_defaults(handler=bringup_command, clock=None)
 
 
 def _plot_parser(sub, robots):
@@ -353,6 +368,31 @@ def _send_parser(sub, robots):
     p.set_defaults(handler=send_command)
 
 
+def _push_parser(sub, robots):
+    """Add the ``push`` command to the subparsers ``sub``."""
+    p = sub.add_parser(
+        'push', help='push the simulated arm with an external wrench for a while',
+        description="Publish a wrench on the simulator's external_wrench topic, hold it for "
+                    '--duration seconds, then release it (a zero wrench; also on Ctrl-C). The '
+                    'force and torque are in the base axes, at the origin of the link --frame '
+                    '(default: the tip). Needs rclpy.')
+    p.add_argument('--force', type=_vector3, default=[0.0] * 3, metavar='FX,FY,FZ',
+                   help='force [N] (default 0,0,0)')
+    p.add_argument('--torque', type=_vector3, default=[0.0] * 3, metavar='TX,TY,TZ',
+                   help='torque [N m] (default 0,0,0)')
+    p.add_argument('--frame', default='', metavar='LINK',
+                   help='the link pushed (default: the tip)')
+    p.add_argument('--duration', type=_positive_float, default=1.0, metavar='S',
+                   help='how long the push lasts [s of the wall clock] (default %(default)g)')
+    p.add_argument('--topic', default=None, metavar='NAME',
+                   help="the wrench topic; a relative name is in the arm's --namespace (default "
+                        'simulator/external_wrench)')
+    _namespace_argument(p)
+    p.add_argument('--timeout', type=_positive_float, default=30.0, metavar='S',
+                   help='how long to wait for the simulator (default %(default)g)')
+    p.set_defaults(handler=push_command)
+
+
 def _identify_parser(sub, robots):
     """Add the ``identify`` command to the subparsers ``sub``."""
     from . import identify, signals
@@ -384,6 +424,13 @@ def _identify_parser(sub, robots):
                    default=identify.DEFAULT_HELD_OUT, metavar='FRACTION',
                    help='last fraction of the samples in motion kept for the prediction error '
                         '(default %(default)g)')
+    p.add_argument('--excitation', metavar='FILE.yaml',
+                   help='the trajectory file sent: the length of the excitation the recording '
+                        'must cover, where the recording holds no goal that says it')
+    p.add_argument('--partial', action='store_true',
+                   help='identify a recording that covers less than '
+                        f'{100 * identify.MIN_COVERAGE:g} %% of the excitation (or an unknown '
+                        'part of a goal that failed), with a warning')
     p.set_defaults(handler=identify_command)
 
 
@@ -395,7 +442,8 @@ def build_parser():
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
     sub.required = True
     for add in (_simulate_parser, _demo_parser, _info_parser, _bringup_parser, _plot_parser,
-                _excite_parser, _send_parser, _identify_parser, _derive_parser, _view_parser):
+                _excite_parser, _send_parser, _push_parser, _identify_parser, _derive_parser,
+                _view_parser):
         add(sub, robots)
     return parser
 
@@ -518,7 +566,7 @@ def simulate_command(args, out=sys.stdout):
     if args.compare_plot:
         runs = [result if law == settings.controller else
                 sim.run(dataclasses.replace(settings, controller=law))
-                for law in sim.CONTROLLERS]
+                for law in sim.LAWS]
         report['comparison'] = {r.settings.controller: {
             'rms_tracking_error': r.report['rms_tracking_error'],
             'max_tracking_error': r.report['max_tracking_error'],
@@ -641,14 +689,19 @@ def bringup_command(args, out=sys.stdout):
     namespace = graph.namespace(args.namespace)
     files = graph.parameter_files(args.robot, args.params_file)
     specs = graph.nodes(mode)
-    if args.lockstep and args.hardware:
-        raise InputError('--lockstep is for the simulator: a real arm keeps its own time')
-    overrides = graph.overrides(mode, {'control_law': args.control_law,
-                                       'lockstep': 'true' if args.lockstep else ''})
+    if args.clock is not None and args.hardware:
+        raise InputError(f'--{args.clock} is for the simulator: a real arm keeps its own time')
+    overrides = graph.overrides(mode, {'control_law': args.control_law})
+    if args.clock is not None:
+        overrides.setdefault('simulator', []).extend(graph.clock(args.clock)['simulator'])
     for node, name, value in args.param:
         overrides.setdefault(node, []).append((name, value))
     graph.check_parameters(mode, files, overrides)
     overrides = graph.complete_overrides(mode, files, overrides)
+    graph.check_joint_parameters(mode, files, overrides)
+    if args.record:
+        from .ros.tools.recorder import check_new
+        check_new(args.record)
     return bringup.run(specs, files, overrides, processes=args.processes, out=out,
                        title=f'{PROG} bringup {args.robot or ""}'.rstrip(), record=args.record,
                        namespace=namespace, view=args.view)
@@ -733,6 +786,35 @@ def send_command(args, out=sys.stdout):
     return send.run(points, action, server_timeout=args.timeout, out=out)
 
 
+def push_command(args, out=sys.stdout):
+    """Run ``robot-dynamics push``; return the exit status."""
+    from .ros.tools import graph, push
+    topic = graph.resolve(args.topic or push.TOPIC, graph.namespace(args.namespace))
+    return push.run(args.force, args.torque, frame=args.frame, duration=args.duration,
+                    topic=topic, server_timeout=args.timeout, out=out)
+
+
+def _check_coverage(coverage, partial):
+    """
+    Say on stderr how much of the excitation a recording covers, where not all of it.
+
+    Raises ``InputError`` with the numbers below :data:`~robot_dynamics.identify.MIN_COVERAGE`,
+    or for an unknown part of a goal that failed, unless ``partial``.
+    """
+    from .identify import MIN_COVERAGE
+    if coverage.full:
+        return
+    hint = '' if coverage.expected else ' (--excitation FILE, the trajectory sent, measures it)'
+    if not coverage.reference:
+        print(f'{PROG} identify: note: {coverage.describe()}{hint}', file=sys.stderr)
+    elif not partial and coverage.short(MIN_COVERAGE):
+        raise InputError(f'{coverage.describe()}; at least {100 * MIN_COVERAGE:g} % is needed: '
+                         'record the excitation again, or pass --partial to identify from what '
+                         f'was recorded{hint}')
+    else:
+        print(f'{PROG} identify: warning: {coverage.describe()}{hint}', file=sys.stderr)
+
+
 def identify_command(args, out=sys.stdout):
     """Run ``robot-dynamics identify`` (:func:`robot_dynamics.identify.from_recording`)."""
     from . import identify
@@ -742,8 +824,9 @@ def identify_command(args, out=sys.stdout):
         require_matplotlib()
     found, text, damage = identify.from_recording(
         args.recording, TOPICS, base_link=args.base_link, tip_link=args.tip_link,
-        cutoff=args.cutoff, held_out=args.held_out,
+        cutoff=args.cutoff, held_out=args.held_out, excitation=args.excitation,
         note=f'inertial and dynamics identified by {PROG} identify from {args.recording}')
+    _check_coverage(found.coverage, args.partial)
     model, estimate = found.model, found.result.estimate
     report = {'recording': str(args.recording), **found.report(), 'out': str(args.out)}
     written = []
@@ -789,11 +872,6 @@ def identify_command(args, out=sys.stdout):
 
 # ---- derive -------------------------------------------------------------------------------------
 
-#: Up to this many joints ``derive`` simplifies the equations (sympy's trigsimp); beyond, it
-#: prints them expanded, as simplifying takes minutes.
-SIMPLIFY_MAX_DOF = 3
-
-
 def _derive_parser(sub, robots):
     p = sub.add_parser(
         'derive', help='closed-form M, Christoffel symbols, C, g of a robot; operation counts',
@@ -816,6 +894,7 @@ def _derive_parser(sub, robots):
 
 def _print_equations(eq, simplify, latex, out):
     import sympy as sp
+    from . import symbolic
     ch = eq.chain
 
     def show(expr):
@@ -832,7 +911,8 @@ def _print_equations(eq, simplify, latex, out):
         for symbol in ch.parameters:
             print(f'  {show(symbol)} = {ch.values[symbol]:.6g}', file=out)
     if not simplify:
-        print(f'(not simplified, and D and g only: {n} joints > {SIMPLIFY_MAX_DOF}; C and tau '
+        print(f'(not simplified, and D and g only: {n} joints > {symbolic.SIMPLIFY_MAX_DOF}; '
+              'C and tau, megabytes of text, in seconds: robot_dynamics.symbolic.derive; '
               'as code: --count, model.prepare(generated=True))', file=out)
 
     def name(symbol, *indices):
@@ -890,7 +970,7 @@ def derive_command(args, out=None):
             print(f'  {"  generated " + name:<40} {ops["mul"]:>8} {ops["add"]:>8}', file=out)
         print(f'generated in {took:.1f} s', file=out)
         return EXIT_OK
-    simplify = n <= SIMPLIFY_MAX_DOF
+    simplify = n <= symbolic.SIMPLIFY_MAX_DOF
     table = robots.share_directory() / 'config' / f'{args.robot}.dh.yaml'
     if args.symbolic_parameters and table.is_file():
         # the DH table's own lengths a_i, d_i, rather than the joint offsets of its URDF

@@ -37,15 +37,13 @@ import numpy as np
 
 from . import control, time_scaling, trajectory
 from .cartesian_follower import CartesianGoal
-from .control import (CONTROLLERS, default_controller, DEFAULT_DAMPING_RATIO,
-                      DEFAULT_NATURAL_FREQUENCY)
-from .controller import (Controller, Cycle, DEFAULT_MAX_ANGULAR_VELOCITY,
-                         DEFAULT_MAX_LINEAR_VELOCITY)
+from .control import DEFAULT_DAMPING_RATIO, default_law, DEFAULT_NATURAL_FREQUENCY, LAWS
+from .controller import configured_controller, Controller, Cycle
 from .dh import inertia_tensor
 from .errors import as_array, choice, InputError
-from .follower import Goal, Tolerances
+from .follower import check_points, Goal, Tolerances
 from .limits import middle
-from .simulator import DEFAULT_COMMAND_TIMEOUT, Simulator
+from .simulator import configured_simulator, Simulator
 from .spatial import pose_error
 from .task_space import configured_task_law
 from .urdf import combine_inertia
@@ -81,7 +79,7 @@ class Settings:
     robot : str
         Bundled robot name (``RobotModel.available()``).
     controller : str
-        One of ``CONTROLLERS``.
+        One of ``LAWS``.
     duration : float
         Simulated time [s].
     plant_rate : float
@@ -117,7 +115,7 @@ class Settings:
     friction: bool = True
 
     def __post_init__(self):
-        choice(self.controller, control.Law, 'controller', allowed=CONTROLLERS)
+        choice(self.controller, control.Law, 'controller', allowed=LAWS)
         for name in ('duration', 'plant_rate', 'control_rate', 'natural_frequency'):
             value = getattr(self, name)
             if not (np.isfinite(value) and value > 0.0):
@@ -465,29 +463,14 @@ def graph_loop(model, simulator_values=None, controller_values=None):
     if sim_p.get('payload_mass', 0.0) > 0.0:
         plant = with_payload(model, sim_p['payload_mass'], sim_p.get('payload_com') or
                              (0.0, 0.0, 0.0), sim_p.get('payload_inertia') or None)
-    rate = float(sim_p.get('rate_hz', DEFAULT_PLANT_RATE))
-    publish = float(sim_p.get('publish_rate_hz', 0.0))
-    interface = sim_p.get('command_interface', 'effort')
-    simulator = Simulator(
-        plant, rate, interface=interface, friction=sim_p.get('friction', True),
-        q0=in_model_order(sim_p.get('initial_positions'), 'initial_positions'),
+    simulator = configured_simulator(
+        plant, sim_p.get, q0=in_model_order(sim_p.get('initial_positions'), 'initial_positions'),
         qd0=in_model_order(sim_p.get('initial_velocities'), 'initial_velocities'),
-        command_timeout=sim_p.get('command_timeout', DEFAULT_COMMAND_TIMEOUT),
-        brake_until_command=sim_p.get('brake_until_command', True),
-        brake_on_timeout=sim_p.get('brake_on_timeout', True), realtime=False,
-        lockstep=True, publish_every=1 if publish == 0.0 else max(1, round(rate / publish)))
-    law = control.configured_law(model, ctl_p.get)
-    options = {name: ctl_p[name] for name in ('safe_mode', 'state_timeout', 'wall_state_timeout',
-                                              'rate_hz', 'velocity_feedback', 'stop_time')
-               if name in ctl_p}
-    interface = ctl_p.get('command_interface', interface)
-    controller = Controller(
-        model, law, interface=interface, **options,
-        task_law=configured_task_law(model, ctl_p.get) if interface == 'effort' else None,
-        max_linear_velocity=ctl_p.get('cartesian.max_linear_velocity',
-                                      DEFAULT_MAX_LINEAR_VELOCITY),
-        max_angular_velocity=ctl_p.get('cartesian.max_angular_velocity',
-                                       DEFAULT_MAX_ANGULAR_VELOCITY))
+        realtime=False, lockstep=True)
+    interface = ctl_p.get('command_interface', sim_p.get('command_interface', 'effort'))
+    controller = configured_controller(
+        model, control.configured_law(model, ctl_p.get), ctl_p.get, interface=interface,
+        task_law=configured_task_law(model, ctl_p.get) if interface == 'effort' else None)
     return simulator, controller, Tolerances.from_constraints(model.joint_names, ctl_p.get)
 
 
@@ -498,6 +481,8 @@ def goal_from_points(model, points, tolerances, start_time=None, tag=None):
     ``points`` (:class:`~robot_dynamics.trajectory.TrajectoryPoints`, joints by name in any
     order, every joint of ``model``) as the controller node takes the goal ``robot-dynamics
     send`` makes of them; ``start_time`` [s] None: at the newest state, as ``send``'s goals.
+    Raises ``InputError`` as the goal process refuses such a goal
+    (:func:`~robot_dynamics.follower.check_points`), before anything runs or is sized by it.
     """
     index = model.joint_indices(list(points.joint_names))
     if len(points.joint_names) != model.dof:
@@ -510,9 +495,11 @@ def goal_from_points(model, points, tolerances, start_time=None, tag=None):
         out = np.empty_like(np.asarray(values, dtype=float))
         out[:, index] = values
         return out
-    return Goal(tag, start_time, np.asarray(points.time_from_start, dtype=float),
+    goal = Goal(tag, start_time, np.asarray(points.time_from_start, dtype=float),
                 in_model_order(points.positions), in_model_order(points.velocities),
                 in_model_order(points.accelerations), tolerances)
+    check_points(model, goal)
+    return goal
 
 
 def write_joint_states(path, record, joint_names):
@@ -621,10 +608,10 @@ def run(settings):
     reference, slowdown = reference_trajectory(plant, settings.duration,
                                                friction=settings.friction)
     q_home = home_configuration(plant)
-    controller = default_controller(settings.controller, model, q_home,
-                                    natural_frequency=settings.natural_frequency,
-                                    damping_ratio=settings.damping_ratio,
-                                    friction=settings.friction)
+    controller = default_law(settings.controller, model, q_home,
+                             natural_frequency=settings.natural_frequency,
+                             damping_ratio=settings.damping_ratio,
+                             friction=settings.friction)
     times, positions = reference_waypoints(plant, settings.duration)
     times = times * slowdown
     # the reference as the goal of the graph's controller: quintic segments between the

@@ -48,7 +48,7 @@ laws are the standard ones, e.g. Siciliano et al., Robotics: Modelling, Planning
   Kd s`` with the parameter estimate ``beta`` updated by ``Gamma Y^T s`` (Spong, Hutchinson and
   Vidyasagar, Robot Modeling and Control, 2nd ed., 2020, §6.5 give the properties it rests on).
 
-The catalogue: :func:`default_controller` builds any of :data:`CONTROLLERS` with gains for one
+The catalogue: :func:`default_law` builds any of :data:`LAWS` with gains for one
 natural frequency and damping ratio, for ``robot-dynamics simulate`` and the controller node.
 """
 
@@ -1004,7 +1004,7 @@ _CLASSES = {Law.PD: PD, Law.PD_GRAVITY: PDGravity, Law.PID: PID,
             Law.ADAPTIVE: Adaptive}
 
 
-def make_controller(law, model, **parameters):
+def make_law(law, model, **parameters):
     """
     Build a control law by name.
 
@@ -1036,17 +1036,20 @@ def make_controller(law, model, **parameters):
 #: Default natural frequency [rad/s] and damping ratio of the closed-loop error dynamics.
 DEFAULT_NATURAL_FREQUENCY = 20.0
 DEFAULT_DAMPING_RATIO = 1.0
-#: The joint laws whose gains follow from a natural frequency (:func:`default_controller`): what
+#: The joint laws whose gains follow from a natural frequency (:func:`default_law`): what
 #: ``robot-dynamics simulate --controller`` and the controller node's ``control_law`` offer.
-CONTROLLERS = tuple(law.value for law in (Law.PD, Law.PD_GRAVITY, Law.PID, Law.COMPUTED_TORQUE,
-                                          Law.ADAPTIVE))
+LAWS = tuple(law.value for law in (Law.PD, Law.PD_GRAVITY, Law.PID, Law.COMPUTED_TORQUE,
+                                   Law.ADAPTIVE))
 #: Integral time of the default PID in units of ``1 / wn``: ``ki = kp wn / PID_INTEGRAL_TIME``.
-PID_INTEGRAL_TIME = 10.0
+#: The loop needs ``ki < kp kd / m`` at the joint's largest inertia ``m``, which the gains'
+#: inertia (at the middle of the ranges) can underestimate 24-fold (the iiwa14's first joint):
+#: 30 keeps it stable up to 60-fold (:mod:`robot_dynamics.gains`).
+PID_INTEGRAL_TIME = 30.0
 
 
-def default_controller(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_FREQUENCY,
-                       damping_ratio=DEFAULT_DAMPING_RATIO, friction=True,
-                       adaptation_gain=DEFAULT_ADAPTATION_GAIN):
+def default_law(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_FREQUENCY,
+                damping_ratio=DEFAULT_DAMPING_RATIO, friction=True,
+                adaptation_gain=DEFAULT_ADAPTATION_GAIN):
     """
     Build a joint control law with gains for the error dynamics ``e'' + 2 zeta wn e' + wn^2 e``.
 
@@ -1057,21 +1060,21 @@ def default_controller(law, model, q_home, *, natural_frequency=DEFAULT_NATURAL_
     PID adds gravity compensation and ``ki = kp wn / PID_INTEGRAL_TIME``; the adaptive law
     (Slotine and Li) learns at ``adaptation_gain`` and estimates friction if ``friction``.
     """
-    law = choice(law, Law, 'controller', allowed=CONTROLLERS)
+    law = choice(law, Law, 'controller', allowed=LAWS)
     kp, kd = critically_damped(natural_frequency, damping_ratio)
     if law is Law.COMPUTED_TORQUE:
-        return make_controller(law, model, kp=kp, kd=kd,
-                               friction='reference' if friction else 'none')
+        return make_law(law, model, kp=kp, kd=kd,
+                        friction='reference' if friction else 'none')
     inertia = np.diag(model.mass_matrix(q_home))
     if law is Law.ADAPTIVE:
-        return make_controller(law, model, kp=kp * inertia, kd=kd * inertia,
-                               gamma=adaptation_gain, friction='reference' if friction else 'none')
+        return make_law(law, model, kp=kp * inertia, kd=kd * inertia,
+                        gamma=adaptation_gain, friction='reference' if friction else 'none')
     if law is Law.PID:
         # gravity compensated, the integral only removes what the model gets wrong
-        return make_controller(law, model, kp=kp * inertia, kd=kd * inertia,
-                               ki=kp * inertia * natural_frequency / PID_INTEGRAL_TIME,
-                               gravity_compensation=True)
-    return make_controller(law, model, kp=kp * inertia, kd=kd * inertia)
+        return make_law(law, model, kp=kp * inertia, kd=kd * inertia,
+                        ki=kp * inertia * natural_frequency / PID_INTEGRAL_TIME,
+                        gravity_compensation=True)
+    return make_law(law, model, kp=kp * inertia, kd=kd * inertia)
 
 
 def configured_law(model, parameter):
@@ -1080,18 +1083,16 @@ def configured_law(model, parameter):
 
     ``parameter(name, default)`` gives ``control_law``, ``natural_frequency``,
     ``damping_ratio``, ``friction_compensation``, ``adaptation_gain`` and each joint's
-    ``gains.<joint>.<kp|kd|ki>``; a gain's default is :func:`default_controller`'s at the middle
+    ``gains.<joint>.<kp|kd|ki>``; a gain's default is :func:`default_law`'s at the middle
     of the joint ranges. The controller node (which declares each gain as it is asked for) and
     the library's loop (:func:`robot_dynamics.closed_loop.graph_loop`) both build it here.
     """
-    law = default_controller(parameter('control_law', Law.COMPUTED_TORQUE.value), model,
-                             middle(model.lower, model.upper),
-                             natural_frequency=parameter('natural_frequency',
-                                                         DEFAULT_NATURAL_FREQUENCY),
-                             damping_ratio=parameter('damping_ratio', DEFAULT_DAMPING_RATIO),
-                             friction=parameter('friction_compensation', True),
-                             adaptation_gain=parameter('adaptation_gain',
-                                                       DEFAULT_ADAPTATION_GAIN))
+    law = default_law(parameter('control_law', Law.COMPUTED_TORQUE.value), model,
+                      middle(model.lower, model.upper),
+                      natural_frequency=parameter('natural_frequency', DEFAULT_NATURAL_FREQUENCY),
+                      damping_ratio=parameter('damping_ratio', DEFAULT_DAMPING_RATIO),
+                      friction=parameter('friction_compensation', True),
+                      adaptation_gain=parameter('adaptation_gain', DEFAULT_ADAPTATION_GAIN))
     return law.with_gains(**{
         gain: {j: float(parameter(f'gains.{j}.{gain}', float(getattr(law, gain)[i])))
                for i, j in enumerate(model.joint_names)}

@@ -58,14 +58,22 @@ answered again; an older one means that its clock went back (a simulation starte
 controller holds where the arm is, on the new clock.
 
 **One source.** Each state comes with its ``source``, an opaque identifier of who measured it (a
-ROS node passes the publisher's GID). The controller follows one source: the one given to it
-(``source=``), else the first that sends a usable state. A state from another source is ignored
-and counted (:attr:`Controller.ignored_states`), and the first one of each new source gives a
-``SECOND_SOURCE`` event naming both: two publishers of joint states is a fault to fix, not a
-choice to make. Once the followed source's states have gone stale (the safe mode; a simulator
-that was restarted is a new publisher), the next source that sends a usable state is followed.
-A clock going back from the *same* source is a restarted simulation, as above. A ``source`` of
-None is no identity: such states are taken as from the followed source.
+ROS node passes the publisher's GID), and the controller follows one, by the rule of
+:mod:`robot_dynamics.sources`: the one given to it (``source=``), else the first that sends a
+usable state. Another source's states are ignored and counted (:attr:`Controller.ignored_states`)
+and reported once. Another source is taken only after the followed one was silent for
+``source_timeout`` (as :meth:`no_state` measures it: a simulator that died or was restarted, not
+one that a loaded host held back) while nothing is commanded (safe mode, goals ended) and its
+state is at rest (every joint slower than ``REST_VELOCITY``); taking it is a ``SOURCE_CHANGED``
+event and counted (:attr:`Controller.source_changes`). A clock going back from the *same* source
+is a restarted simulation, as above. A ``source`` of None is no identity: such states are taken
+as from the followed source.
+
+**Jumps.** A state further from the newest than ``JUMP_SPEED`` times any joint's velocity limit
+allows in the time between them (plus ``JUMP_TOLERANCE``) is no motion of the arm: a simulation
+reset, or a fault of the measurement. Its goals end (``STOPPED``) and the controller holds
+where the arm now is (a ``STATES_JUMPED`` event), rather than driving the arm back to where it
+was.
 
 Joint arrays are (n,) in model order; times in s; positions rad or m; efforts N m or N.
 """
@@ -77,12 +85,15 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from . import gains
 from .cartesian_follower import CartesianFollower
 from .control import Law
 from .errors import choice, InputError
-from .follower import DEFAULT_STOP_TIME, Event, Goal, Kind, Outcome, TrajectoryFollower
+from .events import Event, Kind, Outcome
+from .follower import DEFAULT_STOP_TIME, Goal, TrajectoryFollower
 from .limits import middle
 from .plant import Interface
+from .sources import Arbiter, DEFAULT_SOURCE_TIMEOUT
 from .trajectory import TaskPoint, TrajectoryPoint
 
 #: Default age [s, on the states' clock] of the newest state beyond which the states are stale.
@@ -90,6 +101,15 @@ DEFAULT_STATE_TIMEOUT = 0.05
 #: Default wall time [s] without a state after which a controller on simulated time counts the
 #: states as stale too (see :meth:`Controller.no_state`).
 DEFAULT_WALL_STATE_TIMEOUT = 2.0
+#: Largest joint speed [rad/s or m/s] of a state from a new source that may be taken (at rest).
+REST_VELOCITY = 0.05
+#: A joint that moved between two states farther than JUMP_SPEED times its velocity limit allows,
+#: plus JUMP_TOLERANCE [rad or m], jumped: no drive moves that fast (a push or a fall past the
+#: limit, and measurement noise, are no jump).
+JUMP_SPEED = 2.0
+JUMP_TOLERANCE = 0.01
+#: Default control rate [Hz]: the expected rate of the states (missed cycles count against it).
+DEFAULT_RATE_HZ = 1000.0
 #: Default velocity interface feedback [1/s]: command = reference velocity + this x error.
 DEFAULT_VELOCITY_FEEDBACK = 10.0
 #: Default peak tip speeds [m/s, rad/s] of the motion to a target pose.
@@ -97,8 +117,6 @@ DEFAULT_MAX_LINEAR_VELOCITY = 0.25
 DEFAULT_MAX_ANGULAR_VELOCITY = 1.0
 #: A gap between cycles longer than this many periods counts the cycles in between as missed.
 MISSED_GAP = 1.5
-#: Configurations sampled (within the limits) for each joint's smallest inertia (gain bounds).
-INERTIA_SAMPLES = 256
 
 
 class Mode(enum.Enum):
@@ -178,9 +196,9 @@ class Controller:
 
     def __init__(self, model, law=None, *, interface='effort', safe_mode='zero_effort',
                  state_timeout=DEFAULT_STATE_TIMEOUT,
-                 wall_state_timeout=DEFAULT_WALL_STATE_TIMEOUT, rate_hz=1000.0,
+                 wall_state_timeout=DEFAULT_WALL_STATE_TIMEOUT, rate_hz=DEFAULT_RATE_HZ,
                  velocity_feedback=DEFAULT_VELOCITY_FEEDBACK, stop_time=DEFAULT_STOP_TIME,
-                 source=None, task_law=None,
+                 source=None, source_timeout=DEFAULT_SOURCE_TIMEOUT, task_law=None,
                  max_linear_velocity=DEFAULT_MAX_LINEAR_VELOCITY,
                  max_angular_velocity=DEFAULT_MAX_ANGULAR_VELOCITY):
         self.model = model
@@ -198,7 +216,7 @@ class Controller:
             raise InputError(f'velocity_feedback: expected a gain in [0, {2.0 / self.period:g}) '
                              f'[1/s] (below 2 / T, the largest stable at {rate_hz:g} Hz), got '
                              f'{velocity_feedback!r}')
-        self._inertia = None            # each joint's smallest inertia, when a law needs it
+        self._inertia = None            # each joint's inertia range, once a law needs it
         self.set_law(law)
         self.state_timeout = float(state_timeout)
         self.wall_state_timeout = float(wall_state_timeout)
@@ -222,15 +240,27 @@ class Controller:
         #: per joint, the controlled cycles whose command was clipped to the effort limits
         self.saturated_cycles = np.zeros(model.dof, dtype=int)
         self._last_cycle = None
-        self.source = source            # the followed source of states (None: not chosen yet)
-        self.ignored_states = 0         # states from the other sources
+        self.sources = Arbiter(source_timeout, what='joint states', source=source)
         self.stale_states = 0           # states older than state_timeout on arrival
         self._skipping = False          # the newest state was stale on arrival
         self._unjudged = None           # the time of the state held if no clock judged it yet
-        self._pinned = source is not None
-        self._others = set()            # the other sources reported so far
-        self._source_lost = False       # the followed source's states went stale
+        self._silence = 0.0             # the longest no_state elapsed since the newest state
         self._resume = 'first joint state'   # what the next usable state ends, in words
+
+    @property
+    def source(self):
+        """Return the followed source of joint states (None: not chosen yet)."""
+        return self.sources.followed
+
+    @property
+    def ignored_states(self):
+        """Return how many states came from sources not followed."""
+        return self.sources.ignored
+
+    @property
+    def source_changes(self):
+        """Return how many sources of states were taken after the first."""
+        return self.sources.changes
 
     # ---- states and cycles ----------------------------------------------------------------------
 
@@ -327,7 +357,7 @@ class Controller:
         if not stale:
             return self._nothing(t, [])
         events = []
-        self._source_lost = True
+        self._silence = max(self._silence, elapsed, wall_elapsed or 0.0)
         if self.mode is not Mode.SAFE:
             self.mode = Mode.SAFE
             self._resume = 'joint states are back'
@@ -562,97 +592,11 @@ class Controller:
         # the law's fast path for one state: the states are checked here, once
         self._compute = None if law is None else law.for_one_state()
 
-    def gain_bounds(self, law):
-        """
-        Return ``(kd_max, kp_max)`` (n,): the gains of ``law`` that keep the loop stable.
-
-        Per joint, with the error ``e`` of an inertia ``m`` under a torque held over each period
-        ``T`` (the command answers a state and is applied until the next), ``m e'' = -kp e -
-        kd e'`` sampled exactly has the characteristic polynomial ``z^2 - (2 - kd T / m - kp
-        T^2 / 2m) z + 1 - kd T / m + kp T^2 / 2m``, whose roots lie inside the unit circle
-        (Jury) iff ``kp > 0``, ``kd < 2 m / T`` and ``kp < 2 kd / T``. Computed torque's gains
-        are per unit inertia (``m = 1``); the other laws' are torques, and ``m`` is the joint's
-        smallest diagonal inertia ``M_jj`` over INERTIA_SAMPLES configurations within the
-        limits (the hardest case; the coupling between joints is left out). ``kp = kd = 0`` is a
-        joint left free. None for a law without joint gains.
-        """
-        n = self.model.dof
-        if any(np.shape(getattr(law, gain, None)) != (n,) for gain in ('kp', 'kd')):
-            return None
-        if law.law is Law.COMPUTED_TORQUE:
-            inertia = np.ones(n)
-        else:
-            if self._inertia is None:
-                self._inertia = _smallest_inertia(self.model)
-            inertia = self._inertia
-        kd_max = 2.0 * inertia / self.period
-        return kd_max, 2.0 * np.asarray(law.kd) / self.period
-
-    def integral_bound(self, law):
-        """
-        Return ``ki_max`` (n,): the integral gains of a PID ``law`` that keep the loop stable.
-
-        The loop of :meth:`gain_bounds` with the integral ``I_k = I_{k-1} + e_k T`` that the law
-        keeps: in the state ``(e_k, e'_k, I_{k-1})`` one period maps by ``A`` (the exact step of
-        ``m e'' = -tau``, ``tau = (kp + ki T) e_k + kd e'_k + ki I_{k-1}`` held), stable while
-        the spectral radius of ``A`` is below 1: from ``ki = 0`` up to ``ki_max``, found by
-        bisection (about ``kp kd / m``, the continuous loop's Routh-Hurwitz bound, at high rates).
-        None for a law without an integral gain.
-        """
-        if np.shape(getattr(law, 'ki', None)) != (self.model.dof,):
-            return None
-        kd_max, _ = self.gain_bounds(law)
-        T = self.period
-        m = kd_max * T / 2.0
-        kp, kd = np.asarray(law.kp, float), np.asarray(law.kd, float)
-        a, b = T * T / (2.0 * m), T / m
-
-        def stable(ki):
-            A = np.zeros(ki.shape + (3, 3))
-            A[..., 0, 0] = 1.0 - a * (kp + ki * T)
-            A[..., 0, 1] = T - a * kd
-            A[..., 0, 2] = -a * ki
-            A[..., 1, 0] = -b * (kp + ki * T)
-            A[..., 1, 1] = 1.0 - b * kd
-            A[..., 1, 2] = -b * ki
-            A[..., 2, 0] = T
-            A[..., 2, 2] = 1.0
-            return np.abs(np.linalg.eigvals(A)).max(axis=-1) < 1.0
-
-        lo, hi = np.zeros_like(kp), 4.0 * kp * kd / m + 1.0
-        for _ in range(60):
-            mid = 0.5 * (lo + hi)
-            ok = stable(mid)
-            lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
-        return lo
-
     def check_gains(self, law):
-        """Raise ``InputError`` naming the joint, the gain and its bound unless it is stable."""
-        bounds = self.gain_bounds(law)
-        if bounds is None:
-            return
-        kd_max, kp_max = bounds
-        names = self.model.joint_names
-        rate = 1.0 / self.period
-        for j in range(self.model.dof):
-            kp, kd = float(law.kp[j]), float(law.kd[j])
-            if kd >= kd_max[j]:
-                raise InputError(f'gains.{names[j]}.kd = {kd:g}: the loop at {rate:g} Hz is '
-                                 f'unstable from {kd_max[j]:.6g} on (kd < 2 m / T; m = '
-                                 f'{kd_max[j] * self.period / 2.0:.4g}, the least inertia the '
-                                 "law's gains act on)")
-            if kp >= kp_max[j] and kp > 0.0:
-                raise InputError(f'gains.{names[j]}.kp = {kp:g}: the loop at {rate:g} Hz is '
-                                 f'unstable from {kp_max[j]:.6g} on with kd = {kd:g} (kp < '
-                                 '2 kd / T: raise kd first)')
-        ki_max = self.integral_bound(law)
-        for j in range(self.model.dof if ki_max is not None else 0):
-            ki = float(law.ki[j])
-            if ki > 0.0 and ki >= ki_max[j]:
-                raise InputError(f'gains.{names[j]}.ki = {ki:g}: the loop at {rate:g} Hz is '
-                                 f'unstable from {ki_max[j]:.6g} on with kp = {law.kp[j]:g}, '
-                                 f'kd = {law.kd[j]:g} (about ki < kp kd / m: raise kd or kp '
-                                 'first)')
+        """Raise ``InputError`` for gains this arm's loop cannot bear (:mod:`.gains`)."""
+        if self._inertia is None:
+            self._inertia = gains.inertia_range(self.model)
+        gains.check_gains(self.model, law, self.period, self._inertia)
 
     def warm_up(self):
         """Run every kernel of a cycle and of the safe command once, on a scratch copy."""
@@ -672,16 +616,6 @@ class Controller:
 
     def _take(self, t, q, qd, source, now):
         """Keep a usable state as the newest: ``(taken, events)``."""
-        if not self._follows(source):
-            self.ignored_states += 1
-            if source in self._others:
-                return False, []
-            self._others.add(source)
-            return False, [Event(Kind.SECOND_SOURCE, f'joint states from a second source, '
-                                                     f'{source}, beside {self.source}, which '
-                                                     'the controller follows: ignoring them '
-                                                     '(stop the other publisher)',
-                                 (self.source, source))]
         q = np.asarray(q, dtype=float)
         qd = np.asarray(qd, dtype=float)
         n = self.model.dof
@@ -694,14 +628,21 @@ class Controller:
             return False, [Event(Kind.STATE_REJECTED, f'joint {self.model.joint_names[j]!r}: '
                                                       f'position {q[j]}, velocity {qd[j]} at '
                                                       f't = {t}: values must be finite')]
-        events = []
+        followed = self.source
+        idle = self.mode in (Mode.WAITING, Mode.SAFE) and \
+            bool(np.all(np.abs(qd) <= REST_VELOCITY))
+        follow, events = self.sources.offer(source, self._silence, idle=idle)
+        if not follow:
+            return False, events
+        if self.source != followed and followed is not None:
+            self.time = self._last_cycle = None     # a new source, a new clock
         if self._unjudged is not None and now is not None:
             if now - self._unjudged > self.state_timeout:
                 # the state held was taken before the clock came, from a history delivered
                 # late: the arm is no longer where it was then, and what was held there is not
                 # held. (Live states may have come before the clock too, interleaved with that
                 # history: the newest state is no judge.)
-                events = self._end_goals(self.time, 'the state held was stale')
+                events += self._end_goals(self.time, 'the state held was stale')
                 self.mode = Mode.WAITING
                 self._resume = 'first fresh joint state'
                 self._last_cycle = None
@@ -717,14 +658,7 @@ class Controller:
                 'history delivered late, as to a controller started beside a running '
                 'simulation'))]
         self._skipping = False
-        if source is not None and source != self.source:
-            if self.source is not None:
-                events.append(Event(Kind.SOURCE_CHANGED, f'following joint states from {source} '
-                                                         f'({self.source} went stale)',
-                                    (self.source, source)))
-                self.time = self._last_cycle = None     # a new source, a new clock
-            self.source, self._others = source, set()
-        self._source_lost = False
+        self._silence = 0.0
         if self.time is not None and t <= self.time:
             if t == self.time:
                 return False, []          # a repeat: answered already
@@ -733,6 +667,8 @@ class Controller:
             self.mode = Mode.WAITING
             self._resume = f"the states' clock went back {self.time - t:.6g} s"
             self._last_cycle = None
+        elif self.time is not None and self.mode not in (Mode.WAITING, Mode.SAFE):
+            events += self._jumped(t, q)
         self.time, self.q, self.qd = float(t), q, qd
         if self.mode in (Mode.WAITING, Mode.SAFE):
             events.append(Event(Kind.HOLDING, f'{self._resume}: holding '
@@ -746,13 +682,22 @@ class Controller:
             self.mode = Mode.HOLD
         return True, events
 
-    def _follows(self, source):
-        """Return whether a state from ``source`` may be used (see the module docstring)."""
-        if source is None or source == self.source:
-            return True
-        if self._pinned:
-            return False
-        return self.source is None or self._source_lost
+    def _jumped(self, t, q):
+        """End the goals of a state that jumped (see the module docstring); return the events."""
+        step = np.abs(q - self.q)
+        excess = step - (JUMP_SPEED * self.model.velocity_limit * (t - self.time)
+                         + JUMP_TOLERANCE)
+        j = int(np.argmax(excess))
+        if not excess[j] > 0.0:
+            return []
+        why = (f'joint {self.model.joint_names[j]!r} jumped {step[j]:.4g} in {t - self.time:.4g} '
+               f's, beyond twice its velocity limit {self.model.velocity_limit[j]:g}: a reset or '
+               'a measurement fault')
+        events = [Event(Kind.STATES_JUMPED, why)] + self._end_goals(self.time, why)
+        self.mode = Mode.WAITING
+        self._resume = why
+        self._last_cycle = None
+        return events
 
     def _end_goals(self, t, reason):
         """End every goal (``STOPPED``) and bring the reference to rest; return the events."""
@@ -788,18 +733,6 @@ class Controller:
         return Cycle(t, self.mode, None, None, None, None, None, None, events)
 
 
-def _smallest_inertia(model):
-    """Return each joint's smallest diagonal inertia ``M_jj`` (n,) over sampled configurations."""
-    # unbounded joints: a revolute one turns through every angle within [-pi, pi]
-    span = np.where(model.is_prismatic, 1.0, math.pi)
-    lower = np.where(np.isfinite(model.lower), model.lower, -span)
-    upper = np.where(np.isfinite(model.upper), model.upper, span)
-    rng = np.random.default_rng(0)
-    q = lower + (upper - lower) * rng.random((INERTIA_SAMPLES, model.dof))
-    q = np.vstack((q, middle(model.lower, model.upper)))
-    return np.diagonal(model.mass_matrix(q), axis1=-2, axis2=-1).min(axis=0)
-
-
 def _preempted(saved):
     """Return the joint goals' events of a switch to task space (``_enter_task_space``)."""
     return [] if saved is None else [Event.goal_ended(g.tag, Outcome.PREEMPTED,
@@ -807,4 +740,28 @@ def _preempted(saved):
                                      for g in saved[1:] if g is not None]
 
 
-__all__ = ['Controller', 'Cycle', 'Event', 'Goal', 'Kind', 'Mode', 'SafeMode']
+def configured_controller(model, law, parameter, *, interface='effort', task_law=None):
+    """
+    Return the :class:`Controller` of ``model`` and ``law`` that the controller node describes.
+
+    ``parameter(name, default)`` gives the node's ``safe_mode``, ``state_timeout``,
+    ``wall_state_timeout``, ``rate_hz``, ``velocity_feedback``, ``stop_time``,
+    ``cartesian.max_linear_velocity`` and ``cartesian.max_angular_velocity``. The node and
+    :func:`~robot_dynamics.closed_loop.graph_loop` both build the controller here.
+    """
+    return Controller(
+        model, law, interface=interface, task_law=task_law,
+        safe_mode=parameter('safe_mode', SafeMode.ZERO_EFFORT.value),
+        state_timeout=parameter('state_timeout', DEFAULT_STATE_TIMEOUT),
+        wall_state_timeout=parameter('wall_state_timeout', DEFAULT_WALL_STATE_TIMEOUT),
+        rate_hz=parameter('rate_hz', DEFAULT_RATE_HZ),
+        velocity_feedback=parameter('velocity_feedback', DEFAULT_VELOCITY_FEEDBACK),
+        stop_time=parameter('stop_time', DEFAULT_STOP_TIME),
+        max_linear_velocity=parameter('cartesian.max_linear_velocity',
+                                      DEFAULT_MAX_LINEAR_VELOCITY),
+        max_angular_velocity=parameter('cartesian.max_angular_velocity',
+                                       DEFAULT_MAX_ANGULAR_VELOCITY))
+
+
+__all__ = ['configured_controller', 'Controller', 'Cycle', 'Event', 'Goal', 'Kind', 'Mode',
+           'SafeMode']

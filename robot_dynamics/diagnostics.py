@@ -22,12 +22,15 @@ hands over its figures once per period, cumulative counters at the period's end 
 its start (``before``); the status follows from their differences and the thresholds alone, so
 the same figures always give the same status.
 
-- Controller: ERROR in safe mode (with its reason), STALE while it waits for its model or first
-  joint state; WARN when the control rate ``r = Δcycles / Δt`` (``t`` on the states' clock) is
-  below ``min_rate_ratio`` of the expected rate, when more than ``max_missed_ratio`` of the
-  period's cycles were missed, when the latency's 99th percentile (a state's stamp to its
-  command, wall time only) exceeds ``max_latency``, or when a joint saturated.
-- Simulator: STALE when it made no step in the period; WARN when it stalled (a step more than
+- Controller: ERROR in safe mode (with its reason) and in a period in which it took joint
+  states from another publisher (:mod:`robot_dynamics.sources`), STALE while it waits for its
+  model or first joint state; WARN when the control rate ``r = Δcycles / Δt`` (``t`` on the
+  states' clock) is below ``min_rate_ratio`` of the expected rate, when more than
+  ``max_missed_ratio`` of the period's cycles were missed, when the latency's 99th percentile
+  (a state's stamp to its command, wall time only) exceeds ``max_latency``, or when a joint
+  saturated.
+- Simulator: ERROR after a failed step (the arm braked until a reset), with its reason; else
+  STALE when it made no step in the period; WARN when it stalled (a step more than
   ``robot_dynamics.simulator.STALL`` late), when more than ``max_late_ratio`` of its steps were
   late, when states went unanswered in lockstep, when no valid command came within its
   time-out, or when in real time the real-time factor ``Δsimulated / Δwall`` fell below
@@ -89,7 +92,8 @@ class ControllerFigures(NamedTuple):
     ``t`` [s] is the newest state's time (the states' clock; None before the first),
     ``saturated`` the cycles in which each joint saturated (one count per joint), ``mode`` the
     controller's mode (``Mode.value``: waiting, hold, trajectory, safe), ``reason`` why it is in
-    safe mode ('' otherwise).
+    safe mode ('' otherwise), ``source_changes`` the sources of joint states taken after the
+    first.
     """
 
     t: float
@@ -98,10 +102,15 @@ class ControllerFigures(NamedTuple):
     saturated: Tuple[int, ...]
     mode: str
     reason: str = ''
+    source_changes: int = 0
 
 
 class SimulatorFigures(NamedTuple):
-    """The simulator's cumulative figures at the wall time ``wall`` [s] (monotonic)."""
+    """
+    The simulator's cumulative figures at the wall time ``wall`` [s] (monotonic).
+
+    ``failure`` says why a step failed, the arm braked since ('' while none has).
+    """
 
     wall: float
     simulated_time: float
@@ -112,6 +121,7 @@ class SimulatorFigures(NamedTuple):
     timed_out: bool
     realtime: bool
     lockstep: bool
+    failure: str = ''
 
 
 class KinematicsFigures(NamedTuple):
@@ -170,7 +180,11 @@ def controller_status(now, before, latencies, expected_rate, joint_names,
                                          f'{thresholds.max_latency * 1e3:g} ms'))
     values += [(f'saturated {name} [cycles]', str(int(count)))
                for name, count in zip(joint_names, saturated)]
-    values.append(('safe mode', 'true' if now.mode == 'safe' else 'false'))
+    values += [('safe mode', 'true' if now.mode == 'safe' else 'false'),
+               ('joint state sources taken', str(now.source_changes))]
+    if now.source_changes > before.source_changes:
+        findings.append((Level.ERROR, 'joint states now come from another publisher: the one '
+                                      'followed went silent'))
     if now.mode == 'safe':
         findings.append((Level.ERROR, f'safe mode: {now.reason or "joint states stale"}'))
     elif now.mode == 'waiting':
@@ -204,9 +218,13 @@ def simulator_status(now, before, thresholds=SimulatorThresholds()):
               ('simulated time [s]', f'{now.simulated_time:.3f}'),
               ('commands timed out', 'true' if now.timed_out else 'false'),
               ('realtime', 'true' if now.realtime else 'false'),
-              ('lockstep', 'true' if now.lockstep else 'false'))
+              ('lockstep', 'true' if now.lockstep else 'false'),
+              ('failed step', now.failure or 'none'))
     findings = []
-    if steps <= 0:
+    if now.failure:
+        findings.append((Level.ERROR, f'braked after a failed step (reset to go on): '
+                                      f'{now.failure}'))
+    elif steps <= 0:
         findings.append((Level.STALE, 'no step in the period'))
     if stalls:
         findings.append((Level.WARN, f'{stalls} stalls of the host'))

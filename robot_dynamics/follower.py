@@ -41,13 +41,13 @@ controller node only converts messages:
 Times are seconds on the controller's clock; joint arrays are (n,) in model order.
 """
 
-import enum
 from typing import NamedTuple, Optional
 
 import numpy as np
 
 from .errors import InputError
-from .trajectory import check_limits, from_waypoints
+from .events import Event, Outcome
+from .trajectory import check_duration, check_limits, from_waypoints
 
 #: Default time [s] to bring a motion to rest after a cancel or an abort.
 DEFAULT_STOP_TIME = 0.25
@@ -57,19 +57,6 @@ DEFAULT_STOPPED_VELOCITY = 0.01
 #: two at 1 kHz) is sampled from there, as ros2_controllers' JTC samples a trajectory from its
 #: start; one taken later (a stalled state stream) joins the reference again where it is then.
 ON_TIME = 0.002
-
-
-class Outcome(enum.Enum):
-    """How a goal ended."""
-
-    SUCCEEDED = 'succeeded'
-    INVALID = 'invalid'
-    OLD_START_TIME = 'old_start_time'
-    PATH_TOLERANCE_VIOLATED = 'path_tolerance_violated'
-    GOAL_TOLERANCE_VIOLATED = 'goal_tolerance_violated'
-    PREEMPTED = 'preempted'
-    CANCELED = 'canceled'
-    STOPPED = 'stopped'
 
 
 class Tolerances(NamedTuple):
@@ -152,40 +139,6 @@ class Joined(NamedTuple):
     trajectory: object
     error: Optional[InputError] = None
     now: bool = False       # the goal had no start time: it starts when it is taken
-
-
-class Kind(enum.Enum):
-    """What an :class:`Event` reports (the follower reports GOAL_ENDED, the controller all)."""
-
-    GOAL_ACCEPTED = 'goal accepted'
-    GOAL_ENDED = 'goal ended'
-    HOLDING = 'holding'
-    SAFE_MODE = 'safe mode'
-    FAULT = 'fault'
-    STATE_REJECTED = 'state rejected'
-    STALE_STATES = 'stale states'
-    SECOND_SOURCE = 'second source'
-    SOURCE_CHANGED = 'source changed'
-    NEAR_SINGULARITY = 'near singularity'
-
-
-class Event(NamedTuple):
-    """
-    Something to report: a goal's news, a change of mode, a failed cycle, an unusable state.
-
-    ``tag`` and ``outcome`` are set for goal events (``outcome`` for ``GOAL_ENDED`` only: the
-    :class:`Outcome`); ``message`` says it in words, with the reason.
-    """
-
-    kind: Kind
-    message: str
-    tag: object = None
-    outcome: Optional[Outcome] = None
-
-    @classmethod
-    def goal_ended(cls, tag, outcome, message):
-        """Return the event of the goal ``tag`` that ended with ``outcome``."""
-        return cls(Kind.GOAL_ENDED, message, tag, outcome)
 
 
 class TrajectoryFollower:
@@ -406,10 +359,11 @@ def check_points(model, goal):
     """
     Raise ``InputError`` unless the points of ``goal`` keep to the model's limits by themselves.
 
-    Times finite and strictly increasing; positions within ``[lower, upper]``; given velocities
-    within ``velocity_limit``. The message names the point's index, the joint, the value and
-    the limit: what the caller wrote. Needs no reference (it can run before a goal is taken);
-    the motion between the points is :meth:`TrajectoryFollower.check`'s.
+    Times finite and strictly increasing, the last at most MAX_GOAL_DURATION; positions within
+    ``[lower, upper]``; given velocities within ``velocity_limit``. The message names the
+    point's index, the joint, the value and the limit: what the caller wrote. Needs no
+    reference (it can run before a goal is taken); the motion between the points is
+    :meth:`TrajectoryFollower.check`'s.
     """
     times = np.asarray(goal.time_from_start, dtype=float)
     if not np.isfinite(times).all():
@@ -420,6 +374,7 @@ def check_points(model, goal):
         k = int(np.argmax(step <= 0.0)) + 1
         raise InputError(f'point {k}: time_from_start {times[k]:.9g} s is not increasing (point '
                          f'{k - 1}: {times[k - 1]:.9g} s)')
+    check_duration(times[-1], f'point {times.size - 1}: time_from_start')
     names = model.joint_names
     q = goal.positions
     outside = (q < model.lower) | (q > model.upper)

@@ -41,6 +41,8 @@ import hashlib
 import importlib.util
 import os
 from pathlib import Path
+import sys
+import threading
 import time
 
 import numpy as np
@@ -49,8 +51,11 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from .symbolic import exact, skew
 
-#: Changes with the generator, so that a new version never loads an old file.
-GENERATOR_VERSION = 1
+#: Changes with the generator, so that a new version never loads an old file (2: the module is
+#: imported by name, as numba's cache needs; version 1's caches named it '<dynamic>').
+GENERATOR_VERSION = 2
+
+_IMPORTING = threading.Lock()
 
 
 class Program:
@@ -448,6 +453,26 @@ class GeneratedKernels:
     path: Path
 
 
+def _module(path):
+    """Return the generated module at ``path``, imported once per process as its file's stem."""
+    with _IMPORTING:         # no other thread may take the module before it is executed
+        module = sys.modules.get(path.stem)
+        if module is not None and module.__file__ == str(path):
+            return module
+        # numba's cache stores the module's name and imports it by that name when it loads a
+        # kernel in a later process: a module missing from sys.modules is saved as '<dynamic>',
+        # which no process can import
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[spec.name]
+            raise
+        return module
+
+
 def kernels(model, gravity=None):
     """
     Return the :class:`GeneratedKernels` of ``model`` (gravity: default ``model.gravity``).
@@ -469,9 +494,7 @@ def kernels(model, gravity=None):
         os.replace(partial, path)          # another process may be writing the same file
         generation = time.perf_counter() - start
     start = time.perf_counter()
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _module(path)
     n = model.dof
     zero, out = np.zeros(n), np.empty((n, n))
     module.inverse_dynamics(zero, zero, zero, out[0])

@@ -27,7 +27,7 @@ identified model (:func:`from_samples`). :meth:`Identified.report` is the JSON r
 :func:`from_recording` also gives the URDF text with the identified parameters.
 """
 
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -38,6 +38,65 @@ from .errors import InputError
 DEFAULT_HELD_OUT = 0.2
 #: Labels of :attr:`Identified.predictions` and :attr:`Identified.rms`.
 NOMINAL, IDENTIFIED = 'recorded model', 'identified model'
+#: Least fraction of the excitation a recording must cover for ``robot-dynamics identify``
+#: (``--partial`` takes less); below :data:`FULL_COVERAGE` it warns.
+MIN_COVERAGE = 0.9
+#: A fraction of the excitation taken as all of it: without a goal in the recording, the motion
+#: is measured from where the arm leaves its first position to where it reaches its last.
+FULL_COVERAGE = 0.99
+#: How far [rad or m] a joint moves from the arm's first (to its last) position where its
+#: motion begins (ends): well above an encoder's noise, well below an excitation's amplitude.
+MOTION_THRESHOLD = 1e-3
+
+
+class Coverage(NamedTuple):
+    """
+    How much of the excitation the recorded joint states cover.
+
+    ``covered`` and ``expected`` [s] (None: not known), ``reference``: what the excitation was
+    taken from ('' if nothing: not checked), ``why``: what cut it short, or why it could not
+    be checked ('' if nothing); ``failed``: the recording shows the goal ended before its
+    length (aborted, canceled), whether its length is known or not.
+    """
+
+    covered: Optional[float]
+    expected: Optional[float]
+    reference: str
+    why: str
+    failed: bool = False
+
+    @property
+    def fraction(self):
+        """Return the fraction covered, at most 1 (None: not known)."""
+        if self.covered is None or not self.expected:
+            return None
+        return min(1.0, self.covered / self.expected)
+
+    @property
+    def full(self):
+        """Return True when the recording covers the excitation (False: short or unknown)."""
+        return self.fraction is not None and self.fraction >= FULL_COVERAGE
+
+    def short(self, minimum):
+        """Return True below the fraction ``minimum``, or for an unknown part of a failed goal."""
+        fraction = self.fraction
+        return self.failed if fraction is None else fraction < minimum
+
+    def describe(self):
+        """Return the coverage in words, one line."""
+        if not self.reference:
+            return f'coverage of the excitation not checked: {self.why}'
+        amount = (f'{self.covered:.1f} s of the {self.expected:.1f} s excitation '
+                  f'({100 * self.fraction:.0f} %)' if self.fraction is not None else
+                  f'{self.covered:.1f} s of an excitation of unknown length')
+        return f'the recording covers {amount} ({self.reference})' + \
+            (f': {self.why}' if self.why else '')
+
+    def report(self):
+        """Return the JSON-ready values of the report's ``excitation_coverage``."""
+        return {'covered_s': self.covered, 'expected_s': self.expected,
+                'fraction': self.fraction, 'reference': self.reference or None,
+                'why': self.why or None}
 
 
 class Identified(NamedTuple):
@@ -70,6 +129,7 @@ class Identified(NamedTuple):
     at_rest: int
     predictions: dict
     rms: dict
+    coverage: Optional[Coverage] = None
 
     @property
     def identified(self):
@@ -103,6 +163,7 @@ class Identified(NamedTuple):
                 'identified_model': rms[IDENTIFIED].tolist(),
                 'recorded_model_overall': float(np.sqrt(np.mean(rms[NOMINAL] ** 2))),
                 'identified_model_overall': float(np.sqrt(np.mean(rms[IDENTIFIED] ** 2)))},
+            'excitation_coverage': self.coverage and self.coverage.report(),
         }
 
 
@@ -145,8 +206,64 @@ def from_samples(model, t, q, tau, *, cutoff=signals.DEFAULT_CUTOFF,
                       predictions, rms)
 
 
+def coverage(recording, topics, names, t, q, excitation=None, label='the excitation'):
+    """
+    Return the :class:`Coverage` of the excitation by joint states ``t`` (K,) [s], ``q`` (K, n).
+
+    The excitation is the recording's longest goal of the joints ``names`` (``q``'s): of
+    ``topics.joint_trajectory`` (its points give its length), or of the action
+    ``topics.joint_action`` (its status gives its start and end; one that succeeded lasted its
+    length, one that failed or did not end in the recording has no known length).
+    ``excitation``, the :class:`~robot_dynamics.trajectory.TrajectoryPoints` sent (``label``
+    names it), gives the length instead. The joint states cover it from its start to the
+    earliest of its length, the end its status shows and the last joint state. Without a goal,
+    the excitation's points (from its first to its last) are compared with the arm's motion:
+    from where a joint first leaves its first position by :data:`MOTION_THRESHOLD` to where the
+    last one reaches its last position (a lead-in in motion counts). Raises ``InputError`` when
+    ``excitation`` lacks a joint of ``names``.
+    """
+    from .recordings import action_goals, trajectory_goals
+    if excitation is not None and not set(names) <= set(excitation.joint_names):
+        raise InputError(f'{label} names the joints {list(excitation.joint_names)}, not all the '
+                         f"recorded arm's {list(names)}")
+    goals = [(goal.start, goal.t[-1] - goal.start, None, '', topics.joint_trajectory)
+             for goal in trajectory_goals(recording, topics, names)[0]]
+    goals += [(goal.start, goal.end - goal.start if goal.outcome == 'succeeded' else None,
+               goal.end, goal.outcome, topics.joint_action)
+              for goal in action_goals(recording, topics.joint_action)]
+    if not goals:
+        if excitation is None:
+            return Coverage(None, None, '', f'no goal on {topics.joint_trajectory} or '
+                                            f'{topics.joint_action} in the recording')
+        expected = float(excitation.time_from_start[-1] - excitation.time_from_start[0])
+        left, reached = (np.flatnonzero(np.abs(q - q[k]).max(axis=1) > MOTION_THRESHOLD)
+                         for k in (0, -1))
+        covered = max(0.0, float(t[reached[-1]] - t[left[0]])) \
+            if left.size and reached.size else 0.0
+        found = Coverage(covered, expected, f'{label}, taken to start when the arm first moves: '
+                                            'no goal in the recording', '')
+        return found if found.full else found._replace(
+            why=f'the arm moves for {covered:.1f} s only')
+    start, length, end, outcome, source = max(
+        goals, key=lambda g: g[1] if g[1] is not None else (g[2] or t[-1]) - g[0])
+    expected = float(excitation.time_from_start[-1]) if excitation is not None else length
+    goal_end = min(end or np.inf, start + (expected or np.inf))
+    covered = max(0.0, min(goal_end, t[-1]) - max(start, t[0]))
+    why = [f'the joint states begin {t[0] - start:.1f} s after its start'] if t[0] > start else []
+    failed = end is not None and end < start + (expected or np.inf) and outcome != 'succeeded'
+    if failed:
+        why.append(f'the goal was {outcome} {end - start:.1f} s after its start')
+    if t[-1] < goal_end:
+        why.append(f'the joint states end {t[-1] - start:.1f} s after its start'
+                   + (', before the goal ended' if end is None else ''))
+    reference = f'the goal of {source} at {start - t[0]:.1f} s' + (
+        f', {label} for its length' if excitation is not None else '')
+    return Coverage(covered, expected, reference, '; '.join(why), failed)
+
+
 def from_recording(path, topics, *, base_link=None, tip_link=None,
-                   cutoff=signals.DEFAULT_CUTOFF, held_out=DEFAULT_HELD_OUT, note=None):
+                   cutoff=signals.DEFAULT_CUTOFF, held_out=DEFAULT_HELD_OUT, excitation=None,
+                   note=None):
     """
     Identify the recorded arm from an MCAP recording: return ``(Identified, URDF text, damage)``.
 
@@ -154,12 +271,18 @@ def from_recording(path, topics, *, base_link=None, tip_link=None,
     effort, the measured joint torque; joints matched by name) and the robot description;
     ``base_link`` and ``tip_link`` select the chain (None: the URDF's rule). The URDF text is
     the recorded description with the identified ``<inertial>`` and ``<dynamics>`` (``note`` as
-    its comment); ``damage`` says what a damaged file lost (None: the file is whole). Raises
+    its comment); ``damage`` says what a damaged file lost (None: the file is whole).
+    ``Identified.coverage`` says how much of the excitation the joint states cover
+    (:func:`coverage`; ``excitation``, the trajectory file sent, gives its length). Raises
     ``InputError`` naming why the recording cannot serve.
     """
     from . import recordings
+    from .trajectory import TrajectoryPoints
     from .urdf import set_dynamic_parameters
-    recording = recordings.read(path, topics=[topics.joint_states, topics.robot_description])
+    sent = None if excitation is None else TrajectoryPoints.from_yaml(str(excitation))
+    recording = recordings.read(path, topics=[
+        topics.joint_states, topics.robot_description, topics.joint_trajectory,
+        topics.joint_action + recordings.ACTION_STATUS])
     try:
         model, why = recordings.robot_model(recording, topics, base_link, tip_link)
         if model is None:
@@ -167,6 +290,9 @@ def from_recording(path, topics, *, base_link=None, tip_link=None,
         samples = recordings.joint_samples(recording, topics, model.joint_names)
         found = from_samples(model, samples.t, samples.position, samples.effort, cutoff=cutoff,
                              held_out=held_out)
+        found = found._replace(coverage=coverage(
+            recording, topics, model.joint_names, samples.t, samples.position, sent,
+            str(excitation)))
     except InputError as exc:
         # what was read of a damaged file may be too little: say both in the one line
         raise InputError(f'{exc} (of a damaged file: {recording.problem})' if recording.problem

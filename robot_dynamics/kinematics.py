@@ -35,6 +35,12 @@ from .errors import as_joint_array, InputError, ShapeError
 from .spatial import matrix_to_rpy, skew
 
 _SINGULAR_COS = 1e-9
+#: The task rows ``vx vy vz wx wy wz`` as axes of the tip, by name.
+AXES = ('x', 'y', 'z', 'rx', 'ry', 'rz')
+#: Random configurations at which :func:`task_mask` takes the Jacobian's rank.
+TASK_SAMPLES = 8
+#: Singular value, relative to the norm of the Jacobian, below which rows are dependent.
+_RANK_TOLERANCE = 1e-9
 
 
 def constants(model):
@@ -502,22 +508,65 @@ def is_singular(model, q, link=None, mask=None, tol=1e-6):
     return sv[..., -1] < tol
 
 
-def reachable_task_mask(model, samples=8, seed=0):
+def task_mask(model, samples=TASK_SAMPLES, seed=0):
     """
-    Return the default task mask (six 0/1 weights) of a model.
+    Return the task rows an arm controls: six 0/1 weights on ``vx vy vz wx wy wz``.
 
-    All ones for n >= 6. Otherwise the three position rows, plus the angular rows the joints
-    can move (e.g. yaw of a planar or SCARA arm) when together they need no more than n joints.
+    The one rule for IK, the reach check and the task-space laws: the rows of the tip's
+    Jacobian that its joints move independently (at ``samples`` random configurations within
+    the limits, ``+-pi`` where unlimited), taken in row order so that position comes first. A
+    planar 2R in the x-z plane controls x and z; a planar 3R in the x-y plane x, y and yaw; a
+    SCARA x, y and z (its yaw would be a fourth row for three joints); a 6-joint arm all six.
     """
-    if model.dof >= 6:
-        return np.ones(6)
-    rng = np.random.default_rng(seed)
+    J = _sampled_jacobian(model, samples, seed)
+    rows = []
+    for r in range(6):
+        if _rank(J, rows + [r]) > len(rows):
+            rows.append(r)
+    mask = np.zeros(6)
+    mask[rows] = 1.0
+    return mask
+
+
+def check_task_mask(model, mask, samples=TASK_SAMPLES, seed=0):
+    """
+    Raise ``InputError`` unless the arm moves its tip along the rows of ``mask`` independently.
+
+    ``mask`` six 0/1 weights (:data:`AXES` order); the error names the first axis the joints
+    cannot move and the axes they can, or the axes that depend on each other (a SCARA's x, y, z
+    and yaw: three joints). Sampled as :func:`task_mask`.
+    """
+    J = _sampled_jacobian(model, samples, seed)
+    movable = [r for r in range(6) if _rank(J, [r])]
+    rows = [int(r) for r in np.flatnonzero(mask)]
+    for r in rows:
+        if r not in movable:
+            raise InputError(f'mask: the joints cannot move the tip along {AXES[r]!r}; they move '
+                             f'it along {mask_axes(np.isin(np.arange(6), movable))}')
+    rank = _rank(J, rows)
+    if rank < len(rows):
+        raise InputError(f'mask: {model.dof} joints move the tip along only {rank} of '
+                         f'{mask_axes(mask)} independently (by default they control '
+                         f'{mask_axes(model.task_mask)})')
+
+
+def mask_axes(mask):
+    """Return the names (:data:`AXES`) of the rows of ``mask`` (six 0/1 weights) that are set."""
+    return [AXES[r] for r in np.flatnonzero(np.asarray(mask, dtype=float))]
+
+
+def _sampled_jacobian(model, samples, seed):
+    """Return the tip's Jacobian (samples, 6, n) at random configurations within the limits."""
     lo = np.where(np.isfinite(model.lower), model.lower, -np.pi)
     hi = np.where(np.isfinite(model.upper), model.upper, np.pi)
-    q = rng.uniform(lo, hi, (samples, model.dof))
-    J = jacobian(model, q)
-    moving = np.abs(J).max(axis=(0, 2)) > 1e-9
-    mask = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
-    if moving[:3].sum() + moving[3:].sum() <= model.dof:
-        mask[3:] = moving[3:]
-    return mask
+    return jacobian(model, np.random.default_rng(seed).uniform(lo, hi, (samples, model.dof)))
+
+
+def _rank(J, rows):
+    """Return the largest rank of the ``rows`` of the sampled Jacobians ``J`` (samples, 6, n)."""
+    if not rows:
+        return 0
+    s = np.linalg.svd(J[:, rows], compute_uv=False)
+    # relative to the whole J's size: a row of rounding noise alone is no rank
+    scale = np.linalg.norm(J, axis=(1, 2))[:, None]
+    return int((s > _RANK_TOLERANCE * scale).sum(axis=1).max())

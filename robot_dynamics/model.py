@@ -156,7 +156,7 @@ class RobotModel:
         set_(self, 'is_prismatic', is_prismatic)
         set_(self, 'derived', types.SimpleNamespace(**kinematics.constants(self),
                                                     **dynamics.constants(self)))
-        set_(self, 'task_mask', kinematics.reachable_task_mask(self))
+        set_(self, 'task_mask', kinematics.task_mask(self))
 
     # ---- construction -------------------------------------------------------------------------
 

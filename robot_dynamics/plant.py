@@ -31,7 +31,9 @@ forward_command_controller offers them:
 
 Joint limits are hard stops in every interface: a joint that would pass a limit stops on it,
 with no velocity into the stop (an inelastic contact), and ``at_lower`` / ``at_upper`` report
-it. Units: rad, rad/s (revolute) or m, m/s (prismatic); times in s.
+it. An effort step that ends non-finite or with a joint faster than :data:`RUNAWAY_SPEED` (the
+integration ran away) raises and leaves the state as it was. Units: rad, rad/s (revolute) or m,
+m/s (prismatic); times in s.
 
 **External wrench** (:meth:`Plant.set_wrench`): the wrench ``w = [f; n]`` that the environment
 applies to the arm (a push: +10 N along x pushes the frame's origin towards +x), force [N] and
@@ -53,6 +55,11 @@ import numpy as np
 
 from .errors import as_array, as_joint_array, choice, InputError
 from .limits import middle
+
+#: A joint speed [rad/s or m/s] that no arm reaches (95,000 rpm, 10 km/s): an effort step that
+#: ends faster ran away (a push or a command far beyond the arm's, a stiff model), and its state
+#: would mean nothing.
+RUNAWAY_SPEED = 1e4
 
 
 class Interface(enum.Enum):
@@ -170,8 +177,8 @@ class Plant:
         Advance by ``dt`` under ``command`` (n,) in model order, held over the step.
 
         ``None`` holds the arm where it is, as engaged brakes do (time passes, nothing moves).
-        Raises ``InputError`` for a command of the wrong shape or with non-finite values (the
-        state is left as it was).
+        Raises ``InputError`` for a command of the wrong shape or with non-finite values, and
+        when the step runs away (see the module docstring); the state is left as it was then.
         """
         model, dt = self.model, self.dt
         if command is None:
@@ -186,6 +193,14 @@ class Plant:
             effort = np.clip(command, -model.effort_limit, model.effort_limit)
             q_next, qd_next = self._prepared.rk4_step(q, qd, effort + tau_ext, dt,
                                                       friction=self.friction)
+            away = ~(np.abs(qd_next) <= RUNAWAY_SPEED) | ~np.isfinite(q_next)    # NaN too
+            if away.any():
+                j = int(np.flatnonzero(away)[0])
+                unit = 'm/s' if model.is_prismatic[j] else 'rad/s'
+                raise InputError(f'the step ran away: joint {model.joint_names[j]!r} would move '
+                                 f'at {qd_next[j]:.3g} {unit}, beyond {RUNAWAY_SPEED:g} {unit} '
+                                 f'(from q = {q.tolist()}, qd = {qd.tolist()} under the effort '
+                                 f'{effort.tolist()} and the external {tau_ext.tolist()})')
         else:
             vmax = model.velocity_limit
             if self.interface is Interface.POSITION:

@@ -28,7 +28,7 @@ controller's cycle and safe command with each control law and the task-space law
 import sys
 import time
 
-from .control import CONTROLLERS, default_controller
+from .control import default_law, LAWS
 from .controller import Controller
 from .limits import middle
 from .model import RobotModel
@@ -51,8 +51,8 @@ def precompile(robots=None, out=sys.stdout):
         q_home = middle(model.lower, model.upper)
         model.warm_up()
         task_law = configured_task_law(model, lambda name, default: default)
-        for law in CONTROLLERS:
-            Controller(model, default_controller(law, model, q_home),
+        for law in LAWS:
+            Controller(model, default_law(law, model, q_home),
                        task_law=task_law).warm_up()
     took = time.perf_counter() - start
     print(f"the library's kernels are compiled ({took:.1f} s)", file=out, flush=True)

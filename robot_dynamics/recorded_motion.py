@@ -32,7 +32,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from . import plots
-from .recordings import read, robot_model, seconds, write_tables
+from .recordings import read, robot_model, trajectory_goals, write_tables
 
 #: The figures' file names, by figure.
 PLOT_FILES = {'tracking': 'tracking.png', 'effort': 'effort.png', 'tip_path': 'tip_path.png'}
@@ -102,25 +102,14 @@ def _goal_points(recording, topics, names):
     point of another length than their joint names, or with non-finite values (what a
     controller rejects) are skipped and counted in the note.
     """
+    goals, bad = trajectory_goals(recording, topics, names)
     table = recording.tables.get(topics.joint_trajectory)
-    times, positions, bad = [], [], 0
-    for log_time, msg in zip(table.log_times, table.messages) if table else ():
-        index = {n: i for i, n in enumerate(msg.joint_names)}
-        if not set(names) <= set(index):
-            continue
-        start = seconds(msg.header.stamp) or log_time * 1e-9   # zero stamp: start on receipt
-        points = [[start + seconds(p.time_from_start)] + [p.positions[index[n]] for n in names]
-                  for p in msg.points if len(p.positions) == len(index)]
-        if len(points) < len(msg.points) or not np.all(np.isfinite(points)):
-            bad += 1
-            continue
-        times += [point[0] for point in points]
-        positions += [point[1:] for point in points]
     note = _skipped(bad, len(table) if table else 0, topics.joint_trajectory,
                     'points of another length than the joint names, or non-finite values')
-    if not times:
+    if not goals:
         return None, note
-    return (np.array(times), np.array(positions)), note
+    return (np.concatenate([goal.t for goal in goals]),
+            np.concatenate([goal.q for goal in goals])), note
 
 
 def _notes(*notes):

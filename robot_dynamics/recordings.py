@@ -74,6 +74,7 @@ class Topics(NamedTuple):
     joint_trajectory: str
     robot_description: str
     tip_pose: str
+    joint_action: str
 
 
 #: Fields that name the joints of a message's arrays.
@@ -81,6 +82,10 @@ NAME_FIELDS = ('name', 'joint_names')
 #: Message types written as seconds.
 TIME_TYPES = ('builtin_interfaces/Time', 'builtin_interfaces/Duration')
 HEADER_TYPE = 'std_msgs/Header'
+#: The status topic of an action, after the action's name.
+ACTION_STATUS = '/_action/status'
+#: How a goal ended, by its final ``action_msgs/msg/GoalStatus`` code.
+GOAL_ENDS = {4: 'succeeded', 5: 'canceled', 6: 'aborted'}
 #: The first bytes of every MCAP file (MCAP specification, version 0).
 MAGIC = b'\x89MCAP0\r\n'
 
@@ -509,6 +514,79 @@ def joint_samples(recording, topics, names):
             raise InputError(f'{topic}: {what} of joint {names[j]!r} is {values[k, j]} '
                              f'at t = {t[k] - t[0]:.3f} s (message {k}): values must be finite')
     return JointSamples(names, t, position, velocity, effort)
+
+
+# ---- goals -------------------------------------------------------------------------------------
+
+class TrajectoryGoal(NamedTuple):
+    """
+    A goal of ``topics.joint_trajectory``: its ``start`` [s], its points' times ``t`` (M,) [s].
+
+    Times on the recording's clock; ``q`` (M, n): the points' positions of the joints asked for.
+    """
+
+    start: float
+    t: np.ndarray
+    q: np.ndarray
+
+
+def trajectory_goals(recording, topics, names):
+    """
+    Return ``(goals, bad)``: the recorded goals of the joints ``names``, :class:`TrajectoryGoal`.
+
+    A goal starts at its header stamp, or on receipt where the stamp is zero. Goals that do not
+    name every joint of ``names`` are other joints' goals; ``bad`` counts the goals skipped for a
+    point of another length than their joint names, or non-finite values (what a controller
+    rejects).
+    """
+    table = recording.tables.get(topics.joint_trajectory)
+    goals, bad = [], 0
+    for log_time, msg in zip(table.log_times, table.messages) if table else ():
+        index = {n: i for i, n in enumerate(msg.joint_names)}
+        if not set(names) <= set(index):
+            continue
+        start = seconds(msg.header.stamp) or log_time * 1e-9
+        points = [[start + seconds(p.time_from_start)] + [p.positions[index[n]] for n in names]
+                  for p in msg.points if len(p.positions) == len(index)]
+        if len(points) < len(msg.points) or not np.all(np.isfinite(points)):
+            bad += 1
+        elif points:    # no points: a stop, not a goal to follow
+            points = np.array(points)
+            goals.append(TrajectoryGoal(start, points[:, 0], points[:, 1:]))
+    return goals, bad
+
+
+class ActionGoal(NamedTuple):
+    """
+    A goal of an action as its recorded status shows it: accepted at ``start`` [s].
+
+    ``end`` [s]: the first status that shows it ended (its receipt), and ``outcome`` how
+    (:data:`GOAL_ENDS`); None and '' while it runs at the recording's end.
+    """
+
+    start: float
+    end: Optional[float]
+    outcome: str
+
+
+def action_goals(recording, action):
+    """
+    Return the goals of the action ``action`` (its name) that its recorded status shows.
+
+    :class:`ActionGoal` each, in the order they were accepted. A goal's points are not
+    recorded (they cross the middleware as a service request), only its status.
+    """
+    table = recording.tables.get(action + ACTION_STATUS)
+    goals = {}
+    for log_time, msg in zip(table.log_times, table.messages) if table else ():
+        for status in msg.status_list:
+            key = bytes(status.goal_info.goal_id.uuid)
+            goal = goals.get(key) or ActionGoal(
+                seconds(status.goal_info.stamp) or log_time * 1e-9, None, '')
+            if goal.end is None and status.status in GOAL_ENDS:
+                goal = goal._replace(end=log_time * 1e-9, outcome=GOAL_ENDS[status.status])
+            goals[key] = goal
+    return sorted(goals.values(), key=lambda goal: goal.start)
 
 
 # ---- export -------------------------------------------------------------------------------------

@@ -31,11 +31,13 @@ clocks and threads around it.
    shows as an older one; on simulated time ``k`` whole steps from 0.
 2. Commands, :meth:`Simulator.command` ``(values, now, source)``: one finite value per joint in
    model order; anything else is rejected (counted, an event) and the last good command stays.
-   **One source**: the simulator follows the first source that sends a good command (an opaque
-   label: the node passes the publisher's GID); a good command from another is ignored and
-   counted, and the first from each other source is reported at once (an event naming both).
-   When the followed source has been silent for ``command_timeout`` (a controller that died),
-   the next source that sends a good command is followed instead (an event says so).
+   **One source** (:class:`~robot_dynamics.sources.Arbiter`, the controller's rule too): the
+   simulator follows the first source that sends a good command (an opaque label: the node
+   passes the publisher's GID); a good command from another is ignored and counted, and the
+   first from each other source is reported at once (an event naming both). Only once the
+   followed source has been silent for ``source_timeout`` (a controller that died), and so its
+   commands timed out, is the next source that sends a good command followed (an event says
+   so).
 3. :meth:`Simulator.step` ``(now)``: the plant advances one step under the command in force:
    the newest good command; after ``command_timeout`` [s of ``now``'s clock] without one (0:
    never) the brakes, as a drive's watchdog engages them (``brake_on_timeout``: the arm does not
@@ -43,6 +45,10 @@ clocks and threads around it.
    (:meth:`~robot_dynamics.plant.Plant.idle_command`: zero effort, the arm falls); the brakes
    too before the first command with ``brake_until_command``. It says whether a
    status is due (every ``status_every`` steps and when a joint touches or leaves a stop).
+   **A failed step** (the state would be non-finite or run away:
+   :data:`~robot_dynamics.plant.RUNAWAY_SPEED`) is not taken: the brakes hold the arm at its
+   last good state, at rest, from then until a reset (an event; :attr:`Simulator.failure` says
+   why, and the status on /diagnostics is ERROR), so no state without meaning is published.
 
 **Lockstep** (``lockstep=True``): after a published state the simulator waits for the command
 that answers it. :meth:`Simulator.tick` gives the wait's time-out: none before the first command
@@ -62,21 +68,28 @@ that ran before: it is ignored. With ``realtime`` as well the steps are paced to
 clock, but waiting for the controller is no lateness: the grid moves on by the wait.
 
 **External wrench** (:meth:`Simulator.set_wrench`): see :mod:`robot_dynamics.plant`; it applies
-from the next step.
+from the next step. A force above ``max_external_force`` or a torque above
+``max_external_torque`` (their magnitudes), a non-finite value or an unknown frame is refused
+(``InputError`` naming it) and the wrench in force stays. A reset removes it.
+
+**Reset** (:meth:`Simulator.tick` with ``reset``): the initial state, no external wrench, no
+failure; the clock runs on.
 
 Joint arrays are (n,) in model order; positions rad or m, efforts N m or N; times in s, stamps
 in ns.
 """
 
-import enum
 import math
 from typing import NamedTuple, Optional
 
 import numpy as np
 
-from .errors import InputError, RobotDynamicsError
+from .diagnostics import SimulatorFigures
+from .errors import as_array, InputError, RobotDynamicsError
+from .events import Event, Kind
 from .plant import Plant
-from .trajectory import NS_PER_S as _NS
+from .sources import Arbiter, DEFAULT_SOURCE_TIMEOUT
+from .stamps import NS_PER_S as _NS, ns_to_s
 
 #: A step this late [s] says that the process stalled (a :class:`Kind.STALL` event).
 STALL = 0.05
@@ -86,27 +99,14 @@ LATENESS_WINDOW = 4096
 DEFAULT_COMMAND_TIMEOUT = 0.1
 #: Default lockstep wait [s of time in which the process ran] for the answer to a state.
 DEFAULT_LOCKSTEP_TIMEOUT = 1.0
-
-
-class Kind(enum.Enum):
-    """What an :class:`Event` reports."""
-
-    STALL = 'stall'
-    COMMAND_REJECTED = 'command rejected'
-    SECOND_SOURCE = 'second command source'
-    SOURCE_CHANGED = 'command source changed'
-    COMMANDS_TIMED_OUT = 'commands timed out'
-    COMMANDS_BACK = 'commands back'
-    UNANSWERED = 'unanswered state'
-    FAILED = 'simulation failed'
-
-
-class Event(NamedTuple):
-    """Something to report; ``sources`` (followed, other) for the command source events."""
-
-    kind: Kind
-    message: str
-    sources: Optional[tuple] = None
+#: Default steps per second [Hz] and rate [Hz of simulated time] of the status.
+DEFAULT_RATE_HZ = 1000.0
+DEFAULT_STATUS_RATE_HZ = 10.0
+#: Default largest external force [N] and torque [N m] accepted (:meth:`Simulator.set_wrench`):
+#: a hard shove by a person, and a wrench that keeps the bundled arms' joints within
+#: :data:`~robot_dynamics.plant.RUNAWAY_SPEED`.
+DEFAULT_MAX_EXTERNAL_FORCE = 1000.0
+DEFAULT_MAX_EXTERNAL_TORQUE = 100.0
 
 
 class Tick(NamedTuple):
@@ -128,7 +128,7 @@ class Tick(NamedTuple):
 
 
 class Stepped(NamedTuple):
-    """The end of a step: ``status`` due now; ``failed`` (then tick with ``reset``)."""
+    """The end of a step: ``status`` due now; ``failed``: this step failed, the arm is braked."""
 
     status: bool
     failed: bool
@@ -184,6 +184,16 @@ class Simulator:
         Lockstep: the longest wait [s] for an answer, after which the state is unanswered.
     publish_every, status_every : int
         Publish the state every this many steps; a status every this many.
+    source_timeout : float
+        Silence [s] of the followed source of commands after which another may be taken
+        (:mod:`robot_dynamics.sources`).
+    max_external_force, max_external_torque : float
+        The largest magnitudes of the external wrench's force [N] and torque [N m] accepted.
+
+    Attributes
+    ----------
+    failure : str
+        Why a step failed, the arm braked since ('' while none has, and after a reset).
 
     """
 
@@ -191,9 +201,16 @@ class Simulator:
                  command_timeout=DEFAULT_COMMAND_TIMEOUT, brake_until_command=True,
                  brake_on_timeout=True, realtime=True, lockstep=False,
                  lockstep_timeout=DEFAULT_LOCKSTEP_TIMEOUT,
-                 publish_every=1, status_every=100):
+                 publish_every=1, status_every=100, source_timeout=DEFAULT_SOURCE_TIMEOUT,
+                 max_external_force=DEFAULT_MAX_EXTERNAL_FORCE,
+                 max_external_torque=DEFAULT_MAX_EXTERNAL_TORQUE):
         if not (math.isfinite(rate_hz) and rate_hz > 0.0):
             raise InputError(f'rate_hz: expected a positive rate in Hz, got {rate_hz!r}')
+        for name, value, unit in (('max_external_force', max_external_force, 'N'),
+                                  ('max_external_torque', max_external_torque, 'N m')):
+            if not (math.isfinite(value) and value >= 0.0):
+                raise InputError(f'{name}: expected a finite magnitude >= 0 in {unit}, got '
+                                 f'{value!r}')
         for name, value in (('command_timeout', command_timeout),
                             ('lockstep_timeout', lockstep_timeout)):
             if not (math.isfinite(value) and value >= 0.0):
@@ -213,6 +230,8 @@ class Simulator:
         self.lockstep_timeout = float(lockstep_timeout)
         self.publish_every = int(publish_every)
         self.status_every = int(status_every)
+        self.max_external_force = float(max_external_force)
+        self.max_external_torque = float(max_external_torque)
         #: stamps are simulated time from 0 (and /clock is for the caller to publish)
         self.simulated_time = self.lockstep or not self.realtime
         self.ticks = 0              # steps begun (the real-time grid's index)
@@ -220,10 +239,9 @@ class Simulator:
         self.late_steps = 0
         self.stalls = 0             # late steps beyond STALL
         self.rejected_commands = 0
-        self.ignored_commands = 0
         self.unanswered_states = 0
         self.command_timed_out = True
-        self.failed = False
+        self.failure = ''
         self._step_ns = round(_NS / rate_hz)
         # (t0, tick index at t0) of the wall-clock grid: in real time, and in lockstep off real
         # time while no controller answers
@@ -231,8 +249,7 @@ class Simulator:
         self._origin_ns = 0         # real time: the system time [ns] of tick 0 on the grid
         self._lateness = np.zeros(LATENESS_WINDOW)
         self._command = None        # (command in model order, time received)
-        self._source = None         # the followed source of commands
-        self._others = set()        # sources reported as second sources
+        self.sources = Arbiter(source_timeout, what='commands')
         self._answering = False     # lockstep: a controller answers the states
         self._first_state_ns = None  # lockstep: system time of the first tick
         self._state_ns = None       # lockstep: system time of the newest published state
@@ -271,19 +288,17 @@ class Simulator:
         """
         Begin a step at ``now`` [s, monotonic]; return the :class:`Tick`.
 
-        ``reset``: restore the initial state first (the clock runs on; after a failed step the
-        real-time grid starts again at ``now``). ``system_ns``: the system time [ns] now. In real
-        time the stamps are on it: where the grid starts (the first tick, or again after a
-        failed step) the tick is stamped ``system_ns`` and tick k ``k / rate_hz`` later, however
-        late it runs (None there: stamps from 0). Lockstep needs it at the first tick (see
-        :meth:`command`).
+        ``reset``: first restore the initial state, remove the external wrench and clear a
+        failure (the clock runs on). ``system_ns``: the system time [ns] now. In real time the
+        stamps are on it: where the grid starts (the first tick) the tick is stamped
+        ``system_ns`` and tick k ``k / rate_hz`` later, however late it runs (None there: stamps
+        from 0). Lockstep needs it at the first tick (see :meth:`command`).
         """
         events = []
         if reset:
-            if self.failed:
-                self._pace = None
-            self.failed = False
+            self.failure = ''
             self.plant.reset(*self.initial)
+            self.plant.set_wrench(np.zeros(6))
         lateness = 0.0
         if self.realtime:
             if self._pace is None:
@@ -341,7 +356,7 @@ class Simulator:
         self.unanswered_states += 1
         self._answering = False
         return Event(Kind.UNANSWERED, (
-            f'lockstep: no command answered the state of t = {self.stamp_ns / _NS:.3f} s '
+            f'lockstep: no command answered the state of t = {ns_to_s(self.stamp_ns):.3f} s '
             f'within {self.lockstep_timeout:g} s ({self.unanswered_states} so far): stepping '
             'on in real time with the last command, without waiting, until commands come '
             'again'))
@@ -374,22 +389,10 @@ class Simulator:
             return False, [Event(Kind.COMMAND_REJECTED, (
                 f'rejected command ({self.rejected_commands} so far): {problem}; keeping the '
                 'last good one'))]
-        events = []
-        if self._command is not None and source != self._source:
-            followed = self._source
-            if not self._silent(now):
-                self.ignored_commands += 1
-                if source not in self._others:
-                    self._others.add(source)
-                    events.append(Event(Kind.SECOND_SOURCE, (
-                        f'a second source of commands, {source}, besides {followed}, which is '
-                        'followed: its commands are ignored'), (followed, source)))
-                return False, events
-            events.append(Event(Kind.SOURCE_CHANGED, (
-                f'commands now come from {source}: {followed} was silent for '
-                f'{self.command_timeout:g} s'), (followed, source)))
-            self._others.discard(source)
-        self._source = source
+        silence = math.inf if self._command is None else now - self._command[1]
+        follow, events = self.sources.offer(source, silence, idle=self._silent(now))
+        if not follow:
+            return False, events
         self._command = (values.copy(), now)
         self._answering = True
         self.answered = self.answered or sent_ns is None or self._state_ns is None \
@@ -420,21 +423,43 @@ class Simulator:
             else:
                 applied = plant.idle_command()
         contacts = (plant.at_lower, plant.at_upper)    # a step replaces these arrays
+        failed = False
         try:
-            plant.step(applied)
+            plant.step(None if self.failure else applied)
         except RobotDynamicsError as exc:
-            self.failed = True
-            return Stepped(False, True, events + [Event(Kind.FAILED, (
-                f'the simulation failed at t = {plant.t:.6f} s: {exc}; reset to start again'))])
+            # the state it would reach means nothing: the brakes hold the last good one
+            failed = True
+            self.failure = f'the step at t = {plant.t:.6f} s failed: {exc}'
+            events.append(Event(Kind.FAILED, (
+                f'{self.failure}; the brakes hold the arm where it was until a reset')))
+            plant.step(None)
         self.steps += 1
-        status = self.steps % self.status_every == 0 or not (
+        status = failed or self.steps % self.status_every == 0 or not (
             np.array_equal(contacts[0], plant.at_lower)
             and np.array_equal(contacts[1], plant.at_upper))
-        return Stepped(status, False, events)
+        return Stepped(status, failed, events)
 
     def set_wrench(self, wrench, frame=''):
-        """Apply the external wrench from the next step (see ``Plant.set_wrench``)."""
+        """
+        Apply the external wrench (6,) [N, N m] at link ``frame``'s origin from the next step.
+
+        See ``Plant.set_wrench``. Raises ``InputError`` naming the refused value and why (the
+        wrench in force stays) for a force above ``max_external_force`` or a torque above
+        ``max_external_torque`` (their magnitudes), a non-finite value or an unknown frame.
+        """
+        wrench = as_array(wrench, (6,), 'wrench').reshape(6)
+        for part, (name, bound, unit) in enumerate((('force', self.max_external_force, 'N'),
+                                                    ('torque', self.max_external_torque, 'N m'))):
+            size = float(np.linalg.norm(wrench[3 * part:3 * part + 3]))
+            if size > bound:
+                raise InputError(f'wrench: its {name} of {size:.4g} {unit} is above '
+                                 f'max_external_{name}, {bound:g} {unit}')
         self.plant.set_wrench(wrench, frame)
+
+    @property
+    def ignored_commands(self):
+        """Return how many good commands came from sources not followed."""
+        return self.sources.ignored
 
     def status(self, now):
         """
@@ -457,6 +482,12 @@ class Simulator:
                       float(np.percentile(window, 99)) if len(window) else 0.0,
                       plant.wrench.copy(), plant.wrench_frame)
 
+    def figures(self, wall):
+        """Return the cumulative figures of /diagnostics at ``wall`` [s, monotonic]."""
+        return SimulatorFigures(wall, self.plant.t, self.steps, self.late_steps, self.stalls,
+                                self.unanswered_states, bool(self.command_timed_out),
+                                self.realtime, self.lockstep, self.failure)
+
     # ---- internals ------------------------------------------------------------------------------
 
     def _silent(self, now):
@@ -466,4 +497,34 @@ class Simulator:
         return self.command_timeout > 0.0 and now - self._command[1] > self.command_timeout
 
 
-__all__ = ['Event', 'Kind', 'Simulator', 'Status', 'Stepped', 'Tick', 'STALL']
+def configured_simulator(model, parameter, *, q0=None, qd0=None, **fixed):
+    """
+    Return the :class:`Simulator` of ``model`` that the simulator node's parameters describe.
+
+    ``parameter(name, default)`` gives each of them: ``rate_hz``, ``publish_rate_hz`` (0: every
+    step), ``status_rate_hz``, ``command_interface``, ``friction``, ``command_timeout``,
+    ``brake_until_command``, ``brake_on_timeout``, ``realtime``, ``lockstep``,
+    ``lockstep_timeout``, ``max_external_force`` and ``max_external_torque``. ``q0`` and
+    ``qd0`` (n,) are in model order; ``fixed`` sets constructor arguments outright (the library
+    loop's lockstep on simulated time). The node and
+    :func:`~robot_dynamics.closed_loop.graph_loop` both build the simulator here.
+    """
+    rate = float(parameter('rate_hz', DEFAULT_RATE_HZ))
+    publish = float(parameter('publish_rate_hz', 0.0))
+    options = {
+        'interface': parameter('command_interface', 'effort'),
+        'friction': parameter('friction', True),
+        'command_timeout': parameter('command_timeout', DEFAULT_COMMAND_TIMEOUT),
+        'brake_until_command': parameter('brake_until_command', True),
+        'brake_on_timeout': parameter('brake_on_timeout', True),
+        'realtime': parameter('realtime', True), 'lockstep': parameter('lockstep', False),
+        'lockstep_timeout': parameter('lockstep_timeout', DEFAULT_LOCKSTEP_TIMEOUT),
+        'publish_every': 1 if publish == 0.0 else max(1, round(rate / publish)),
+        'status_every': max(1, round(rate / parameter('status_rate_hz',
+                                                      DEFAULT_STATUS_RATE_HZ))),
+        'max_external_force': parameter('max_external_force', DEFAULT_MAX_EXTERNAL_FORCE),
+        'max_external_torque': parameter('max_external_torque', DEFAULT_MAX_EXTERNAL_TORQUE)}
+    return Simulator(model, rate, q0=q0, qd0=qd0, **{**options, **fixed})
+
+
+__all__ = ['configured_simulator', 'Simulator', 'Status', 'Stepped', 'Tick', 'STALL']

@@ -18,7 +18,7 @@ Operational-space control: Cartesian impedance of the tip with a null-space post
 Khatib, "A unified approach for motion and force control of robot manipulators: the operational
 space formulation", IEEE J. Robotics and Automation 3(1), 1987. On the controlled task rows
 ``m`` of the tip's geometric Jacobian ``J`` (base frame, rows ``vx vy vz wx wy wz``;
-:func:`controlled_axes` by default: a planar 2R controls x, y; a SCARA x, y, z):
+``model.task_mask`` by default: a planar 2R in the x-z plane controls x, z; a SCARA x, y, z):
 
     Lambda = (J M^-1 J^T)^-1                      task-space inertia
     Jbar   = M^-1 J^T Lambda                      dynamically consistent inverse
@@ -62,7 +62,7 @@ from .control import _effort, _Law, _task_gains_array, Friction, joint_gains, La
 from .dynamics import (COULOMB_VELOCITY_SCALE, crba_state, crba_work, friction_torque,
                        rnea_state, rnea_work)
 from .errors import as_array, as_joint_array, choice, InputError, ShapeError, unknown_name
-from .kinematics import _pose_jacobian
+from .kinematics import _pose_jacobian, AXES, check_task_mask, mask_axes  # noqa: F401
 from .linalg import cholesky_solve
 from .spatial import rotation_log
 
@@ -76,8 +76,6 @@ DAMPING_RATIO = 1.0
 #: critically damped, on every bundled robot (``test/core/test_task_space_defaults.py``).
 DEFAULT_STIFFNESS = (1000.0, 1000.0, 1000.0, 10.0, 10.0, 10.0)
 DEFAULT_NULL_STIFFNESS = 10.0
-#: The task axes by name, in the order of the task rows (:data:`TASK_ROWS`).
-AXES = ('x', 'y', 'z', 'rx', 'ry', 'rz')
 
 
 class TaskCommand(NamedTuple):
@@ -119,7 +117,7 @@ class OperationalSpace(_Law):
         ``q_0`` [rad or m]; None: no posture stiffness, the self-motion damped with
         ``k_n`` as if the posture were where the arm is.
     mask : array_like (6,), optional
-        Controlled rows (0/1); default :func:`controlled_axes`.
+        Controlled rows (0/1), axes the arm moves independently; default ``model.task_mask``.
     singular_threshold : float
         Scaled singular value below which the task inertia is damped, in (0, 1).
     friction : str
@@ -147,10 +145,10 @@ class OperationalSpace(_Law):
         self.friction = choice(friction, Friction, 'friction')
         self.model = model
         n = model.dof
-        mask = controlled_axes(model) if mask is None else \
-            as_array(mask, (6,), 'mask').reshape(6)
+        mask = model.task_mask if mask is None else as_array(mask, (6,), 'mask').reshape(6)
         if not np.all((mask == 0.0) | (mask == 1.0)) or not mask.any():
             raise InputError(f'mask: expected six 0/1 weights with at least one 1, got {mask}')
+        check_task_mask(model, mask)
         self.mask = _frozen(mask)
         self.rows = np.flatnonzero(self.mask)
         self.stiffness = _task_gains_array(stiffness, 'stiffness')
@@ -163,6 +161,12 @@ class OperationalSpace(_Law):
         self.null_damping_ratio = _ratio(null_damping_ratio, 'null_damping_ratio')
         self.posture = None if posture is None else \
             _frozen(as_joint_array(posture, n, 'posture').reshape(n))
+        outside = [] if posture is None else np.flatnonzero(
+            (self.posture < model.lower) | (self.posture > model.upper))
+        if len(outside):
+            j = outside[0]
+            raise InputError(f'posture: joint {model.joint_names[j]!r} at {self.posture[j]:g} '
+                             f'is outside its limits [{model.lower[j]:g}, {model.upper[j]:g}]')
         self.singular_threshold = float(singular_threshold)
         if not 0.0 < self.singular_threshold < 1.0:
             raise InputError('singular_threshold: expected a number in (0, 1), got '
@@ -450,26 +454,6 @@ def _law_batch(constants, parameters, Q, QD, poses, twists, accs, tau, e, cond, 
                                       accs[b], tau[b], e[b], work)
 
 
-def controlled_axes(model, samples=8, seed=0):
-    """
-    Return the task rows (six 0/1 weights, ``vx vy vz wx wy wz``) an arm can control.
-
-    The rows its joints move (the tip's Jacobian at ``samples`` random configurations within
-    the limits), all six for n >= 6; when they are more than the n joints, position rows come
-    first: a planar 2R controls x and y (not its yaw), a SCARA x, y and z.
-    """
-    if model.dof >= 6:
-        return np.ones(6)
-    rng = np.random.default_rng(seed)
-    lo = np.where(np.isfinite(model.lower), model.lower, -np.pi)
-    hi = np.where(np.isfinite(model.upper), model.upper, np.pi)
-    J = model.jacobian(rng.uniform(lo, hi, (samples, model.dof)))
-    moving = np.flatnonzero(np.abs(J).max(axis=(0, 2)) > 1e-9)[:model.dof]
-    mask = np.zeros(6)
-    mask[moving] = 1.0
-    return mask
-
-
 def axes_mask(axes):
     """
     Return the task rows (six 0/1 weights) of the axes named in ``axes`` (of :data:`AXES`).
@@ -486,18 +470,13 @@ def axes_mask(axes):
     return mask
 
 
-def mask_axes(mask):
-    """Return the names of the rows of ``mask`` (six 0/1 weights) that are set."""
-    return [AXES[r] for r in np.flatnonzero(np.asarray(mask, dtype=float))]
-
-
 def configured_task_law(model, parameter):
     """
     Return the task-space law that the controller node's parameters describe.
 
     ``parameter(name, default)`` gives ``cartesian.stiffness`` (six values, :data:`AXES` order),
     ``cartesian.damping_ratio``, ``cartesian.controlled_axes`` (names of :data:`AXES`; empty:
-    :func:`controlled_axes`), ``nullspace.stiffness`` (one value for every joint),
+    ``model.task_mask``), ``nullspace.stiffness`` (one value for every joint),
     ``nullspace.damping_ratio``, ``nullspace.posture`` (n joint positions in model order;
     empty: None, where the Cartesian motion starts) and ``friction_compensation`` (the model's
     friction fed forward at the reference: True, the default, as for the joint laws). The
@@ -540,7 +519,8 @@ _PARAMETER_NAMES = (('null_stiffness', 'nullspace.stiffness'),
                     ('null_damping_ratio', 'nullspace.damping_ratio'),
                     ('stiffness', 'cartesian.stiffness'),
                     ('damping_ratio', 'cartesian.damping_ratio'),
-                    ('posture', 'nullspace.posture'))
+                    ('posture', 'nullspace.posture'),
+                    ('mask', 'cartesian.controlled_axes'))
 
 
 def tip_state(model, q, qd, mask=None):
@@ -548,10 +528,10 @@ def tip_state(model, q, qd, mask=None):
     Return the tip's pose (4, 4), twist ``J qd`` (6,) and the condition number of ``J_m``.
 
     At ``q``, ``qd`` (n,), base frame; ``J_m`` the controlled rows (``mask``, default
-    :func:`controlled_axes`) of the tip's Jacobian (inf where they lose rank), as
+    ``model.task_mask``) of the tip's Jacobian (inf where they lose rank), as
     :class:`TaskCommand` reports it.
     """
-    mask = controlled_axes(model) if mask is None else np.asarray(mask, dtype=float)
+    mask = model.task_mask if mask is None else np.asarray(mask, dtype=float)
     J = model.jacobian(q)
     s = np.linalg.svd(J[np.flatnonzero(mask)], compute_uv=False)
     return model.fk(q), J @ qd, float(s[0] / s[-1]) if s[-1] > 0.0 else math.inf
@@ -561,11 +541,11 @@ def task_inertia(model, q, mask=None):
     """
     Return the task-space inertia ``Lambda = (J_m M^-1 J_m^T)^-1`` (..., m, m), undamped.
 
-    ``J_m`` the controlled rows (``mask``, default :func:`controlled_axes`) of the tip's Jacobian
+    ``J_m`` the controlled rows (``mask``, default ``model.task_mask``) of the tip's Jacobian
     at ``q`` (..., n); [kg] on position rows, [kg m^2] on orientation rows. Singular where
     ``J_m`` loses rank (``numpy.linalg.LinAlgError``).
     """
-    rows = np.flatnonzero(controlled_axes(model) if mask is None else np.asarray(mask, float))
+    rows = np.flatnonzero(model.task_mask if mask is None else np.asarray(mask, float))
     J = model.jacobian(q)[..., rows, :]
     M = model.mass_matrix(q)
     return np.linalg.inv(J @ np.linalg.solve(M, np.swapaxes(J, -1, -2)))
@@ -578,7 +558,7 @@ def null_space_projector(model, q, mask=None):
     (..., n, n) at ``q`` (..., n); ``J M^-1 N^T = 0``: a torque ``N^T tau_0`` gives the tip
     no acceleration (Khatib 1987).
     """
-    rows = np.flatnonzero(controlled_axes(model) if mask is None else np.asarray(mask, float))
+    rows = np.flatnonzero(model.task_mask if mask is None else np.asarray(mask, float))
     J = model.jacobian(q)[..., rows, :]
     M = model.mass_matrix(q)
     Lam = task_inertia(model, q, mask)

@@ -57,6 +57,7 @@ from .errors import as_array, choice, InputError, ShapeError
 from .ik import ik_path
 from .linalg import damped_least_squares
 from .spatial import check_transform, matrix_to_rotvec, skew
+from .stamps import join, ns_to_s, s_to_ns, split
 
 #: Relative agreement required between ``JointTrajectory(end=...)`` and the polynomial.
 END_TOLERANCE = 1e-9
@@ -67,6 +68,19 @@ CARTESIAN_MIN_SAMPLES = 11
 CARTESIAN_MAX_JOINT_STEP = 0.5
 #: Default damping [m or rad] of the least-squares inverse that maps tip rates to joint rates.
 CARTESIAN_RATE_DAMPING = 1e-9
+#: Longest motion [s] built from outside numbers (a goal's times, a target's distance). A
+#: motion is checked by sampling it (:func:`check_limits` at LIMIT_CHECK_RATE, IK at
+#: CARTESIAN_SAMPLES_PER_SECOND), so its duration must be bounded before anything is built: ten
+#: minutes, three times the longest goal a message carries (10,000 points of ``excite``'s 50 Hz),
+#: cost a Cartesian check 30,000 IK samples (about 5 s and 80 MB for 7 joints).
+MAX_GOAL_DURATION = 600.0
+
+
+def check_duration(seconds, what):
+    """Raise ``InputError`` naming ``what`` unless ``seconds`` is at most MAX_GOAL_DURATION."""
+    if not seconds <= MAX_GOAL_DURATION:      # NaN too
+        raise InputError(f'{what} is {seconds:.9g} s, more than MAX_GOAL_DURATION = '
+                         f'{MAX_GOAL_DURATION:g} s (the longest motion taken)')
 
 
 class Profile(enum.Enum):
@@ -589,10 +603,11 @@ def from_waypoints(time_from_start, positions, velocities=None, accelerations=No
     ------
     InputError
         Naming the index of the first non-increasing time, the array whose length or width
-        differs, or the first non-finite value.
+        differs, the first non-finite value, or a span of times above MAX_GOAL_DURATION.
 
     """
     t = increasing_times(time_from_start, 'time_from_start')
+    check_duration(t[-1] - t[0], 'time_from_start: the span of the points')
     step = np.diff(t)
     k = t.size
     p = np.asarray(positions, dtype=float)
@@ -720,6 +735,7 @@ class TaskMotion:
         """
         if link is not None and link != model.tip_link:
             raise InputError(f'link: only the tip {model.tip_link!r} is supported, got {link!r}')
+        check_duration(self.duration, 'Cartesian motion: the duration')
         n = model.dof
         seed = as_array(seed, (n,), 'seed').reshape(n)
         if samples is None:
@@ -886,10 +902,6 @@ def _solve_path(model, poses, times, seed, max_joint_step, ik_options):
 
 # ---- trajectory messages as YAML ----------------------------------------------------------------
 
-#: Nanoseconds per second: the one factor between ``sec``/``nanosec`` stamps and seconds.
-NS_PER_S = 1_000_000_000
-
-
 class TrajectoryPoints(NamedTuple):
     """
     The content of a ``trajectory_msgs/JointTrajectory`` as arrays, and its YAML form.
@@ -920,15 +932,14 @@ class TrajectoryPoints(NamedTuple):
                        self.accelerations)      # the same checks as for a goal
         points = []
         for k, t in enumerate(self.time_from_start):
-            ns = int(round(float(t) * NS_PER_S))
+            sec, nanosec = split(s_to_ns(t))
             point = {'positions': self.positions[k]}
             for name in ('velocities', 'accelerations'):
                 if getattr(self, name) is not None:
                     point[name] = getattr(self, name)[k]
             text = ', '.join(f'{key}: [{", ".join(repr(float(v)) for v in values)}]'
                              for key, values in point.items())
-            points.append(f'- {{{text}, time_from_start: {{sec: {ns // NS_PER_S}, nanosec: '
-                          f'{ns % NS_PER_S}}}}}')
+            points.append(f'- {{{text}, time_from_start: {{sec: {sec}, nanosec: {nanosec}}}}}')
         names = ', '.join(_yaml_string(name) for name in self.joint_names)
         return f'joint_names: [{names}]\npoints:\n' + '\n'.join(points) + '\n'
 
@@ -1014,7 +1025,7 @@ def _seconds(value, k):
     """Return a ``time_from_start`` (``{sec, nanosec}`` or a number) in seconds."""
     if isinstance(value, dict):
         try:
-            return int(value.get('sec', 0)) + int(value.get('nanosec', 0)) / NS_PER_S
+            return ns_to_s(join(value.get('sec', 0), value.get('nanosec', 0)))
         except (TypeError, ValueError):
             pass
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -1027,6 +1038,9 @@ def _seconds(value, k):
 
 #: Default sampling rate [Hz] of :func:`check_limits`.
 LIMIT_CHECK_RATE = 200.0
+#: Most samples :func:`check_limits` evaluates at once, so that its memory does not grow with
+#: the duration (about 10 MB for a quintic of 7 joints).
+MAX_CHECK_SAMPLES = 10_000
 
 
 def check_limits(model, trajectory, *, rate=LIMIT_CHECK_RATE, tolerance=1e-9):
@@ -1038,9 +1052,17 @@ def check_limits(model, trajectory, *, rate=LIMIT_CHECK_RATE, tolerance=1e-9):
     relative for velocities] forgives rounding at a limit. The message names the joint, the
     value and its time in seconds from the trajectory's start (the times of a controller's
     trajectory are on its clock, since its epoch: a reader wants to know where in the goal).
+    A trajectory longer than MAX_GOAL_DURATION is refused before it is sampled.
     """
+    check_duration(trajectory.duration, 'trajectory: the duration')
     t = np.union1d(trajectory.breaks,
                    np.arange(trajectory.start_time, trajectory.end_time, 1.0 / rate))
+    for first in range(0, t.size, MAX_CHECK_SAMPLES):
+        _check_samples(model, trajectory, t[first:first + MAX_CHECK_SAMPLES], tolerance)
+
+
+def _check_samples(model, trajectory, t, tolerance):
+    """Raise ``InputError`` for the first limit ``trajectory`` breaks at the times ``t``."""
     point = trajectory.sample(t)
     since = t - trajectory.start_time
     outside = (point.q < model.lower - tolerance) | (point.q > model.upper + tolerance)

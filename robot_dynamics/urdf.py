@@ -86,6 +86,7 @@ def _text_of(source):
     MAX_URDF_SIZE characters.
     """
     text = str(source)
+    size = None     # of text given as such; a file is read only to one character past the bound
     if not text.lstrip().startswith('<'):
         if len(text) > MAX_PATH_LENGTH or '\n' in text or '\0' in text:
             raise ModelError(f'not a URDF: the text is not XML (it starts with {quoted(text)}) '
@@ -98,9 +99,19 @@ def _text_of(source):
         if not found:
             raise ModelError(f'URDF file not found: {quoted(text)} (pass a path or an XML '
                              'string)')
-        text = path.read_text()
+        name = quoted(text, MAX_PATH_LENGTH)
+        size = f'the file {name} has'
+        try:
+            with path.open(encoding='utf-8') as f:
+                text = f.read(MAX_URDF_SIZE + 1)
+        except OSError as exc:      # unreadable: permissions, /proc/self/mem, a vanished file
+            raise ModelError(f'cannot read URDF file {name}: {exc.strerror or exc}') from None
+        except UnicodeDecodeError as exc:
+            raise ModelError(f'cannot read URDF file {name}: not UTF-8 text (byte '
+                             f'{exc.start})') from None
     if len(text) > MAX_URDF_SIZE:
-        raise ModelError(f'not a URDF: {len(text)} characters, more than the {MAX_URDF_SIZE} a '
+        size = size or f'{len(text)} characters,'
+        raise ModelError(f'not a URDF: {size} more than the {MAX_URDF_SIZE} characters a '
                          'description may have')
     return text
 
@@ -151,8 +162,15 @@ def _body_inertia(link):
     i = inertial.inertia
     tensor = np.zeros((3, 3)) if i is None else np.array(
         [[i.ixx, i.ixy, i.ixz], [i.ixy, i.iyy, i.iyz], [i.ixz, i.iyz, i.izz]], dtype=float)
+    mass = float(inertial.mass or 0.0)
+    # a negative mass would be merged (and zeroed) with its rigid group's: refuse it here, by name
+    if not np.isfinite(mass) or mass < 0:
+        raise ModelError(f'link {link.name!r}: <mass value="{mass:g}">: a mass must be finite '
+                         'and >= 0 [kg]')
+    if not np.all(np.isfinite(tensor)) or not np.all(np.isfinite(T)):
+        raise ModelError(f'link {link.name!r}: <inertial> has a value that is not finite')
     R = T[:3, :3]
-    return float(inertial.mass or 0.0), T[:3, 3].copy(), R @ tensor @ R.T
+    return mass, T[:3, 3].copy(), R @ tensor @ R.T
 
 
 def combine_inertia(parts):

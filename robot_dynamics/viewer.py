@@ -21,18 +21,33 @@ waypoints and a status panel; it reports what the user does (a drag of the tip h
 slider, a push, the buttons) to callbacks. ``robot-dynamics view`` joins it to the ROS 2 graph
 (:mod:`robot_dynamics.ros.tools.view`), and :mod:`robot_dynamics.replay` to a recording.
 Coordinates: the model's base frame, z up, metres.
+
+What a page may do is checked here, before any callback: the page's websocket opens only for
+the view's own page (:func:`origin_allowed`; any other Origin gets HTTP 403, so another web page
+open in the browser cannot drive the arm; a handshake without Origin, which browsers always
+send, is a program on a machine that reaches the port, and is let in as the port lets it in);
+a joint goal must be finite and within the sliders' range, a tip target within the arm's
+reach, a push at most :data:`MAX_PUSH` [N]; a push is released when the page holding it goes.
+A refused value, a frame that is no viser message and a message viser cannot take are each
+one line to ``on_notice``, and the connection (or the view) goes on.
 """
 
 import collections
+import contextlib
+import http
+import ipaddress
+import logging
 import socket
 import threading
 import time
+from urllib.parse import urlsplit
 
 import numpy as np
 
-from .errors import InputError
+from .errors import as_array, InputError, quoted, shortened
 from .model import RobotModel
 from .scene import camera_framing, reach, Scene
+from .simulator import DEFAULT_MAX_EXTERNAL_FORCE
 from .spatial import matrix_to_quaternion
 
 #: Tip positions kept for the path (at the view's rate, 30 Hz: about 10 s).
@@ -46,6 +61,98 @@ HEMISPHERE = 4.0
 #: The joint sliders show where the arm is, except for this long [s] after one was moved on
 #: the page (the goal it sent is under way; a slider that jumped under the hand would fight it).
 SLIDERS_LEFT_ALONE = 2.0
+#: Largest push [N] (its magnitude) a page may apply: the simulator's default bound.
+MAX_PUSH = DEFAULT_MAX_EXTERNAL_FORCE
+#: Longest text [characters] of a refused value or error quoted in a log line.
+QUOTED = 80
+
+_log = logging.getLogger(__name__)
+# websockets' server is swapped for one that checks handshakes while one ArmView starts
+_SERVE_LOCK = threading.Lock()
+
+
+def origin_allowed(origin, host, served_host):
+    """
+    Return whether a websocket handshake with headers ``Origin: origin``, ``Host: host`` opens.
+
+    The view's own page has the origin ``http://`` + the Host it was loaded from, and its
+    socket goes to that same Host: any other Origin (scheme, host or port) is another page. The
+    Host must name this machine: an address, ``localhost``, ``served_host`` or the machine's
+    name (a foreign name that resolves here is DNS rebinding). No Origin (None): not a browser.
+    """
+    if origin is None:
+        return True
+    page, target = urlsplit(origin), urlsplit(f'//{host}')
+    try:
+        same = (page.scheme == 'http' and bool(host) and page.hostname == target.hostname
+                and (page.port or 80) == (target.port or 80) and not page.path)
+    except ValueError:          # a port that is not a number
+        return False
+    if not same:
+        return False
+    name = target.hostname
+    with contextlib.suppress(ValueError):
+        ipaddress.ip_address(name)
+        return True
+    return name in {'localhost', served_host.lower(), socket.gethostname().lower()}
+
+
+def push_force(value, bound=MAX_PUSH):
+    """Return the push ``value`` (3,) [N] as floats; ``InputError`` beyond ``bound`` [N]."""
+    force = as_array(value, (3,), 'push').reshape(3)
+    size = float(np.linalg.norm(force))
+    if size > bound:
+        raise InputError(f'push: its {size:.4g} N is above the bound, {bound:g} N')
+    return force
+
+
+def slider_positions(values, lower, upper, names):
+    """Return joint positions ``values`` (n,) within [lower, upper]; else ``InputError``."""
+    try:
+        q = np.array(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f'joint goal: not numbers: {quoted(values, QUOTED)}') from None
+    bad = ~((q >= lower) & (q <= upper))      # nan too
+    if np.any(bad):
+        i = int(np.argmax(bad))
+        raise InputError(f"joint goal: {names[i]} = {q[i]:g} is not within the slider's "
+                         f'[{lower[i]:g}, {upper[i]:g}]')
+    return q
+
+
+def _error_text(exc):
+    return f'{type(exc).__name__}: {quoted(exc, QUOTED)}'
+
+
+@contextlib.contextmanager
+def _handshakes_checked(check):
+    """
+    Make the websocket server that viser starts meanwhile ask ``check`` at each handshake.
+
+    viser (1.1) has no hook into its handshake: it starts websockets' ``serve`` with its own
+    ``process_request`` (the page's files) as a ``ViserServer`` is made. ``check(connection,
+    request)`` returns a response (a refusal) or None (viser's then answers). Yields a list
+    that holds True once the check is in place.
+    """
+    import websockets.asyncio.server as server
+    serve, installed = server.serve, []
+
+    def checked(*args, process_request=None, **kwargs):
+        def first_check(connection, request):
+            refusal = check(connection, request)
+            if refusal is not None or process_request is None:
+                return refusal
+            return process_request(connection, request)
+
+        installed.append(True)
+        return serve(*args, process_request=first_check, **kwargs)
+
+    with _SERVE_LOCK:
+        server.serve = checked
+        try:
+            yield installed
+        finally:
+            server.serve = serve
 
 
 def check_port(host, port):
@@ -130,24 +237,39 @@ class ArmView:
     interactive : bool
         Show the tip handle, joint sliders, push tool and buttons (False for a replay).
 
-    Callbacks (set as attributes, each called from viser's thread): ``on_target(T)`` the tip
+    Callbacks (set as attributes, each called from viser's threads): ``on_target(T)`` the tip
     handle released at pose T (4, 4, base frame); ``on_joint_goal(q)`` a slider moved;
-    ``on_push(force)`` the push tool [N] (zero when released); ``on_cancel()``, ``on_reset()``.
+    ``on_push(force)`` the push tool [N] (zero when released, or when the page holding it
+    goes); ``on_cancel()``, ``on_reset()``; ``on_notice(key, line)`` a line for the log (a
+    refusal, a released push; a burst of one ``key`` is for the caller to throttle), else a
+    warning of this module's logger.
 
     """
 
     def __init__(self, host='127.0.0.1', port=8080, title='robot_dynamics', interactive=True):
         import viser
         check_port(host, port)
-        self.server = viser.ViserServer(host=host, port=port, verbose=False)
-        if self.server.get_port() != port:
+        self.host = host
+        self.on_notice = None
+        with _handshakes_checked(self._handshake) as checked:
+            self.server = viser.ViserServer(host=host, port=port, verbose=False)
+        if self.server.get_port() != port or not checked:
             self.server.stop()
-            raise InputError(f'cannot serve the view on {host}:{port}: the port was taken '
-                             'meanwhile; choose another with --port')
+            raise InputError(f'cannot serve the view on {host}:{port}: ' + (
+                'the port was taken meanwhile; choose another with --port' if checked else
+                f'viser {viser.__version__} starts its websocket server in a way the view '
+                'cannot check the Origin of'))
+        # a frame that is no viser message ends its connection with a traceback from
+        # websockets, a message viser's handlers cannot take with one from asyncio: one line
+        logging.getLogger('websockets.server').addFilter(self._connection_failed)
+        # (loop.set_exception_handler only stores the handler: safe from this thread)
+        self.server.get_event_loop().set_exception_handler(self._loop_exception)
+        self.server.on_client_disconnect(self._client_gone)
         self.url = f'http://{host}:{port}'
         self.interactive = interactive
         self.on_target = self.on_joint_goal = self.on_push = None
         self.on_cancel = self.on_reset = None
+        self._pusher = None         # the client id of the page holding a push
         self._lock = threading.RLock()
         self._model = self._arm = self._ghost = None
         self._path = collections.deque(maxlen=PATH_LENGTH)
@@ -172,10 +294,13 @@ class ArmView:
             cancel.on_click(lambda _: self.on_cancel and self.on_cancel())
             reset.on_click(lambda _: self.on_reset and self.on_reset())
             self._push = server.gui.add_vector3('Push [N] (base axes)', (0.0, 0.0, 0.0),
+                                                min=(-MAX_PUSH,) * 3, max=(MAX_PUSH,) * 3,
                                                 step=1.0)
             push = server.gui.add_button('Push while held')
-            push.on_hold(lambda _: self.on_push and self.on_push(np.array(self._push.value)))
-            push.on_click(lambda _: self.on_push and self.on_push(np.zeros(3)))
+            # in the server's event loop, in the order the page sent them: a hold handled after
+            # the release would push again
+            push.on_hold(self._pushed)
+            push.on_click(self._released)
 
     @property
     def model(self):
@@ -228,11 +353,7 @@ class ArmView:
 
         def released(_):
             dragging.clear()
-            if self.on_target is not None:
-                pose = np.eye(4)
-                pose[:3, 3] = self._handle.position
-                pose[:3, :3] = self._model.fk(self.q if self.q is not None else q0)[:3, :3]
-                self.on_target(pose)
+            self._target_released(self._handle.position, q0)
 
         self._handle.on_drag_end(released)
         self._dragging = dragging
@@ -248,11 +369,102 @@ class ArmView:
                 slider.on_update(self._slider_moved)
                 self._sliders.append(slider)
 
+    def _target_released(self, position, q0):
+        """Send the tip handle's ``position`` (3,) [m] as a target, when within the reach."""
+        if self.on_target is None:
+            return
+        position = np.array(position, dtype=float)
+        distance, bound = float(np.linalg.norm(position)), reach(self._model)
+        if not distance <= bound:       # nan too
+            self._notice('target', f'tip target {quoted(position.tolist(), QUOTED)} from the '
+                         f"page refused: {distance:.4g} m from the base, beyond the arm's "
+                         f'reach, {bound:.4g} m')
+            return
+        pose = np.eye(4)
+        pose[:3, 3] = position
+        pose[:3, :3] = self._model.fk(self.q if self.q is not None else q0)[:3, :3]
+        self.on_target(pose)
+
     def _slider_moved(self, event):
         if event.client is None or self.on_joint_goal is None:    # set by the program
             return
+        sliders = self._sliders
+        try:
+            q = slider_positions([s.value for s in sliders], [s.min for s in sliders],
+                                 [s.max for s in sliders], self._model.joint_names)
+        except InputError as exc:
+            self._notice('slider', f'{exc} (from the page): refused')
+            with self._lock:
+                if self.q is not None:
+                    self._set_sliders(self.q)
+            return
         self._slid = time.monotonic()
-        self.on_joint_goal(np.array([s.value for s in self._sliders]))
+        self.on_joint_goal(q)
+
+    def _set_sliders(self, q):
+        """Show ``q`` on the sliders (set here, they send no goal)."""
+        for slider, value in zip(self._sliders, q):
+            value = float(np.clip(value, slider.min, slider.max))
+            if not abs(slider.value - value) <= 0.5 * slider.step:     # a nan shown too
+                slider.value = value
+
+    async def _pushed(self, event):
+        if self.on_push is None:
+            return
+        try:
+            force = push_force(self._push.value)
+        except InputError as exc:
+            self._notice('push', f'{exc} (from the page): refused')
+            return
+        self._pusher = event.client_id
+        self.on_push(force)
+
+    async def _released(self, event):
+        self._pusher = None
+        if self.on_push is not None:
+            self.on_push(np.zeros(3))
+
+    async def _client_gone(self, client):
+        if client.client_id != self._pusher:
+            return
+        self._pusher = None
+        self._notice('released', 'the page holding the push closed: the push is released')
+        if self.on_push is not None:
+            self.on_push(np.zeros(3))
+
+    def _handshake(self, connection, request):
+        """Answer HTTP 403 to a websocket handshake from a page not the view's; else None."""
+        headers = request.headers
+        origin = headers.get('Origin')
+        if headers.get('Upgrade', '').lower() != 'websocket' or origin_allowed(
+                origin, headers.get('Host'), self.host):
+            return None
+        self._notice('origin', f'websocket from Origin {quoted(origin, QUOTED)} refused (HTTP '
+                     f"403): not the view's page, http://{shortened(headers.get('Host'), QUOTED)}")
+        return connection.respond(http.HTTPStatus.FORBIDDEN,
+                                  "Forbidden: not the view's page (its Origin)\n")
+
+    def _connection_failed(self, record):
+        """Filter websockets' log: its traceback of a failed connection becomes one line."""
+        if record.exc_info is None or record.getMessage() != 'connection handler failed':
+            return True
+        self._notice('frame', 'a websocket message that is no message of the view was refused, '
+                     f'and its connection closed: {_error_text(record.exc_info[1])}')
+        return False
+
+    def _loop_exception(self, loop, context):
+        """Say in one line what a handler raised for a message (the default for the rest)."""
+        exc = context.get('exception')
+        if exc is None:
+            loop.default_exception_handler(context)
+            return
+        self._notice('message', f'a message from the page was refused: {_error_text(exc)}')
+
+    def _notice(self, key, line):
+        if self.on_notice is not None:
+            self.on_notice(key, line)
+        else:
+            _log.warning(line)
 
     def show(self, q, stamp=None):
         """Draw the arm at ``q`` (n,) [rad or m]; ``stamp`` [s] is printed with the values."""
@@ -268,11 +480,7 @@ class ArmView:
             if not moved:       # nothing to redraw (the page renders what changes)
                 return
             if time.monotonic() - self._slid > SLIDERS_LEFT_ALONE:
-                # the sliders show where the arm is (set here, they send no goal)
-                for slider, value in zip(self._sliders, q):
-                    value = float(np.clip(value, slider.min, slider.max))
-                    if abs(slider.value - value) > 0.5 * slider.step:
-                        slider.value = value
+                self._set_sliders(q)       # the sliders show where the arm is
             self._arm.show(q)
             tip = self._model.fk(q)
             self._path.append(tip[:3, 3])
@@ -315,4 +523,5 @@ class ArmView:
 
     def close(self):
         """Stop serving."""
+        logging.getLogger('websockets.server').removeFilter(self._connection_failed)
         self.server.stop()

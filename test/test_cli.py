@@ -93,6 +93,19 @@ def test_simulate_rejects_bad_arguments_clearly(tmp_path):
     assert 'must be a whole multiple of the control rate' in proc.stderr
 
 
+def test_bringup_refuses_a_recording_it_cannot_make_before_anything_starts(tmp_path, capsys):
+    # in this process: a bringup that passed its checks would start the nodes here
+    existing = tmp_path / 'run.mcap'
+    existing.write_bytes(b'')
+    status = cli.main(['bringup', '--robot', 'scara', '--record', str(existing)])
+    assert status == cli.EXIT_USAGE
+    assert capsys.readouterr().err.strip().endswith(
+        f'recording {str(existing)!r} exists already: remove it or choose another path')
+    status = cli.main(['bringup', '--robot', 'scara', '-p', 'controller.gains.wrist.kp:=5.0'])
+    assert status == cli.EXIT_USAGE
+    assert "no joint 'wrist' in the model" in capsys.readouterr().err
+
+
 def test_simulate_a_goal_file_writes_the_joint_states(tmp_path):
     # the trajectory file of send; the robot's configured law (computed torque), its initial
     # positions [0.4, 0.8] and goal time 1 s, as bringup; with no ROS 2 to import: the library's

@@ -54,12 +54,20 @@ def _time(seconds):
     return {'sec': ns // NS, 'nanosec': ns % NS}
 
 
-def write_recording(path, t, names, q, qd, effort, description):
-    """Write /joint_states and (unless None) /robot_description as the recorder does."""
+def write_recording(path, t, names, q, qd, effort, description, extra=()):
+    """
+    Write /joint_states and (unless None) /robot_description as the recorder does.
+
+    ``extra``: more messages, ``(topic, type name, message as a dict, log time [s])`` each.
+    """
     with open(path, 'wb') as f:
         writer = Writer(f)
         types = ('std_msgs/msg/String', 'sensor_msgs/msg/JointState')
-        schemas = {name: writer.register_msgdef(name, message_definition(name)) for name in types}
+        schemas = {name: writer.register_msgdef(name, message_definition(name))
+                   for name in {*types, *(message[1] for message in extra)}}
+        for topic, name, msg, log_time in extra:
+            writer.write_message(topic, schemas[name], msg, log_time=int(round(log_time * NS)),
+                                 publish_time=int(round(log_time * NS)))
         if description is not None:
             writer.write_message('/robot_description', schemas[types[0]],
                                  {'data': description}, log_time=int(T0 * NS),
@@ -85,8 +93,8 @@ def run(tmp_path_factory):
     model = RobotModel.load('planar_2r')
     plant = closed_loop.with_payload(model, PAYLOAD, com=[0.1, 0.0, 0.05])
     reference = points.trajectory()
-    controller = control.default_controller('computed_torque', model,
-                                            closed_loop.home_configuration(model))
+    controller = control.default_law('computed_torque', model,
+                                     closed_loop.home_configuration(model))
     record = closed_loop.track_reference(plant, controller, reference, reference.end_time + 0.5,
                                          q0=points.positions[0])
     assert record.stable

@@ -21,6 +21,7 @@ compared with the declaration and with the repository's parameter files.
 """
 
 from pathlib import Path
+from unittest.mock import ANY
 
 from launch_standins import run_launch_file
 import numpy as np
@@ -54,9 +55,18 @@ def _typed(pairs):
 
 
 def _mode_parameters(mode, node):
-    """Return what ``mode`` gives ``node`` after the bundled files (which set no default)."""
-    return _typed(graph.MODE_DEFAULTS.get(mode, {}).get(node, ())
-                  + graph.MODE_PARAMETERS.get(mode, {}).get(node, ()))
+    """
+    Return what ``mode`` gives ``node`` after the bundled files (which set no default).
+
+    A simulated arm runs on the default clock, lockstep paced to the wall clock: the simulator
+    publishes simulated time and every other node reads it.
+    """
+    clock = ()
+    if 'simulator' in {spec.name for spec in graph.nodes(mode)}:
+        clock = (tuple(graph.CLOCKS[graph.DEFAULT_CLOCK].items()) if node == 'simulator'
+                 else (('use_sim_time', 'true'),))
+    return _typed(clock + tuple(graph.MODE_DEFAULTS.get(mode, {}).get(node, ()))
+                  + tuple(graph.MODE_PARAMETERS.get(mode, {}).get(node, ())))
 
 
 def _assert_robot_file(path, robot):
@@ -217,8 +227,9 @@ def test_robot_state_publisher_gets_the_model_nodes_description(robot, monkeypat
     options = viewers['robot_state_publisher']
     assert options['executable'] == 'robot_state_publisher' and options['namespace'] == ''
     assert options['remappings'] == []
-    ((name, urdf),) = options['parameters'][0].items()
-    assert name == 'robot_description'
+    # on the graph's clock: the default one, simulated time
+    assert options['parameters'] == [{'robot_description': ANY, 'use_sim_time': True}]
+    urdf = options['parameters'][0]['robot_description']
     bundled = REPO / 'urdf' / f'{robot}.urdf'
     if bundled.is_file():      # a URDF robot: its own file, as the model node publishes it
         assert urdf == bundled.read_text()

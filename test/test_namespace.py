@@ -68,7 +68,11 @@ def test_clock_arguments_of_a_client_beside_the_graph():
     assert graph.clock_arguments(files, lockstep) == ['-p', 'use_sim_time:=true']
     assert graph.clock_arguments(files, lockstep, '/left') == \
         ['-p', 'use_sim_time:=true', '-r', '/clock:=/left/clock']
-    assert graph.clock_arguments(files, graph.complete_overrides('sim', files, {}), '/left') == []
+    # the default clock, lockstep paced to the wall clock, is simulated time
+    assert graph.clock_arguments(files, graph.complete_overrides('sim', files, {}), '/left') == \
+        ['-p', 'use_sim_time:=true', '-r', '/clock:=/left/clock']
+    real_time = graph.complete_overrides('sim', files, graph.clock('real-time'))
+    assert graph.clock_arguments(files, real_time, '/left') == []
 
 
 def test_namespaced_parameters_are_what_rcl_would_apply_in_the_root(tmp_path):

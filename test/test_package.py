@@ -58,7 +58,8 @@ ROS_SUFFIXES = ('_msgs', '_srvs', '_interfaces')   # rosgraph_msgs, std_srvs, rc
 GUARDED_ALLOWED = {'ament_index_python'}
 # The folders that setup.py installs to share/robot_dynamics/<folder>, with their patterns.
 SHARE_GLOBS = {'launch': ('*.launch.py',), 'config': ('*.yaml',),
-               'config/hardware': ('*.yaml', '*.xacro'), 'urdf': ('*.urdf',),
+               'config/hardware': ('*.yaml', '*.xacro'), 'config/moveit': ('*.yaml',),
+               'urdf': ('*.urdf',),
                'rviz': ('*.rviz',), 'foxglove': ('*.json',)}
 
 

@@ -19,7 +19,7 @@ The target is the pose ``T_base_tip`` (4, 4) of ``model.tip_link`` in the base f
 are measured as in :func:`robot_dynamics.spatial.pose_error`: ``[dp; dtheta]`` with ``dp``
 [m] the position difference and ``dtheta`` [rad] the rotation vector of
 ``R_target R_current^T``, both in the base frame, rows ``vx vy vz wx wy wz``. The task ``mask``
-(six weights, default ``model.task_mask``) selects the rows that must match; ``success`` is
+(six weights, default :func:`default_mask`) selects the rows that must match; ``success`` is
 True only when ``fk(q)`` meets ``tol_position`` on the selected position rows,
 ``tol_orientation`` on the selected rotation rows, and ``q`` is inside the joint limits.
 
@@ -97,8 +97,8 @@ DEFAULT_STALL_ITERATIONS = 6     # restart after this many iterations without pr
 DEFAULT_STALL_RATIO = 0.05       # progress: E falls below (1 - ratio) times its best value
 DEFAULT_MAX_JUMP = 0.5           # rad or m, largest joint step ``ik_path`` calls continuous
 
-__all__ = ['closed_form', 'default_seed', 'ik', 'ik_all', 'ik_path', 'IKPathResult', 'IKResult',
-           'Method', 'DEFAULT_DAMPING', 'DEFAULT_DAMPING_FLOOR', 'DEFAULT_MAX_ITERATIONS',
+__all__ = ['closed_form', 'default_mask', 'default_seed', 'ik', 'ik_all', 'ik_path',
+           'IKPathResult', 'IKResult', 'Method', 'POSITION_ROWS', 'DEFAULT_DAMPING', 'DEFAULT_DAMPING_FLOOR', 'DEFAULT_MAX_ITERATIONS',
            'DEFAULT_MAX_JUMP', 'DEFAULT_MAX_RESTARTS', 'DEFAULT_RNG_SEED',
            'DEFAULT_STALL_ITERATIONS', 'DEFAULT_STALL_RATIO', 'DEFAULT_TIMEOUT',
            'DEFAULT_TOL_ORIENTATION', 'DEFAULT_TOL_POSITION', 'SAME_SOLUTION_TOL',
@@ -228,15 +228,30 @@ def _positive(value, name):
     return x
 
 
+#: The position rows of a task mask (``vx vy vz``).
+POSITION_ROWS = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
+
+
 def _count(value, name, minimum):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise InputError(f'{name}: expected an integer >= {minimum}, got {value!r}')
     return int(value)
 
 
+def default_mask(model):
+    """
+    Return the task rows an IK target must match by default (6,): ``vx vy vz wx wy wz``.
+
+    The rows the arm moves independently (``model.task_mask``) and every position row: those it
+    cannot move must already match, so a target off a planar arm's plane is unreachable, not a
+    success.
+    """
+    return np.maximum(model.task_mask, POSITION_ROWS)   # a new, writable array for numba
+
+
 def _check_mask(model, mask):
     if mask is None:
-        return np.array(model.task_mask, dtype=float)      # a writable copy for numba
+        return default_mask(model)
     m = np.array(as_array(mask, (6,), 'mask'))
     if m.shape != (6,):
         raise InputError(f'mask: expected six weights for vx vy vz wx wy wz, got shape {m.shape}')
@@ -373,7 +388,7 @@ def ik(model, target, seed=None, *, method='auto', tol_position=DEFAULT_TOL_POSI
         seed always runs to its end (at most ``max_iterations``).
     mask : array_like, shape (6,), optional
         Weights of the task rows ``vx vy vz wx wy wz`` (0 ignores a row); default
-        ``model.task_mask``.
+        :func:`default_mask`.
     weights : array_like, shape (n,), optional
         Joint weights of the distance ``sum w_i (q_i - seed_i)^2`` that picks the closed-form
         solution (default ones).
@@ -478,7 +493,7 @@ def ik_all(model, target, *, mask=None, tol_position=DEFAULT_TOL_POSITION,
     target : array_like, shape (4, 4)
         Pose of the tip in the base frame.
     mask : array_like, shape (6,), optional
-        Task rows to match (default ``model.task_mask``).
+        Task rows to match (default :func:`default_mask`).
     tol_position : float, optional
         Position acceptance of a solution through fk [m].
     tol_orientation : float, optional

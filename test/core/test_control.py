@@ -20,9 +20,6 @@ the plant's joint friction on, as ``robot-dynamics simulate`` does.
 """
 
 
-import importlib
-import sys
-
 import numpy as np
 import pytest
 
@@ -54,7 +51,7 @@ def test_gains_broadcast_map_and_reject(planar_2r):
     with pytest.raises(InputError, match=r"unknown \['elbow'\], missing \['joint2'\]"):
         control.PD(planar_2r, {'joint1': 1.0, 'elbow': 2.0}, 1.0)
     with pytest.raises(InputError, match='law: expected one of'):
-        control.make_controller('lqr', planar_2r)
+        control.make_law('lqr', planar_2r)
     with pytest.raises(InputError, match='friction: expected one of'):
         control.ComputedTorque(planar_2r, KP, KD, friction=True)
 
@@ -109,7 +106,7 @@ def test_batch_calls_equal_single_calls(scara, law):
     rng = np.random.default_rng(3)
     q, qd = rng.uniform(-1, 1, (2, 5, 3)) * [1.0, 1.0, 0.1]
     ref = TrajectoryPoint(*rng.uniform(-1, 1, (3, 5, 3)))
-    c = control.make_controller(law, scara, kp=KP, kd=KD)
+    c = control.make_law(law, scara, kp=KP, kd=KD)
     batch = c.compute(0.0, q, qd, ref)
     for i in range(5):
         one = c.compute(0.0, q[i], qd[i], TrajectoryPoint(ref.q[i], ref.qd[i], ref.qdd[i]))
@@ -213,8 +210,8 @@ def test_every_law_takes_gains_keyed_by_joint_or_task_row(scara):
     for law, arguments in joint_law_arguments(scara).items():
         named = {k: by_joint(scara, v) if isinstance(v, np.ndarray) else v
                  for k, v in arguments.items()}
-        a = control.make_controller(law, scara, **arguments)
-        b = control.make_controller(law, scara, **named)
+        a = control.make_law(law, scara, **arguments)
+        b = control.make_law(law, scara, **named)
         np.testing.assert_array_equal(b.compute(0.0, q, qd, ref).tau,
                                       a.compute(0.0, q, qd, ref).tau, err_msg=law.value)
     kp = dict(zip(control.TASK_ROWS, [100.0, 200.0, 300.0, 0.0, 0.0, 50.0]))
@@ -232,10 +229,10 @@ def test_with_gains_is_the_law_built_with_those_gains(scara, rng):
     q, qd = rng.uniform(-1.0, 1.0, (2, 4, 3)) * [1.0, 1.0, 0.1]
     ref = TrajectoryPoint(*rng.uniform(-1.0, 1.0, (3, 4, 3)))
     for law, arguments in joint_law_arguments(scara).items():
-        old = control.make_controller(law, scara, **arguments)
+        old = control.make_law(law, scara, **arguments)
         new_kd = np.array([1.0, 2.0, 3.0])
         changed = old.with_gains(kp=40.0, kd=by_joint(scara, new_kd))
-        expected = control.make_controller(law, scara, **{**arguments, 'kp': 40.0, 'kd': new_kd})
+        expected = control.make_law(law, scara, **{**arguments, 'kp': 40.0, 'kd': new_kd})
         assert type(changed) is type(old)
         np.testing.assert_array_equal(changed.kp, [40.0] * 3)
         np.testing.assert_array_equal(changed.compute(0.0, q, qd, ref).tau,
@@ -399,7 +396,7 @@ def test_adaptive_law_is_slotine_li_with_the_nominal_model_first(planar_2r, rng)
     """Torque ``M qdd_r + C(q, qd) qd_r + g + f(qd_d) + Kd s``, then ``dt Gamma Y^T s`` added."""
     from robot_dynamics.dynamics import friction_torques
     kp, kd = np.array([60.0, 30.0]), np.array([12.0, 5.0])
-    law = control.make_controller('adaptive', planar_2r, kp=kp, kd=kd, gamma=1e-3)
+    law = control.make_law('adaptive', planar_2r, kp=kp, kd=kd, gamma=1e-3)
     assert law.law is control.Law.ADAPTIVE
     assert law.gains == {'kp': kp.tolist(), 'kd': kd.tolist()}
     q, qd = rng.uniform(-1, 1, (2, 2))
@@ -523,7 +520,7 @@ def test_adaptive_learns_a_payload_that_computed_torque_does_not_know(
     reference = periodic_reference(model, period, repetitions)
     home = sim.home_configuration(model)
     inertia = np.diag(model.mass_matrix(home))
-    computed = sim.default_controller('computed_torque', model, home, natural_frequency=WN)
+    computed = sim.default_law('computed_torque', model, home, natural_frequency=WN)
     adaptive = control.Adaptive(model, KP * inertia, KD * inertia, gamma=gamma)
     errors = {}
     for name, law in (('computed_torque', computed), ('adaptive', adaptive)):
@@ -538,12 +535,3 @@ def test_adaptive_learns_a_payload_that_computed_torque_does_not_know(
     assert ad[-1] < fraction * ct[-1], (ad, ct)
     est = adaptive.state.estimate
     assert np.all(est >= adaptive.lower) and np.all(est <= adaptive.upper)
-
-
-def test_the_former_module_name_warns_and_is_the_closed_loop(monkeypatch):
-    monkeypatch.delitem(sys.modules, 'robot_dynamics.simulation', raising=False)
-    with pytest.warns(DeprecationWarning, match='robot_dynamics.closed_loop'):
-        old = importlib.import_module('robot_dynamics.simulation')
-    assert old is sim
-    from robot_dynamics.simulation import graph_loop, REFERENCE_EFFORT_FRACTION
-    assert graph_loop is sim.graph_loop and REFERENCE_EFFORT_FRACTION == 0.5

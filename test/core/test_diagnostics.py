@@ -57,6 +57,17 @@ def test_safe_mode_is_an_error_with_its_reason_whatever_else_is_wrong():
     assert dict(got.values)['latency p99 [ms]'] == 'n/a (simulated time)'
 
 
+def test_a_new_source_of_joint_states_is_an_error_in_the_period_it_was_taken():
+    changed = _controller(source_changes=1)
+    got = controller_status(changed, BEFORE, [1e-4] * 10, 1000.0, JOINTS)
+    assert got.level is Level.ERROR and 'another publisher' in got.message
+    assert dict(got.values)['joint state sources taken'] == '1'
+    # the next period, nothing new: OK again, the count still shown
+    later = controller_status(_controller(t=12.0, cycles=7000, source_changes=1), changed,
+                              [1e-4] * 10, 1000.0, JOINTS)
+    assert later.level is Level.OK and dict(later.values)['joint state sources taken'] == '1'
+
+
 def test_waiting_is_stale():
     got = controller_status(_controller(mode='waiting', t=None, cycles=5000), BEFORE, [],
                             1000.0, JOINTS)

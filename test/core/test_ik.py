@@ -43,8 +43,13 @@ REAL_ARMS = {
 
 
 def masked_errors(model, q, target, mask=None):
-    """Position [m] and orientation [rad] error of fk(q), masked rows only (spatial.pose_error)."""
-    mask = model.task_mask if mask is None else np.asarray(mask, dtype=float)
+    """
+    Position [m] and orientation [rad] error of fk(q), masked rows only (spatial.pose_error).
+
+    The default mask is IK's: the rows the arm controls and every position row.
+    """
+    mask = np.maximum(model.task_mask, [1, 1, 1, 0, 0, 0]) if mask is None else \
+        np.asarray(mask, dtype=float)
     e = pose_error(model.fk(q), target) * (mask > 0)
     return np.linalg.norm(e[:3]), np.linalg.norm(e[3:])
 
@@ -153,7 +158,7 @@ def test_scara_with_a_wrist_joint_solves_yaw():
              'lower': -3.0, 'upper': 3.0}]
     model = RobotModel.from_dh(rows)
     assert ik_module.closed_form(model).name == 'planar 3R with a lift joint'
-    np.testing.assert_array_equal(model.task_mask, [1, 1, 1, 0, 0, 1])   # x, y, z and yaw
+    np.testing.assert_array_equal(model.task_mask, [1, 1, 1, 0, 0, 1])     # x, y, z and yaw
     q = np.array([0.4, -1.1, 0.12, 0.7])
     target = model.fk(q)
     solutions = model.ik_all(target)
@@ -395,7 +400,7 @@ PLANAR_3R_WITH_TOOL = """<?xml version="1.0"?>
 def test_mask_that_leaves_the_closed_form_incomplete_searches_numerically():
     model = RobotModel.from_urdf(PLANAR_3R_WITH_TOOL)   # l1 = l2 = 1, tool 0.5 past joint 3
     assert ik_module.closed_form(model).name == 'planar 3R'
-    np.testing.assert_array_equal(model.task_mask, [1, 1, 1, 0, 0, 1])
+    np.testing.assert_array_equal(model.task_mask, [1, 1, 0, 0, 0, 1])     # its plane, yaw
     # position reachable (|x| <= 2.5), but with yaw pi the wrist would sit at 2.9 > 2
     target = transform(rot_z(np.pi), [2.4, 0.0, 0.0])
     assert model.ik_all(target) == []

@@ -664,8 +664,9 @@ def test_fused_pose_and_jacobian_fast_path(rng):
 def test_planar_2r_task_rows(rng):
     model = load('planar_2r')
     q = [0.3, 0.9]
-    with pytest.raises(ShapeError, match='mask'):
-        kinematics.jacobian_determinant(model, q)          # 3 task rows for 2 joints
+    # its task rows are its plane's, x and z: square
+    assert abs(kinematics.jacobian_determinant(model, q)) == pytest.approx(
+        4.0 * abs(np.sin(0.9)), abs=1e-12)
     with pytest.raises(ShapeError, match='mask'):
         model.manipulability(q, mask=[1, 1, 1])
     assert model.manipulability(q, mask=[1, 0, 1, 0, 0, 0]) == pytest.approx(

@@ -354,6 +354,15 @@ ERROR_CASES = {
     'too large': (simple_chain() + '<!--' + 'x' * 5_000_000 + '-->', {},
                   ['5001', 'more than the 4000000']),
     'bad path': ('no/such/file.urdf', {}, ['not found', "'no/such/file.urdf'"]),
+    # read as mass 0 (its rigid group's total) before: a mass is refused by link and value
+    'negative mass': (simple_chain(c=link('c', -1.0)), {},
+                      ["link 'c'", 'mass value="-1"', '>= 0']),
+    'nan mass': (simple_chain(c=link('c', float('nan'))), {}, ["link 'c'", 'value="nan"']),
+    'infinite inertia': (simple_chain(c=link('c', 1.0, inertia=np.diag([np.inf, 1.0, 1.0]))),
+                         {}, ["link 'c'", 'not finite']),
+    # a file that is there but cannot be read (the kernel answers EIO): was an OSError
+    'unreadable file': ('/proc/self/mem', {},
+                        ['cannot read', "'/proc/self/mem'", 'Input/output error']),
 }
 
 LOCKED_ERRORS = {
@@ -375,6 +384,17 @@ def test_urdf_errors_name_the_problem(case):
     assert isinstance(info.value, ValueError) and len(str(info.value)) < 1000
     for word in words:
         assert word in str(info.value), (word, str(info.value))
+
+
+def test_a_urdf_file_not_text_or_too_long_is_a_model_error(tmp_path):
+    path = tmp_path / 'arm.urdf'
+    path.write_bytes(b'<robot name="r">\xff\xfe</robot>')
+    with pytest.raises(ModelError, match=f"cannot read URDF file '{path}': not UTF-8 text"):
+        RobotModel.from_urdf(str(path))
+    # a file past the bound is read no further than one character past it
+    path.write_text(simple_chain() + '<!--' + 'x' * 5_000_000 + '-->')
+    with pytest.raises(ModelError, match=f"the file '{path}' has more than the 4000000 "):
+        RobotModel.from_urdf(str(path))
 
 
 @pytest.mark.parametrize('case', sorted(LOCKED_ERRORS))

@@ -184,8 +184,8 @@ def test_computed_torque_follows_the_plan_without_saturating(robot, bundled):
     model = bundled[robot]
     motion = pp.plan(model, start_positions(model))
     reference = motion.trajectory()
-    controller = control.default_controller('computed_torque', model,
-                                            middle(model.lower, model.upper))
+    controller = control.default_law('computed_torque', model,
+                                     middle(model.lower, model.upper))
     record = closed_loop.track_reference(model, controller, reference, motion.duration + 0.5)
     assert record.stable and not record.saturated.any()
     error = reference.sample(record.t).q - record.q

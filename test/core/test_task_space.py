@@ -29,7 +29,7 @@ from robot_dynamics import RobotModel
 from robot_dynamics.dynamics import friction_torques
 from robot_dynamics.errors import InputError
 from robot_dynamics.plant import Plant
-from robot_dynamics.task_space import (controlled_axes, null_space_projector,
+from robot_dynamics.task_space import (null_space_projector,
                                        OperationalSpace, task_inertia)
 from robot_dynamics.trajectory import CartesianLine
 from scipy.linalg import sqrtm
@@ -59,7 +59,7 @@ def test_task_inertia_and_projector_from_pinocchio(name):
     model = RobotModel.load(name)
     q = np.array(Q_START[name])
     M, J, _, _ = pin_quantities(model, q, np.zeros(model.dof))
-    rows = np.flatnonzero(controlled_axes(model))
+    rows = np.flatnonzero(model.task_mask)
     Jm = J[rows]
     Lam = task_inertia(model, q)
     assert np.allclose(Lam @ (Jm @ np.linalg.solve(M, Jm.T)), np.eye(rows.size), atol=1e-9)
@@ -71,7 +71,7 @@ def test_task_inertia_and_projector_from_pinocchio(name):
 
 
 def test_controlled_axes_of_the_bundled_arms():
-    axes = {name: controlled_axes(RobotModel.load(name)).tolist()
+    axes = {name: RobotModel.load(name).task_mask.tolist()
             for name in ('iiwa14', 'scara', 'planar_2r', 'puma560')}
     assert axes == {'iiwa14': [1] * 6, 'puma560': [1] * 6, 'scara': [1, 1, 1, 0, 0, 0],
                     'planar_2r': [1, 0, 1, 0, 0, 0]}      # its plane is x-z
@@ -83,7 +83,7 @@ def test_torque_matches_the_law_built_from_pinocchio(name, rng):
     n = model.dof
     q = np.array(Q_START[name])
     qd = rng.normal(scale=0.3, size=n)
-    posture = q + rng.normal(scale=0.2, size=n)
+    posture = np.clip(q + rng.normal(scale=0.2, size=n), model.lower, model.upper)
     law = OperationalSpace(model, STIFFNESS, 0.8, null_stiffness=5.0, null_damping_ratio=0.7,
                            posture=posture, saturate=False)
     T = model.fk(q)
@@ -95,7 +95,7 @@ def test_torque_matches_the_law_built_from_pinocchio(name, rng):
     command = law.compute(0.0, q, qd, (pose_d, twist_d, acc_d))
     # independently: Khatib's law from Pinocchio's quantities
     M, J, Jd, h = pin_quantities(model, q, qd)
-    rows = np.flatnonzero(controlled_axes(model))
+    rows = np.flatnonzero(model.task_mask)
     Jm = J[rows]
     Lam = np.linalg.inv(Jm @ np.linalg.solve(M, Jm.T))
     e = np.concatenate((pose_d[:3, 3] - T[:3, 3],
@@ -220,8 +220,8 @@ def test_friction_fed_forward_at_the_reference_twists_joint_velocity(name, move,
     # the joint velocity that realises the reference twist with the least kinetic energy,
     # Jbar V_d = M^-1 J^T Lambda V_d, from Pinocchio's M and J
     M, J, _, _ = pin_quantities(model, q0, qd)
-    Jm = J[np.flatnonzero(controlled_axes(model))]
-    V = reference[1][np.flatnonzero(controlled_axes(model))]
+    Jm = J[np.flatnonzero(model.task_mask)]
+    V = reference[1][np.flatnonzero(model.task_mask)]
     qd_f = np.linalg.solve(M, Jm.T) @ np.linalg.solve(Jm @ np.linalg.solve(M, Jm.T), V)
     np.testing.assert_allclose(Jm @ qd_f, V, atol=1e-12)
     np.testing.assert_allclose(tau['reference'] - tau['none'], friction_torques(model, qd_f),

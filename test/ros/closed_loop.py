@@ -74,7 +74,7 @@ class Loop:
                                                 '__node:=model', '-p', f'robot:={robot}'])]
         # the parameters bringup gives: its clock rule, then the test's own
         self.files = [parameter_files.parameter_file(robot)]
-        given = graph.overrides('sim', {'lockstep': 'true' if lockstep else ''})
+        given = graph.overrides('sim', {'lockstep': 'true' if lockstep else 'false'})
         given.setdefault('controller', []).append(('state_publish_rate_hz',
                                                    f'{STATE_RATE_HZ:.1f}'))
         clock = graph.complete_overrides('sim', self.files, given)

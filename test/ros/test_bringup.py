@@ -55,8 +55,8 @@ TIMEOUT = 240.0
 STATES = 4000
 #: Stops of the simulator's process, 0.2 s each (four times state_timeout), 0.3 s apart.
 STALLS = 5
-#: The module of the controller's goal process, on its command line.
-GOALS = goals.__name__
+#: The program of the controller's goal process, on its command line (``python -c``).
+GOALS = goals.START
 
 
 def _wait_output(processes, proc, text, timeout=TIMEOUT):
@@ -183,6 +183,13 @@ def test_prints_what_it_started(bringup, processes):
                for line in lines), output
     assert any('publishes' in line and '/joint_states' in line for line in lines), output
     assert any('publishes' in line and '/robot_description' in line for line in lines), output
+    # both of the controller's actions (its goal process's), each name once on a line
+    assert any('actions' in line and '/controller/follow_joint_trajectory' in line
+               and '/controller/follow_cartesian_trajectory' in line for line in lines), output
+    for line in lines[1:]:
+        names = line.split()[1:]
+        if line.startswith('      ') and names:
+            assert len(names) == len(set(names)), line
 
 
 def test_serves_compute_ik(bringup, probe, rng):
@@ -260,14 +267,14 @@ def test_a_signal_repeated_until_it_ends_stops_it_cleanly(processes):
 
 def test_the_idle_simulated_arm_keeps_its_position_through_stalls_of_the_simulator(
         processes, probe):
-    # real time, as make demo and bringup run: the host stops the simulator's process for four
+    # real time (--real-time), as on an arm: the host stops the simulator's process for four
     # times state_timeout, again and again; each time the controller goes to its safe mode, and
     # the simulator, running again, first catches up the steps it missed with the newest command.
     # With zero effort as the safe command the quill sagged up to 3 mm per stall here and was
     # held lower each time; the simulated arm's safe command holds it against gravity
     states = probe.collect(JointState, '/joint_states')
     controller = probe.collect(ControllerState, '/controller/controller_state')
-    proc, children = _start(processes, 'bringup_stall', '--processes')
+    proc, children = _start(processes, 'bringup_stall', '--processes', '--real-time')
     (simulator,) = [pid for pid, (_, cmdline) in children.items()
                     if 'simulator_node' in map(_basename, cmdline)
                     or 'robot_dynamics.ros.nodes.simulator_node' in cmdline]

@@ -245,7 +245,7 @@ def test_malformed_goals_are_refused_at_once_naming_the_problem(iiwa):
         ([(1.0, near)], {'frame': 'world'}, "frame_id 'world'"),
         ([(1.0, near)], {'controlled_frame': 'lnk_4'}, 'controlled_frame'),
         ([(1.0, near)], {'controlled_frame': 'link4'}, 'only the tip'),
-        ([(1.0, _pose(_moved(T0, [2.0, 0.0, 0.0])))], {}, 'unreachable'),
+        ([(1.0, _pose(_moved(T0, [2.0, 0.0, 0.0])))], {}, 'beyond the reach of the arm'),
         ([(0.1, _pose(_moved(T0, [-0.1, 0.0, 0.0])))], {}, 'above its limit'),
         ([(1.0, near)], {'tolerance': ('path_tolerance.acceleration.linear.x', 1.0)},
          'path_tolerance.acceleration: not checked'),

@@ -16,6 +16,9 @@
 """The demo as a user runs it: the whole graph, a pick-and-place, its report and plots."""
 
 import json
+import os
+import signal
+import time
 
 import numpy as np
 import pytest
@@ -23,6 +26,7 @@ from robot_dynamics import pick_and_place, recordings, RobotModel
 from robot_dynamics.closed_loop import REFERENCE_EFFORT_FRACTION, REFERENCE_VELOCITY_FRACTION
 from robot_dynamics.ros.tools import graph
 from robot_dynamics.ros.tools.definitions import TOPICS
+from robot_dynamics.ros.tools.demo import RECORDING
 
 pytestmark = pytest.mark.ros
 
@@ -135,6 +139,27 @@ def test_demo_cartesian_sends_the_lines_as_poses_and_the_tip_stays_on_them(proce
     deviation = report['line_deviation_m']
     assert deviation['samples'] >= 100 * (plan.duration - plan.first_motion().duration)
     assert 0.0 < deviation['rms'] <= deviation['max'] < 1e-3
+
+
+def test_ctrl_c_mid_motion_stops_the_demo_in_one_line(processes, tmp_path):
+    # as a terminal's Ctrl-C: SIGINT to the demo's process group while the arm moves
+    out = tmp_path / 'out'
+    proc = processes.start('demo', ['robot-dynamics', 'demo', '--robot', 'planar_2r',
+                                    '--out', str(out)])
+    deadline = time.monotonic() + 300.0
+    while 'demo: executing' not in processes.output(proc):
+        assert proc.poll() is None and time.monotonic() < deadline, processes.output(proc)
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    status = proc.wait(120)
+    output = processes.output(proc)
+    assert status == 130, output
+    assert 'Traceback' not in output and 'KeyboardInterrupt' not in output, output
+    assert f'demo: interrupted; the graph stopped, the recording so far is {out / RECORDING}' \
+        in output, output
+    # the recording was finished: the motion so far is in it
+    recording = recordings.read(out / RECORDING)
+    assert len(recording.tables[TOPICS.controller_state].messages) > 0
 
 
 def test_demo_in_lockstep_repeats_its_numbers(default_demo, processes, tmp_path):

@@ -197,6 +197,46 @@ def test_check_names_every_parameter_a_node_would_not_take(tmp_path):
         ('state_timeout', '1e-1'), ('gains.elbow.kd', '2.5'), ('use_sim_time', 'true')]})
 
 
+def test_joint_parameters_for_joints_the_arm_lacks_and_misspelt_gains_are_named_first():
+    files = [parameter_file('scara')]
+    overrides = graph.complete_overrides('sim', files, {'controller': [
+        ('gains.wrist.kp', '10.0'), ('gains.shoulder.kd', '3.0')]})
+    with pytest.raises(InputError) as info:
+        graph.check_joint_parameters('sim', files, overrides)
+    assert str(info.value).splitlines() == [
+        'parameters for joints that scara does not have (nothing was started):',
+        "  controller: parameter 'gains.wrist.kp': no joint 'wrist' in the model (joints: "
+        "['shoulder', 'elbow', 'quill']; gains.{joint}.kp takes a joint of the model)"]
+    # the arm's own joints pass; so does a model the model node would refuse (it says why)
+    graph.check_joint_parameters('sim', files, graph.complete_overrides(
+        'sim', files, {'controller': [('gains.quill.kp', '10.0')]}))
+    graph.check_joint_parameters('sim', files, graph.complete_overrides(
+        'sim', files, {'model': [('urdf_file', '/nonexistent.urdf')],
+                       'controller': [('gains.wrist.kp', '10.0')]}))
+    # a misspelt gain is compared with the names of its own joint
+    with pytest.raises(InputError) as info:
+        graph.check_parameters('sim', files, {'controller': [('gains.shoulder.kpp', '1.0')]})
+    assert str(info.value).splitlines()[1] == (
+        '  -p controller.gains.shoulder.kpp:=1.0: the controller node declares no parameter '
+        "'gains.shoulder.kpp'; did you mean 'gains.shoulder.kp' or 'gains.shoulder.ki' or "
+        "'gains.shoulder.kd'?")
+
+
+@pytest.mark.parametrize('robot', robots())
+def test_each_bundled_arms_moveit_configuration_names_its_controller_and_joints(robot):
+    config = yaml.safe_load((REPO / 'config' / 'moveit' / f'{robot}.yaml').read_text())
+    assert config['moveit_controller_manager'] == \
+        'moveit_simple_controller_manager/MoveItSimpleControllerManager'
+    manager = config['moveit_simple_controller_manager']
+    [name] = manager['controller_names']
+    entry = manager[name]
+    # MoveIt's action is <name>/<action_ns>: the controller's, as the node set declares it
+    [controller] = [spec for spec in graph.NODES if spec.name == name]
+    assert controller.ready[:2] == ('action', f'{name}/{entry["action_ns"]}')
+    assert entry['type'] == 'FollowJointTrajectory' and entry['default'] is True
+    assert tuple(entry['joints']) == RobotModel.load(robot).joint_names
+
+
 #: ``-p name:=text`` for the parameters below: what rcl and rclpy make of them is the truth.
 OVERRIDES = [('timeout', text) for text in (
     'abc', '5', '5.0', '1e-1', '20.0', 'nan', '.inf', 'true', "'0.5'")] \
@@ -321,8 +361,8 @@ def test_running_nodes_create_the_remapped_names_and_take_the_file(robot, ros_do
     with _running(ros_domain, specs, [parameter_file(robot)]) as (nodes, spin_until):
         for spec in graph.NODES:
             node = nodes[spec.name]
-            ready = _own_name(spec, spec.ready[1])
-            spin_until(lambda: ready in _names(node, spec), f'{spec.name} to offer {ready}')
+            ready = {_own_name(spec, name) for name in spec.ready[1:]}
+            spin_until(lambda: ready <= _names(node, spec), f'{spec.name} to offer {ready}')
             names = _names(node, spec)
             for source, _ in spec.remappings:
                 assert expand_topic_name(source, spec.name, '/') in names, \
@@ -355,9 +395,11 @@ def _simulator(overrides):
 
 
 @pytest.mark.parametrize('given, lockstep, realtime', [
-    ({}, None, None),                                                  # real time: as the files
+    ({}, 'true', 'true'),                                              # the default: paced
     ({'lockstep': 'true'}, 'true', 'false'),                           # bringup --lockstep
     ({'lockstep': 'true', 'realtime': 'true'}, 'true', 'true'),        # paced lockstep
+    ({'lockstep': 'false'}, 'false', None),                            # real time, as an arm
+    ({'realtime': 'true'}, None, 'true'),                              # real time too
     ({'realtime': 'false'}, 'true', 'false'),                          # faster than real time
     ({'realtime': 'false', 'lockstep': 'false'}, 'false', 'false'),    # asked for: free running
 ])
@@ -378,6 +420,17 @@ def test_one_clock_for_the_graph(given, lockstep, realtime, tmp_path):
     from_file = graph.clock_overrides('sim', files + [user], {})
     assert {**dict(given), **_simulator(from_file)} == simulator
     assert graph.simulated_time(files + [user], from_file) is simulated
+
+
+@pytest.mark.parametrize('clock', graph.CLOCKS)
+def test_each_named_clock_is_what_its_parameters_say(clock):
+    # bringup --lockstep / --real-time and demo's: the same table as the parameters above
+    files = [parameter_file('scara')]
+    overrides = graph.clock_overrides('sim', files, graph.clock(clock))
+    assert _simulator(overrides) == graph.CLOCKS[clock]
+    assert graph.simulated_time(files, overrides) is (clock != 'real-time')
+    with pytest.raises(InputError, match='clock: expected one of paced, lockstep, real-time'):
+        graph.clock('fast')
 
 
 def test_a_users_model_source_replaces_the_bundled_robot(tmp_path):
@@ -441,3 +494,41 @@ def test_launch_lockstep_argument_reaches_the_simulator_and_every_clock():
         assert launched[name] == [{'use_sim_time': True}]
     assert launched['controller'] == [{'use_sim_time': True,
                                        'safe_mode': 'gravity_compensation'}]
+
+
+def test_the_nodes_defaults_are_the_library_loops_defaults():
+    # the nodes and graph_loop build the simulator and the controller in one place each
+    # (configured_simulator, configured_controller): what the nodes declare by default is what
+    # the library takes for a parameter not given
+    from robot_dynamics.control import make_law
+    from robot_dynamics.controller import configured_controller
+    from robot_dynamics.ros.nodes import controller_node, simulator_node
+    from robot_dynamics.simulator import configured_simulator
+    model = RobotModel.load('scara')
+
+    def declared(specs):
+        defaults = {spec.name: spec.default for spec in specs}
+        return lambda name, default: defaults[name]
+
+    def settings(obj, names):
+        return {name: getattr(obj, name) for name in names}
+    simulator_names = ('rate_hz', 'publish_every', 'status_every', 'command_timeout',
+                       'brake_until_command', 'brake_on_timeout', 'realtime', 'lockstep',
+                       'lockstep_timeout', 'max_external_force', 'max_external_torque')
+    node, library = (configured_simulator(model, parameter) for parameter in (
+        declared(simulator_node.PARAMETERS), {}.get))
+    assert settings(node, simulator_names) == settings(library, simulator_names)
+    assert node.plant.interface == library.plant.interface and node.plant.friction
+    controller_names = ('safe_mode', 'state_timeout', 'wall_state_timeout', 'period',
+                        'velocity_feedback', 'max_linear_velocity', 'max_angular_velocity')
+    law = make_law('pd', model, kp=[1.0] * 3, kd=[0.1] * 3)
+    node, library = (configured_controller(model, law, parameter) for parameter in (
+        declared(controller_node.PARAMETERS), {}.get))
+    assert settings(node, controller_names) == settings(library, controller_names)
+    assert node.follower.stop_time == library.follower.stop_time
+
+
+def test_a_parameter_in_one_line_shows_an_empty_array_not_its_type():
+    assert Spec('joints', STRING_ARRAY, 'Joint order.').line() == 'joints = []: Joint order.'
+    assert Spec('rate_hz', 1000.0, 'Rate [Hz].', read_only=False, bounds=(1.0, 1e4)).line() \
+        == 'rate_hz = 1000.0 in [1, 10000] (settable at run time): Rate [Hz].'

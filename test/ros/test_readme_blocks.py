@@ -82,7 +82,7 @@ def _serves(url):
 def test_the_bringup_block_runs_as_written(processes, probe, tmp_path):
     activate, *bringups = readme_commands('robot-dynamics bringup --robot scara --lockstep')
     # the first line is the venv's activation, which every line here runs with
-    assert activate.startswith('source .venv/bin/activate') and len(bringups) == 4
+    assert activate.startswith('source .venv/bin/activate') and len(bringups) == 5
     for command in bringups:
         if '--record' in command:
             proc = _recording(processes, probe, tmp_path, command,
@@ -175,3 +175,14 @@ def test_the_recorder_block_runs_as_written(processes, probe, tmp_path):
     assert {'/left/joint_states', '/right/joint_states'} <= topics
     finished(processes, tmp_path, plot_left)
     assert (tmp_path / 'plots_left' / 'tracking.png').stat().st_size > 10000
+
+
+def test_the_cartesian_file_and_push_block_runs_as_written(processes, probe, tmp_path):
+    bringup, goal, send, push = readme_commands('robot-dynamics send tip_goal.yaml')
+    arm = started(processes, tmp_path, bringup)
+    finished(processes, tmp_path, goal)
+    assert 'send: succeeded' in finished(processes, tmp_path, send)
+    output = finished(processes, tmp_path, push)
+    assert 'push: force [10.0, 0.0, 0.0] N' in output and 'push: released' in output, output
+    output = _stop(processes, arm)
+    assert 'goal' in output, output

@@ -344,7 +344,7 @@ def test_a_push_moves_the_arm_against_its_stiffness_and_an_impostor_does_not(
     probe.wait_for(lambda: impostor.publish(Float64MultiArray(data=[50.0, -30.0])) or (
         statuses and statuses[-1][0].ignored_commands > 10), what='the ignored commands')
     log = processes.output(arm.simulator)
-    assert 'a second source of commands' in log and 'controller' in log, log
+    assert 'commands from a second source' in log and 'controller' in log, log
     moved = np.array([m.position for m, _ in arm.states[count:]]) - held
     assert np.abs(moved).max() < 1e-6
 

@@ -90,6 +90,7 @@ from .diagnostics import CONTROLLER_PARAMETERS, Diagnostics, thresholds
 from .goals import CARTESIAN, goal_name, GoalProcess, TARGET, with_defaults
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, joint_of,
                          refusal, ROS_PARAMETERS, Spec, STRING_ARRAY, unknown_parameter)
+from .publishers import publisher_gid, publisher_node
 from .runner import run_node, StartupError
 from .throttle import Throttle
 from ..wire import compat
@@ -98,14 +99,17 @@ from ..wire.conversions import cartesian_point, JointMap, time_msg, trajectory_p
 from ..wire.on_demand import OnDemand, SubscriptionThread
 from ..wire.qos import LOCKSTEP_ALL, LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
 from ...cartesian_follower import check_reach
-from ...control import configured_law, CONTROLLERS, DEFAULT_ADAPTATION_GAIN, Law
-from ...controller import (Controller, DEFAULT_MAX_ANGULAR_VELOCITY, DEFAULT_MAX_LINEAR_VELOCITY,
-                           DEFAULT_WALL_STATE_TIMEOUT, Kind, Mode, SafeMode)
+from ...control import configured_law, DEFAULT_ADAPTATION_GAIN, Law, LAWS
+from ...controller import (configured_controller, DEFAULT_MAX_ANGULAR_VELOCITY,
+                           DEFAULT_MAX_LINEAR_VELOCITY, DEFAULT_RATE_HZ, DEFAULT_STATE_TIMEOUT,
+                           DEFAULT_VELOCITY_FEEDBACK, DEFAULT_WALL_STATE_TIMEOUT, Kind, Mode,
+                           SafeMode)
 from ...diagnostics import controller_status, ControllerFigures, ControllerThresholds
 from ...errors import choice, InputError
-from ...follower import Outcome, Tolerances
+from ...follower import DEFAULT_STOP_TIME, Outcome, Tolerances
 from ...plant import Interface
-from ...task_space import (configured_task_law, controlled_axes, DAMPING_RATIO,
+from ...stamps import ns_to_s, periods, s_to_ns
+from ...task_space import (configured_task_law, DAMPING_RATIO,
                            DEFAULT_NULL_STIFFNESS, DEFAULT_STIFFNESS, mask_axes, tip_state)
 
 
@@ -166,13 +170,15 @@ PARAMETERS = (
     Spec('joints', STRING_ARRAY,
          "Joint order of the commands; empty: the model's order."),
     Spec('control_law', 'computed_torque',
-         f'Control law of the effort interface: {", ".join(CONTROLLERS)}.'),
+         f'Control law of the effort interface: {", ".join(LAWS)}.'),
     Spec('trigger', 'state', 'What starts a control cycle: state (each joint state) or timer '
                              '(at rate_hz).'),
-    Spec('rate_hz', 1000.0, 'Control rate [Hz]: of the timer, or the expected joint state rate '
-                            '(for counting missed cycles).', bounds=(1.0, 10000.0)),
-    Spec('state_timeout', 0.05, 'Safe mode when the newest joint state is older than this '
-                                "[s, on the states' clock].", bounds=(0.001, 10.0)),
+    Spec('rate_hz', DEFAULT_RATE_HZ, 'Control rate [Hz]: of the timer, or the expected joint '
+                                     'state rate (for counting missed cycles).',
+         bounds=(1.0, 10000.0)),
+    Spec('state_timeout', DEFAULT_STATE_TIMEOUT, 'Safe mode when the newest joint state is older '
+                                                 "than this [s, on the states' clock].",
+         bounds=(0.001, 10.0)),
     Spec('wall_state_timeout', DEFAULT_WALL_STATE_TIMEOUT,
          'On simulated time (use_sim_time), safe mode also when no joint state arrives for this '
          'long on the wall clock [s]: a simulator that died stops the simulated clock with its '
@@ -183,7 +189,7 @@ PARAMETERS = (
          'stopping): zero_effort, or gravity_compensation at the last measured position. '
          'Velocity commands are then zero, position commands the last measured position.'),
     Spec('natural_frequency', 20.0, 'Closed-loop natural frequency [rad/s] that sets the default '
-                                    'gains (see control.default_controller).',
+                                    'gains (see control.default_law).',
          bounds=(0.01, 1e4)),
     Spec('damping_ratio', 1.0, 'Closed-loop damping ratio of the default gains.',
          bounds=(0.0, 100.0)),
@@ -195,11 +201,11 @@ PARAMETERS = (
          'Adaptive law: how fast the estimate of the base parameters moves [1/(N m rad), scaled '
          "by each parameter's bounds]; its estimate is on ~/parameter_estimate.",
          bounds=(0.0, 1e6)),
-    Spec('velocity_feedback', 10.0,
+    Spec('velocity_feedback', DEFAULT_VELOCITY_FEEDBACK,
          'Velocity interface: command = reference velocity + this gain times the position '
          'error [1/s] (0: the reference velocity alone, open loop).', bounds=(0.0, 1e4)),
-    Spec('stop_time', 0.25, 'Time to bring a motion to rest after a cancel or an abort [s].',
-         bounds=(0.001, 60.0)),
+    Spec('stop_time', DEFAULT_STOP_TIME,
+         'Time to bring a motion to rest after a cancel or an abort [s].', bounds=(0.001, 60.0)),
     Spec('state_publish_rate_hz', 100.0, "Rate of ~/controller_state [Hz, on the states' "
                                          'clock]; 0: none.', bounds=(0.0, 10000.0)),
     Spec('action_monitor_rate_hz', 20.0, "Rate of the action feedback [Hz, on the states' "
@@ -236,6 +242,8 @@ STRUCTURAL = ('use_sim_time',)
 #: How often [s] and how many times the watchdog asks the graph for the nodes of two publishers
 #: of joint states that it did not know yet.
 NAMING_PERIOD, NAMING_TRIES = 0.5, 20
+#: Shortest time [s] between two log lines of the safe mode (see ``_report``).
+FLAP_PERIOD = 10.0
 #: The watchdog looks this often, as a fraction of the timeouts.
 WATCHDOG_FRACTION = 0.25
 #: Longest wait [s] for reliable subscribers to acknowledge the final command.
@@ -248,10 +256,11 @@ class ControllerNode(Node):
     def __init__(self, **kwargs):
         super().__init__('controller', **kwargs)
         self.throttle = Throttle()
+        self._quiet_return = False      # the safe mode that the next hold ends was not logged
         self.params = p = declare(self, PARAMETERS)
         # what the node declares, by name (per-joint parameters added once the joints are known)
         self._specs = {spec.name: spec for spec in PARAMETERS + ROS_PARAMETERS}
-        self.law_name = choice(p.control_law, Law, 'control_law', allowed=CONTROLLERS)
+        self.law_name = choice(p.control_law, Law, 'control_law', allowed=LAWS)
         self.interface = choice(p.command_interface, Interface, 'command_interface')
         self.trigger = choice(p.trigger, Trigger, 'trigger')
         choice(p.safe_mode, SafeMode, 'safe_mode')      # refused now, not when a model comes
@@ -286,14 +295,9 @@ class ControllerNode(Node):
             task_law = self._task_law({}) if self.interface is Interface.EFFORT else None
         except InputError as exc:
             raise StartupError(str(exc)) from None
-        # the axes the arm can move (sampled once, not per ~/cartesian_state in the cycle)
-        self._axes = controlled_axes(model)
-        self.controller = Controller(
-            model, law, interface=self.interface, safe_mode=p.safe_mode,
-            state_timeout=p.state_timeout, wall_state_timeout=p.wall_state_timeout,
-            rate_hz=p.rate_hz, velocity_feedback=p.velocity_feedback, stop_time=p.stop_time,
-            task_law=task_law, max_linear_velocity=p.cartesian_max_linear_velocity,
-            max_angular_velocity=p.cartesian_max_angular_velocity)
+        self.controller = configured_controller(
+            model, law, lambda name, default: self.get_parameter(name).value,
+            interface=self.interface, task_law=task_law)
         self.add_on_set_parameters_callback(self._on_set_parameters)
         start = time.perf_counter()
         self.controller.warm_up()
@@ -348,7 +352,7 @@ class ControllerNode(Node):
                                                self._lock, 'controller_states',
                                                periodic=self.watch,
                                                period=self._awake.period, with_info=True,
-                                               newest_of=(lambda data, info: _source(info))
+                                               newest_of=(lambda data, info: publisher_gid(info))
                                                if deep else None)
         self.goals = GoalProcess(self, self.description.urdf, chain_options(p), self._checked)
 
@@ -461,18 +465,7 @@ class ControllerNode(Node):
 
     def _publisher_node(self, gid):
         """Return ``'node /name'`` of the joint states' publisher ``gid`` (hex), or None."""
-        for endpoint, name in self._state_publisher_endpoints():
-            if gid is not None and name is not None and \
-                    bytes(endpoint.endpoint_gid).hex().startswith(gid.rstrip('0')):
-                return name
-        return None
-
-    def _state_publisher_endpoints(self):
-        """Yield each joint states' publisher and ``'node /name'`` (None while not known)."""
-        for endpoint in self.get_publishers_info_by_topic(self._joint_states.topic_name):
-            known = not endpoint.node_name.startswith('_NODE_NAME_UNKNOWN')
-            yield endpoint, (f'node {endpoint.node_namespace.rstrip("/")}/{endpoint.node_name}'
-                             if known else None)
+        return publisher_node(self, self._joint_states.topic_name, gid)
 
     def _check_effort_limits(self):
         unlimited = [j for j, limit in zip(self.model.joint_names, self.model.effort_limit)
@@ -495,7 +488,7 @@ class ControllerNode(Node):
     # ---- the cycle ------------------------------------------------------------------------------
 
     def _now(self):
-        return self.get_clock().now().nanoseconds * 1e-9
+        return ns_to_s(self.get_clock().now().nanoseconds)
 
     def joint_state_callback(self, data, info):
         """
@@ -504,7 +497,7 @@ class ControllerNode(Node):
         Its source is the publisher's GID (``info``; see
         :data:`~robot_dynamics.ros.wire.compat.PUBLISHER_GID`).
         """
-        source = _source(info)
+        source = publisher_gid(info)
         try:
             stamp_ns, q, qd = self.reader.state(data)
         except InputError as exc:
@@ -517,7 +510,7 @@ class ControllerNode(Node):
         # the controller's clock, in s, from here on (a zero stamp: the node's on wall time; on
         # simulated time a simulation's first state, which a restarted controller receives
         # late, in the simulator's history: read as stamped now, it was fresh and held)
-        t = stamp_ns * 1e-9 if stamp_ns or self.sim_time else self._now()
+        t = ns_to_s(stamp_ns) if stamp_ns or self.sim_time else self._now()
         # simulated time: /clock tells how old a state is on arrival (0 before the first)
         now = (self._now() or None) if self.sim_time else None
         if self.trigger is Trigger.STATE:
@@ -618,8 +611,9 @@ class ControllerNode(Node):
         if c is None:
             return ControllerFigures(None, 0, 0, (), Mode.WAITING.value)
         return ControllerFigures(c.time, c.cycles, c.missed_cycles,
-                                 tuple(c.saturated_cycles.tolist()),
-                                 c.mode.value, self._safe_reason if c.mode is Mode.SAFE else '')
+                                 tuple(c.saturated_cycles.tolist()), c.mode.value,
+                                 self._safe_reason if c.mode is Mode.SAFE else '',
+                                 c.source_changes)
 
     def _take_latencies(self):
         """Return the period's latencies and start the next period's (None: simulated time)."""
@@ -637,13 +631,23 @@ class ControllerNode(Node):
                 self._goal_ended(event)
             elif event.kind is Kind.GOAL_ACCEPTED:
                 log.info(f'{_goal_name(event.tag)}{event.message}')
-            elif event.kind is Kind.HOLDING:
-                log.info(event.message)
             elif event.kind is Kind.SAFE_MODE:
-                log.error(event.message)
-            elif event.kind is Kind.SECOND_SOURCE:
+                # a host that starves the states flips the safe mode on and off: its line at
+                # most once a FLAP_PERIOD, with the count of the others, and the line of the
+                # states' return only after a safe mode that was logged
+                held = self.throttle.held(Kind.SAFE_MODE, FLAP_PERIOD)
+                self._quiet_return = held is None
+                if held is not None:
+                    log.error(event.message + (
+                        f' ({held} more since the last such line, each ended when the states '
+                        'came back)' if held else ''))
+            elif event.kind is Kind.HOLDING:
+                if not self._quiet_return:
+                    log.info(event.message)
+                self._quiet_return = False
+            elif event.kind in (Kind.SECOND_SOURCE, Kind.SOURCE_REFUSED, Kind.SOURCE_CHANGED):
                 log.error(f'{event.message}; {self._sources_named(event.tag)}')
-            elif event.kind in (Kind.SOURCE_CHANGED, Kind.STALE_STATES):
+            elif event.kind in (Kind.STALE_STATES, Kind.STATES_JUMPED):
                 log.warning(event.message)
             elif self.throttle(event.kind, 1.0):
                 log.error(f'{event.message} (this kind of error is logged once a second)')
@@ -732,9 +736,9 @@ class ControllerNode(Node):
         active = c.cartesian.active if c.task_space else c.follower.active
         handle = active.tag if active is not None else None
         rate = self.params.action_monitor_rate_hz
-        if handle is None or cycle.t * rate < self._next_feedback:
+        if handle is None or periods(cycle.t, rate) < self._next_feedback:
             return
-        self._next_feedback = math.floor(cycle.t * rate) + 1
+        self._next_feedback = periods(cycle.t, rate) + 1
         if c.task_space:
             feedback = FollowCartesianTrajectory.Feedback()
             feedback.header.stamp = self.get_clock().now().to_msg()
@@ -755,7 +759,7 @@ class ControllerNode(Node):
     def _tip_points(self, cycle):
         """Return the tip's reference, actual and error points of a cycle, and its J's cond."""
         c = self.controller
-        mask = c.task_law.mask if c.task_law is not None else self._axes
+        mask = c.task_law.mask if c.task_law is not None else self.model.task_mask
         pose, twist, cond = tip_state(self.model, cycle.q, cycle.qd, mask)
         if c.task_space:
             ref, cond = cycle.reference, c.condition_number
@@ -769,9 +773,9 @@ class ControllerNode(Node):
 
     def _publish_cartesian_state(self, cycle):
         rate = self.params.cartesian_state_publish_rate_hz
-        if rate <= 0.0 or cycle.t * rate < self._next_cartesian or cycle.mode is Mode.SAFE:
+        if rate <= 0.0 or cycle.mode is Mode.SAFE or periods(cycle.t, rate) < self._next_cartesian:
             return
-        self._next_cartesian = math.floor(cycle.t * rate) + 1
+        self._next_cartesian = periods(cycle.t, rate) + 1
         if not self.cartesian_publisher.get_subscription_count():
             return      # the tip's FK and Jacobian are not worked out in the cycle for nobody
         c = self.controller
@@ -779,7 +783,7 @@ class ControllerNode(Node):
                              near_singularity=c.task_space and c.near_singularity,
                              controlled_axes=mask_axes(c.task_law.mask) if c.task_law else [])
         msg.reference, msg.actual, msg.error, msg.condition_number = self._tip_points(cycle)
-        msg.header.stamp = time_msg(round(c.time * 1e9))
+        msg.header.stamp = time_msg(s_to_ns(c.time))
         msg.header.frame_id = self.model.base_link
         self.cartesian_publisher.publish(msg)
 
@@ -787,11 +791,10 @@ class ControllerNode(Node):
         rate = self.params.state_publish_rate_hz
         # on a grid of the states' clock, so that runs in lockstep sample alike; and at once when
         # the mode changes (a clock whose states stopped does not move)
-        # (periods counted, not times compared: 0.29 s x 100 Hz is 28.999...)
-        if rate <= 0.0 or (cycle.t * rate < self._next_state_publish
+        if rate <= 0.0 or (periods(cycle.t, rate) < self._next_state_publish
                            and cycle.mode is self._published_mode):
             return
-        self._next_state_publish = math.floor(cycle.t * rate) + 1
+        self._next_state_publish = periods(cycle.t, rate) + 1
         self._published_mode = cycle.mode
         c, to_names = self.controller, self.joints.model_to_names
         reference, q, qd = cycle.reference, cycle.q, cycle.qd
@@ -799,7 +802,7 @@ class ControllerNode(Node):
                               mode=cycle.mode.value, cycles=c.cycles,
                               missed_cycles=c.missed_cycles)
         # the newest state's time (the cycle's, but for a timer's cycle), as nanoseconds
-        state_ns = round(c.time * 1e9)
+        state_ns = s_to_ns(c.time)
         msg.state_stamp = time_msg(state_ns)
         msg.feedback = trajectory_point(to_names(q), to_names(qd))
         if not c.task_space:
@@ -854,14 +857,6 @@ class ControllerNode(Node):
         if self.goals is not None:
             self.goals.stop()
         return super().destroy_node()
-
-
-def _source(info):
-    """Return the publisher's GID in a message info as hex, or None where there is none."""
-    gid = info.get('publisher_gid') if info else None
-    if not gid:
-        return None
-    return bytes(gid['data'] if isinstance(gid, dict) else gid).hex()
 
 
 def _goal_name(handle):

@@ -30,18 +30,24 @@ what passes reaches the controller, as arrays over a pipe: ``(kind, goal id, goa
 (tag None, NaN tolerances and a ``goal_time`` of 0 where the controller's defaults apply), the
 pose (4, 4) of a :data:`TARGET`, nothing for a :data:`CANCEL`. The controller
 judges it against the arm (the spline from the reference in force, the reach) and sends back
-how each goal ended and the feedback to publish. The child ends when the pipe closes: when the
-controller node stops, or its process dies. An answer waits up to ANSWER_WAIT for its client to
-be discovered; a goal accepted whose client could not be told so is ended, not run (its client
-would not know that the arm moves). The child runs in a process group of its own, so that a
-signal to the controller's group (a supervisor's SIGKILL) ends it by its pipe, with a goodbye
-to the graph: a participant that vanishes unannounced makes every other one expire it later,
-and Fast DDS can deadlock doing so (eProsima/Fast-DDS#6502).
+how each goal ended, the feedback to publish, and :data:`TAKEN` once it has dealt with a
+target: streamed targets cross one at a time, the newest of those that came meanwhile next
+(:class:`Outbox`), so that a flood of them never fills the pipe ahead of a goal or a cancel. The
+child ends when the pipe closes: when the controller node stops, or its process dies; its own
+end (a crash, a kill) ends the controller node, its exit status or signal in the one fatal line
+(``NodeFailure``), and the controller's safe command goes out as at any stop. An answer waits up
+to ANSWER_WAIT for its client to be discovered; a goal accepted whose client could not be told
+so is ended, not run (its client would not know that the arm moves). The child runs in a
+process group of its own, so that a signal to the controller's group (a supervisor's SIGKILL)
+ends it by its pipe, with a goodbye to the graph: a participant that vanishes unannounced makes
+every other one expire it later, and Fast DDS can deadlock doing so (eProsima/Fast-DDS#6502).
+It runs the package the controller runs, whatever the working directory (:func:`spawn`).
 """
 
 from functools import partial
 from multiprocessing.connection import Connection
 import os
+from pathlib import Path
 import queue
 import signal
 import socket
@@ -65,7 +71,7 @@ from robot_dynamics_interfaces.action import FollowCartesianTrajectory, FollowJo
 from trajectory_msgs.msg import JointTrajectory
 
 from . import GOAL_NODE_SUFFIX
-from .runner import answer_where, bound_the_exit, spin_until, teardown
+from .runner import answer_where, bound_the_exit, NodeFailure, spin_until, teardown
 from .throttle import Throttle
 from ..wire import middleware
 from ..wire.capped import CappedActionServer, CappedPoints
@@ -82,6 +88,22 @@ from ...model import RobotModel
 #: pose from a topic, a cancel request.
 JOINT, CARTESIAN, TRAJECTORY, TARGET, CANCEL = 'joint', 'cartesian', 'trajectory', 'target', \
     'cancel'
+#: The controller's word that it has dealt with a target it was passed (sent back).
+TAKEN = 'taken'
+#: The goal process's start (``python -c``): the package from the directory of the controller's
+#: (``argv[1]``: its ``__init__.py``), before anything can import it from elsewhere, and
+#: nothing from the working directory (``python -m`` puts it first: from a checkout's root the
+#: child ran the source tree beside an installed controller, and compiled its kernels there).
+START = """
+import importlib.util, sys
+if sys.path[0] == '':
+    del sys.path[0]
+spec = importlib.util.spec_from_file_location('robot_dynamics', sys.argv[1])
+sys.modules[spec.name] = package = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(package)
+from robot_dynamics.ros.nodes.goals import main
+sys.exit(main(int(sys.argv[2])))
+"""
 #: Longest wait [s] for the child to end once its pipe closed (past it, the node stops without
 #: it; the child, just started or held in its own teardown, ends by itself).
 STOP_BOUND = 5.0
@@ -96,6 +118,25 @@ ANSWER_WAIT = 5.0
 ANSWER_LOST = 'failed to send response'
 _RESULTS = {JOINT: FollowJointTrajectory.Result, CARTESIAN: FollowCartesianTrajectory.Result}
 _FEEDBACK = {JOINT: FollowJointTrajectory.Feedback, CARTESIAN: FollowCartesianTrajectory.Feedback}
+
+
+def spawn(fd):
+    """Start the goal process on the pipe ``fd`` (:data:`START`); return its ``Popen``."""
+    package = Path(__file__).parents[2] / '__init__.py'
+    return subprocess.Popen([sys.executable, '-c', START, str(package), str(fd)],
+                            pass_fds=(fd,), start_new_session=True)
+
+
+def how_it_ended(status):
+    """Return how a process ended, in words, from its exit status (``Popen.returncode``)."""
+    if status is None:
+        return 'its pipe closed, the process still running'
+    if status >= 0:
+        return f'exit status {status}'
+    try:
+        return f'killed by {signal.Signals(-status).name}'
+    except ValueError:                  # a real-time signal has no name of its own
+        return f'killed by signal {-status}'
 
 
 def goal_name(goal_id):
@@ -223,8 +264,9 @@ class GoalProcess:
     child builds its own). ``on_checked(kind, handle, goal)`` is called from a thread of this
     class for each goal and topic message that passed (``handle``: the :class:`RemoteGoal` of
     an action goal, else None); what it raises, and a goal process that ends while the node
-    runs (``RuntimeError``), is raised again in the node's executor. :meth:`send` queues a
-    message for the child (never blocks the caller: the cycle sends from its thread).
+    runs (``NodeFailure``, with how it ended), is raised again in the node's executor.
+    :meth:`send` queues a message for the child (never blocks the caller: the cycle sends from
+    its thread); a :data:`TAKEN` follows each target taken.
     """
 
     def __init__(self, node, urdf, options, on_checked):
@@ -240,8 +282,7 @@ class GoalProcess:
         self._raise = node.create_guard_condition(self._raise_error)
         fd = theirs.detach()
         name = node.get_name()
-        self.process = subprocess.Popen(
-            [sys.executable, '-m', __name__, str(fd)], pass_fds=(fd,), start_new_session=True)
+        self.process = spawn(fd)
         os.close(fd)
         self._conn.send({
             'urdf': urdf, 'options': options, 'node': f'{name}{GOAL_NODE_SUFFIX}',
@@ -285,11 +326,18 @@ class GoalProcess:
                         handle.is_cancel_requested = True
                     continue
                 self._on_checked(kind, handle, goal)
-        except (EOFError, OSError) as exc:
+                if kind == TARGET:
+                    self.send((TAKEN, b''))
+        except (EOFError, OSError):
             if self._stopping.is_set():
                 return
-            self._error = RuntimeError(f'the goal process ended ({exc or "its pipe closed"}, '
-                                       f'status {self.process.poll()}): no goal can come')
+            # its pipe closes as it exits: its status is there at once
+            try:
+                status = self.process.wait(STOP_BOUND)
+            except subprocess.TimeoutExpired:
+                status = None
+            self._error = NodeFailure(f'the goal process ended: {how_it_ended(status)}; no '
+                                      'goal can come, the controller stops')
             self._raise.trigger()
         except Exception as exc:  # noqa: B902 - raised again where the node fails
             self._error = exc
@@ -320,6 +368,48 @@ class GoalProcess:
         self._node.destroy_guard_condition(self._raise)
 
 
+class Outbox:
+    """
+    What the goal process sends the controller over ``conn``: streamed targets coalesced.
+
+    A target goes when no target is in flight (sent, and no :data:`TAKEN` back for it yet);
+    else it waits, in place of the one that waited before it (the newest wins). Anything else
+    goes at once, after the target that waited, if any: the order of what is sent is the order
+    it came in, less the targets a newer one replaced before they could go. So a flood of
+    targets leaves at most two ahead of a goal or a cancel. Thread-safe (the executor's thread
+    sends, the pipe's reader calls :meth:`taken`).
+    """
+
+    def __init__(self, conn):
+        self._conn = conn
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._waiting = None            # the newest target that came while one was in flight
+
+    def send(self, kind, goal_id=b'', goal=None):
+        """Send ``(kind, goal_id, goal)``, or hold it back if it is a target (see above)."""
+        with self._lock:
+            if kind == TARGET and self._in_flight:
+                self._waiting = goal
+                return
+            self._send_waiting()
+            self._in_flight += kind == TARGET
+            self._conn.send((kind, goal_id, goal))
+
+    def taken(self):
+        """Take the controller's :data:`TAKEN`: the target that waited goes, if any."""
+        with self._lock:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._send_waiting()
+
+    def _send_waiting(self):
+        if self._waiting is not None:
+            self._in_flight += 1
+            self._conn.send((TARGET, b'', self._waiting))
+            self._waiting = None
+
+
 class GoalNode(Node):
     """The child's node: the controller's actions and goal topics, checked, passed on."""
 
@@ -328,8 +418,7 @@ class GoalNode(Node):
                          cli_args=['--ros-args', '-r', f'/clock:={config["clock"]}'],
                          parameter_overrides=[Parameter('use_sim_time',
                                                         value=config['use_sim_time'])])
-        self._conn = conn
-        self._send_lock = threading.Lock()
+        self.outbox = Outbox(conn)
         self.model = RobotModel.from_urdf(config['urdf'], **config['options'])
         self.log = rclpy.logging.get_logger(config['logger'])
         self.throttle = Throttle()
@@ -374,17 +463,13 @@ class GoalNode(Node):
         self._answer_lost = True
         self.throttle.warn(self.log, 'answer lost', f'a client was not answered: {message}')
 
-    def _pass(self, kind, goal_id=b'', goal=None):
-        with self._send_lock:
-            self._conn.send((kind, goal_id, goal))
-
     def _trajectory(self, msg):
         try:
             goal = joint_goal(msg, self.model, count=self._trajectories.count(msg))
         except InputError as exc:
             self.throttle.warn(self.log, 'trajectory rejected', f'trajectory rejected: {exc}')
             return
-        self._pass(TRAJECTORY, goal=goal)
+        self.outbox.send(TRAJECTORY, goal=goal)
 
     def _target(self, msg):
         try:
@@ -393,7 +478,7 @@ class GoalNode(Node):
         except InputError as exc:
             self.throttle.warn(self.log, 'target rejected', f'target pose rejected: {exc}')
             return
-        self._pass(TARGET, goal=pose)
+        self.outbox.send(TARGET, goal=pose)
 
     async def _execute_joint(self, handle):
         def check(request):
@@ -422,14 +507,14 @@ class GoalNode(Node):
             return result(error_code=code, error_string=str(exc))
         ended = Future()
         self._running[goal_id] = (kind, handle, ended)
-        self._pass(kind, goal_id, goal)
+        self.outbox.send(kind, goal_id, goal)
         state, code, message = await ended
         del self._running[goal_id]
         getattr(handle, state)()
         return result(error_code=code, error_string=message)
 
     def _cancel(self, handle):
-        self._pass(CANCEL, bytes(handle.goal_id.uuid))
+        self.outbox.send(CANCEL, bytes(handle.goal_id.uuid))
         return CancelResponse.ACCEPT
 
     def ending(self):
@@ -437,8 +522,11 @@ class GoalNode(Node):
         return any(ended.done() for _, _, ended in list(self._running.values()))
 
     def take(self, message):
-        """Act on a message of the controller, a goal's end or feedback (the pipe's thread)."""
+        """Act on the controller's message (the pipe's thread): TAKEN, a goal's end, feedback."""
         what, goal_id, *rest = message
+        if what == TAKEN:
+            self.outbox.taken()
+            return
         running = self._running.get(goal_id)
         if running is None:
             return
@@ -500,7 +588,3 @@ def main(fd):
     finally:
         teardown(node)
     return 0
-
-
-if __name__ == '__main__':
-    sys.exit(main(int(sys.argv[1])))

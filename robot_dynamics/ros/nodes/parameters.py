@@ -52,6 +52,13 @@ class Spec(NamedTuple):
     read_only: bool = True
     bounds: Optional[Tuple[float, float]] = None
 
+    def line(self):
+        """Return the parameter in one line: name, default, range, writable, description."""
+        default = '[]' if self.default in (STRING_ARRAY, DOUBLE_ARRAY) else repr(self.default)
+        bounds = '' if self.bounds is None else f' in [{self.bounds[0]:g}, {self.bounds[1]:g}]'
+        writable = '' if self.read_only else ' (settable at run time)'
+        return f'{self.name} = {default}{bounds}{writable}: {self.description}'
+
 
 def descriptor(spec):
     """Return the ``ParameterDescriptor`` of ``spec``."""
@@ -175,11 +182,17 @@ def unknown_parameter(name, declared, patterns, joints):
     Return what is wrong with the undeclared parameter ``name``, with the closest names.
 
     A per-joint parameter (``patterns``, with ``{joint}``) of a joint that is not among
-    ``joints`` names the closest joints; any other name the closest of ``declared``.
+    ``joints`` names the closest joints, of one among them the gain the law lacks; any other name
+    the closest of ``declared``.
     """
     per_joint = joint_of(name, patterns)
     if per_joint is not None:
         pattern, joint = per_joint
+        if joint in joints:
+            # the joint is known: only a law's gain is declared for some settings and not others
+            return (f'parameter {quoted(name)} is not declared: the control law in use has no '
+                    f'{quoted(pattern.rsplit(".", 1)[-1])} gain ({pattern} is declared for the '
+                    'laws that have one)')
         near = closest(joint, joints)
         hint = f'closest: {listed(near)}' if near else f'joints: {listed(joints, 20)}'
         return (f'parameter {quoted(name)}: no joint {quoted(joint)} in the model ({hint}; '

@@ -22,9 +22,10 @@ rclpy's own signal handlers would shut the context down first, so they are not i
 error in the node's construction (bad parameters, a bad robot description), or a
 ``StartupError`` from a callback (a check that needs the first messages, e.g. the hardware's
 joint names), is logged as fatal and gives exit status 1, so that launch files and
-``robot-dynamics bringup`` see a failed start; the node is destroyed all the same. A teardown
-that does not end within ``TEARDOWN_BOUND`` ends the process, exit status 1
-(:func:`bounded_teardown`).
+``robot-dynamics bringup`` see a failed start; the node is destroyed all the same. So is a
+``NodeFailure`` from a callback (a part the node cannot go on without has ended): one fatal
+line, exit status 1. A teardown that does not end within ``TEARDOWN_BOUND`` ends the process,
+exit status 1 (:func:`bounded_teardown`).
 """
 
 import contextlib
@@ -46,6 +47,10 @@ from ...errors import RobotDynamicsError
 
 class StartupError(RobotDynamicsError):
     """The node cannot run with what it finds (raised from a callback, so also after start)."""
+
+
+class NodeFailure(RobotDynamicsError):
+    """The node cannot go on (raised from a callback): one fatal line, exit status 1."""
 
 
 #: Set by ``robot-dynamics bringup`` to its pid in the environment of the node processes it
@@ -159,6 +164,9 @@ def run_node(node_class, name, args=None):
         node = node_class()
         executor.add_node(node)
         spin_until(executor, stop)
+    except NodeFailure as exc:
+        rclpy.logging.get_logger(name).fatal(str(exc))
+        return 1
     except START_ERRORS as exc:
         rclpy.logging.get_logger(name).fatal(f'cannot start: {exc}')
         return 1

@@ -30,12 +30,15 @@ node reads parameters, moves messages, keeps the clocks and runs the stepping th
   the arm falls), said once, and once more when commands return. **One source**: the simulator
   follows the publisher (its GID) that sent the first good command; good commands from another are
   ignored and counted (``ignored_commands``), and the first from each is logged as an error
-  naming both publishers; once the followed one has been silent for ``command_timeout`` (a
-  controller that died), the next publisher is followed (a restarted controller).
+  naming both publishers; once the followed one has been silent for two seconds
+  (:data:`~robot_dynamics.sources.DEFAULT_SOURCE_TIMEOUT`: a controller that died, not one a
+  loaded host held up), the next publisher is followed (a restarted controller), logged as an
+  error.
 - ``~/external_wrench`` (``geometry_msgs/WrenchStamped``; ``/simulator/external_wrench``): the
   wrench the environment applies to the arm, force [N] and torque [N m] in the base frame's
   axes at the origin of the link ``header.frame_id`` (empty: the tip); the newest holds until
-  replaced, a zero wrench removes it, applied from the next step; NaN or an unknown frame is
+  replaced, a zero wrench removes it, applied from the next step; a force above
+  ``max_external_force``, a torque above ``max_external_torque``, NaN or an unknown frame is
   refused (logged, throttled) and the one in force stays.
 - State: ``joint_states`` (position, velocity, and the effort applied over the step that ended
   there, as drives report it; stamped) every ``1 / publish_rate_hz``; ``~/status``
@@ -43,10 +46,13 @@ node reads parameters, moves messages, keeps the clocks and runs the stepping th
   states, real-time factor, the external wrench) at ``status_rate_hz`` and whenever a contact
   changes.
 - ``~/reset`` (std_srvs/Trigger) puts the arm back to ``initial_positions`` and
-  ``initial_velocities`` at the next step, publishes that state at once, and replies with its
-  stamp (the clock runs on: stamps never go back).
+  ``initial_velocities`` at the next step, removes the external wrench, publishes that state at
+  once, and replies with its stamp (the clock runs on: stamps never go back).
+- A step that fails (its state non-finite or running away) is not taken: the brakes hold the
+  arm at its last good state, at rest, until ``~/reset`` (logged as an error).
 - ``/diagnostics`` (:mod:`~robot_dynamics.ros.nodes.diagnostics`) once a second: steps, late
-  steps, stalls, unanswered states, real-time factor; WARN over ``diagnostics.*``.
+  steps, stalls, unanswered states, real-time factor; WARN over ``diagnostics.*``; ERROR with
+  its reason after a failed step.
 
 Stepping runs in its own thread, paced on the monotonic clock with ``realtime`` (see
 :mod:`robot_dynamics.simulator`: late steps counted and run, never dropped; a stall logged;
@@ -84,6 +90,7 @@ from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
 from .diagnostics import Diagnostics, SIMULATOR_PARAMETERS, thresholds
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, Spec,
                          STRING_ARRAY)
+from .publishers import publisher_gid, publisher_node
 from .runner import run_node
 from .throttle import Throttle
 from ..wire.cdr import JointStateWriter, read_float64_array
@@ -94,24 +101,29 @@ from ..wire.qos import LOCKSTEP_ALL, LOCKSTEP_WRITER, NEWEST_ONLY
 from ...closed_loop import with_payload
 from ...diagnostics import simulator_status, SimulatorFigures, SimulatorThresholds
 from ...errors import InputError
+from ...events import Kind
 from ...model import RobotModel
-from ...simulator import DEFAULT_LOCKSTEP_TIMEOUT, Kind, Simulator
-from ...trajectory import NS_PER_S as _NS
+from ...simulator import (configured_simulator, DEFAULT_COMMAND_TIMEOUT, DEFAULT_LOCKSTEP_TIMEOUT,
+                          DEFAULT_MAX_EXTERNAL_FORCE, DEFAULT_MAX_EXTERNAL_TORQUE,
+                          DEFAULT_RATE_HZ, DEFAULT_STATUS_RATE_HZ)
+from ...stamps import ns_to_s, s_to_ns, split
 
 PARAMETERS = (
     Spec('joints', STRING_ARRAY,
          'Joint order of commands, initial_positions and initial_velocities; empty: the '
          "model's order."),
-    Spec('rate_hz', 1000.0, 'Integration steps per second (RK4) [Hz].', bounds=(1.0, 100000.0)),
+    Spec('rate_hz', DEFAULT_RATE_HZ, 'Integration steps per second (RK4) [Hz].',
+         bounds=(1.0, 100000.0)),
     Spec('publish_rate_hz', 0.0, 'Rate of joint_states [Hz]; 0: every step.',
          bounds=(0.0, 100000.0)),
-    Spec('status_rate_hz', 10.0, 'Rate of ~/status [Hz of simulated time], also sent when a '
-                                 'joint touches or leaves a limit.', bounds=(0.1, 1000.0)),
+    Spec('status_rate_hz', DEFAULT_STATUS_RATE_HZ,
+         'Rate of ~/status [Hz of simulated time], also sent when a joint touches or leaves a '
+         'limit.', bounds=(0.1, 1000.0)),
     Spec('initial_positions', DOUBLE_ARRAY,
          'Initial joint positions [rad or m] in joints order; empty: the middle of the limits.'),
     Spec('initial_velocities', DOUBLE_ARRAY,
          'Initial joint velocities [rad/s or m/s] in joints order; empty: zero.'),
-    Spec('command_timeout', 0.1,
+    Spec('command_timeout', DEFAULT_COMMAND_TIMEOUT,
          'The brakes (brake_on_timeout) or the idle command (zero effort; hold, for position '
          'and velocity) after this long without a valid command [s, wall clock]; 0: never.',
          read_only=False, bounds=(0.0, 3600.0)),
@@ -134,6 +146,12 @@ PARAMETERS = (
          'as an unanswered state; time in which this process did not run does not count) [s].',
          bounds=(0.001, 3600.0)),
     Spec('friction', True, "Apply the URDF's joint damping and friction."),
+    Spec('max_external_force', DEFAULT_MAX_EXTERNAL_FORCE,
+         'Largest force accepted on ~/external_wrench [N]; a larger one is refused (logged).',
+         bounds=(0.0, 1e6)),
+    Spec('max_external_torque', DEFAULT_MAX_EXTERNAL_TORQUE,
+         'Largest torque accepted on ~/external_wrench [N m]; a larger one is refused '
+         '(logged).', bounds=(0.0, 1e6)),
     Spec('plant_urdf_file', '', 'URDF of the simulated arm when it is not the robot description '
                                 'the other nodes use (the same joints): the real arm against '
                                 'what the controller believes; empty: the robot description.'),
@@ -154,9 +172,13 @@ LOG_PERIOD = 5.0
 WAIT_SLICE = 0.1
 #: How each event of the Simulator is logged: the level and the throttle period [s] (None: each).
 _LOGGED = {Kind.STALL: ('warning', LOG_PERIOD), Kind.COMMAND_REJECTED: ('warning', 1.0),
-           Kind.SECOND_SOURCE: ('error', None), Kind.SOURCE_CHANGED: ('warning', None),
+           Kind.SECOND_SOURCE: ('error', None), Kind.SOURCE_REFUSED: ('error', None),
+           Kind.SOURCE_CHANGED: ('error', None),
            Kind.COMMANDS_TIMED_OUT: ('warning', None), Kind.COMMANDS_BACK: ('info', None),
-           Kind.UNANSWERED: ('warning', LOG_PERIOD), Kind.FAILED: ('fatal', None)}
+           Kind.UNANSWERED: ('warning', LOG_PERIOD),
+           Kind.FAILED: ('error', None)}
+#: Events that the end of the commands' publisher explains: logged as information then.
+_ORDERLY_END = (Kind.COMMANDS_TIMED_OUT, Kind.UNANSWERED)
 
 
 class SimulatorNode(Node):
@@ -188,19 +210,13 @@ class SimulatorNode(Node):
         self.joints = JointMap(model, p.joints or model.joint_names)
         model = self._plant_model(model)
         simulated = p.lockstep or not p.realtime
-        self.sim = Simulator(
-            model, p.rate_hz, interface=p.command_interface, friction=p.friction,
-            q0=self._initial(p.initial_positions), qd0=self._initial(p.initial_velocities),
-            command_timeout=p.command_timeout, brake_until_command=p.brake_until_command,
-            brake_on_timeout=p.brake_on_timeout,
-            realtime=p.realtime, lockstep=p.lockstep, lockstep_timeout=p.lockstep_timeout,
-            publish_every=1 if p.publish_rate_hz == 0.0 else max(1, round(p.rate_hz
-                                                                          / p.publish_rate_hz)),
-            status_every=max(1, round(p.rate_hz / p.status_rate_hz)))
+        self.sim = configured_simulator(
+            model, lambda name, default: getattr(p, name),
+            q0=self._initial(p.initial_positions), qd0=self._initial(p.initial_velocities))
         model.warm_up()
         self._reset_requested = None   # an Event while a ~/reset call waits
         self._wrench = None            # the newest WrenchStamped, for the stepping thread
-        self._clock_every_ns = round(_NS / p.clock_rate_hz)
+        self._clock_every_ns = s_to_ns(1.0 / p.clock_rate_hz)
         self._next_clock_ns = 0
         # the loop's messages raw: states written and commands read straight from arrays
         self._writer = JointStateWriter(self.joints.names)
@@ -268,7 +284,7 @@ class SimulatorNode(Node):
             values = self.joints.names_to_model(values)
         info = info or {}
         taken, events = self.sim.command(values, time.monotonic(),
-                                         source=_publisher_gid(info),
+                                         source=publisher_gid(info),
                                          sent_ns=info.get('source_timestamp'))
         self._report(events)
         return taken
@@ -283,7 +299,7 @@ class SimulatorNode(Node):
         self._reset_requested = done
         response.success = done.wait(RESET_TIMEOUT)
         if response.success:
-            sec, nanosec = divmod(done.stamp, _NS)
+            sec, nanosec = split(done.stamp)
             response.message = (f'initial state restored; its joint_states stamp is '
                                 f'{sec}.{nanosec:09d} s')
         else:
@@ -321,9 +337,7 @@ class SimulatorNode(Node):
             sim.command_timeout = self.get_parameter('command_timeout').value
             stepped = sim.step(now)
             self._report(stepped.events)
-            if stepped.failed:
-                self._wait_for_reset()
-            elif stepped.status:
+            if stepped.status:
                 self._publish_status()
 
     def _take_commands(self, timeout):
@@ -370,19 +384,13 @@ class SimulatorNode(Node):
                 self.get_logger().warning(f'refused external wrench: {exc}; the one in force '
                                           'stays')
 
-    def _wait_for_reset(self):
-        while not (self._reset_requested or self._stop.wait(0.01)):
-            pass
-
     def _figures(self):
         """Return the simulator's figures for /diagnostics now."""
-        sim, p = self.sim, self.params
-        if sim is None:
+        if self.sim is None:
+            p = self.params
             return SimulatorFigures(time.monotonic(), 0.0, 0, 0, 0, 0, False, p.realtime,
                                     p.lockstep)
-        return SimulatorFigures(time.monotonic(), sim.plant.t, sim.steps, sim.late_steps,
-                                sim.stalls, sim.unanswered_states, bool(sim.command_timed_out),
-                                p.realtime, p.lockstep)
+        return self.sim.figures(time.monotonic())
 
     def _report(self, events):
         """Log the simulator's events (throttled where they may repeat)."""
@@ -391,9 +399,13 @@ class SimulatorNode(Node):
             if period is not None and not self.throttle(event.kind, period):
                 continue
             message = event.message
-            if event.sources is not None:
+            if event.kind in _ORDERLY_END and self.commands.get_publisher_count() == 0:
+                # the controller left the graph (a bringup that stops): the end of its
+                # commands is no fault
+                level, message = 'info', f'{message} (the command publisher left the graph)'
+            if event.tag is not None:
                 message += ' (' + '; '.join(f'{gid}: {self._publisher_name(gid)}'
-                                            for gid in event.sources) + ')'
+                                            for gid in event.tag) + ')'
             # one call site per severity: rclpy refuses a call site that changes severity
             log = self.get_logger()
             if level == 'fatal':
@@ -407,10 +419,8 @@ class SimulatorNode(Node):
 
     def _publisher_name(self, gid):
         """Return the node that owns the command publisher of GID ``gid`` (hex), in words."""
-        for info in self.get_publishers_info_by_topic(self.commands.topic_name):
-            if gid is not None and bytes(info.endpoint_gid).hex().startswith(gid[:32]):
-                return f'publisher of node {info.node_namespace.rstrip("/")}/{info.node_name}'
-        return 'a publisher no longer in the graph'
+        name = publisher_node(self, self.commands.topic_name, gid)
+        return f'publisher of {name}' if name else 'a publisher not (or no longer) in the graph'
 
     def _publish_state(self, stamp_ns):
         """Publish the arm's joint state stamped ``stamp_ns`` (and /clock on simulated time)."""
@@ -432,7 +442,7 @@ class SimulatorNode(Node):
             self.failed_publishes += 1
             if self.throttle('state not published', 1.0):
                 self.get_logger().error(
-                    f'joint state of t = {stamp_ns * 1e-9:.3f} s not published '
+                    f'joint state of t = {ns_to_s(stamp_ns):.3f} s not published '
                     f'({self.failed_publishes} so far; a reader that no longer acknowledges, '
                     f'as a process killed, until the middleware drops it): {exc}')
 
@@ -466,20 +476,6 @@ class SimulatorNode(Node):
         if self._thread is not None:
             self._thread.join(timeout=5.0)
         return super().destroy_node()
-
-
-def _publisher_gid(info):
-    """
-    Return the publisher's GID (hex) in a message info, or None where there is none.
-
-    ``publisher_gid`` is ``{'implementation_identifier', 'data'}``; without it (no
-    :data:`~robot_dynamics.ros.wire.compat.PUBLISHER_GID`) every command counts as one source
-    (no check for a second one).
-    """
-    gid = info.get('publisher_gid')
-    if isinstance(gid, dict):
-        gid = gid.get('data')
-    return None if gid is None else bytes(gid).hex()
 
 
 def main(args=None):

@@ -32,15 +32,29 @@ THROTTLED = 'lines like this one are logged at most once a second'
 class Throttle:
     """``throttle(key, period)`` is true at most once per ``period`` [s] for each ``key``."""
 
-    def __init__(self):
+    def __init__(self, clock=time.monotonic):
+        self._clock = clock
         self._due = {}
+        self._held = {}
 
     def __call__(self, key, period):
-        now = time.monotonic()
+        now = self._clock()
         if now < self._due.get(key, -math.inf):
+            self._held[key] = self._held.get(key, 0) + 1
             return False
         self._due[key] = now + period
         return True
+
+    def held(self, key, period):
+        """
+        Return None while ``key`` is throttled, else how many calls it held back since its last.
+
+        For a line that may come in bursts (a fault that comes and goes): one line a period,
+        which says how many it stands for.
+        """
+        if not self(key, period):
+            return None
+        return self._held.pop(key, 0)
 
     def warn(self, logger, key, line):
         """Log ``line`` as a warning, saying so, at most once a second per ``key``."""

@@ -183,15 +183,16 @@ class Bringup:
         return True
 
     def _is_ready(self, spec):
-        kind, name = spec.ready
-        name = graph.resolve(name, self.namespace)
+        kind, *names = spec.ready
+        names = {graph.resolve(name, self.namespace) for name in names}
         probe = self._probe
         if kind == 'publisher':
-            return any(info.node_name == spec.name and info.node_namespace == self._where
-                       for info in probe.get_publishers_info_by_topic(name))
+            return all(any(info.node_name == spec.name and info.node_namespace == self._where
+                           for info in probe.get_publishers_info_by_topic(name))
+                       for name in names)
         query = probe.get_service_names_and_types_by_node if kind == 'service' else \
             self._actions
-        return any(offered_name == name for offered_name, _ in self._offered(spec, query))
+        return names <= {offered_name for offered_name, _ in self._offered(spec, query)}
 
     def _actions(self, node, where):
         return get_action_server_names_and_types_by_node(self._probe, node, where)
@@ -227,8 +228,8 @@ class Bringup:
             lines.append(f'  {graph.resolve(spec.name, self.namespace)} ({spec.executable})')
             for label, names in (('publishes', pubs), ('subscribes', subs),
                                  ('serves', services), ('actions', actions)):
-                if names:
-                    lines.append(f'      {label:<10} {" ".join(sorted(names))}')
+                if names:       # a node and its children may share a topic (/clock)
+                    lines.append(f'      {label:<10} {" ".join(sorted(set(names)))}')
         return lines
 
     # ---- run and stop ---------------------------------------------------------------------------

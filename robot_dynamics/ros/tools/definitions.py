@@ -41,12 +41,13 @@ import re
 import sys
 
 from ...errors import InputError
-from ...recordings import Topics
+from ...recordings import ACTION_STATUS, Topics
 
 #: The graph's topics that recordings are read by (plots, the demo's report, identification).
 TOPICS = Topics(joint_states='/joint_states', controller_state='/controller/controller_state',
                 joint_trajectory='/controller/joint_trajectory',
-                robot_description='/robot_description', tip_pose='/kinematics/tip_pose')
+                robot_description='/robot_description', tip_pose='/kinematics/tip_pose',
+                joint_action='/controller/follow_joint_trajectory')
 
 
 def namespace(text):
@@ -82,8 +83,8 @@ RECORDED_TOPICS = (
     '/velocity_controller/commands',
     TOPICS.joint_trajectory,
     TOPICS.controller_state,
-    '/controller/follow_joint_trajectory/_action/feedback',
-    '/controller/follow_joint_trajectory/_action/status',
+    TOPICS.joint_action + '/_action/feedback',
+    TOPICS.joint_action + ACTION_STATUS,
     TOPICS.robot_description,
     TOPICS.tip_pose,
     MARKERS,

@@ -33,6 +33,7 @@ report gives the tip's largest and rms distance from the planned lines.
 
 import json
 from pathlib import Path
+import signal
 import sys
 import tempfile
 import time
@@ -48,7 +49,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from . import bringup, definitions, graph
 from .recorder import RecorderNode
-from .send import cartesian_goal_message, Patience, RESULT_MARGIN, wait_for
+from .send import cartesian_goal_message, INTERRUPTED, Patience, RESULT_MARGIN, wait_for
 from ..wire import middleware
 from ..wire.compat import ActionClient
 from ..wire.conversions import (joint_state, matrix_to_pose, time_msg, to_nanoseconds, to_seconds,
@@ -60,6 +61,7 @@ from ...cartesian_trajectory import CartesianPoints
 from ...errors import InputError
 from ...model import RobotModel
 from ...spatial import matrix_to_quaternion
+from ...stamps import ns_to_s, s_to_ns
 
 #: Default nominal duration of the motion [s] (before slowing down for the limits).
 DEFAULT_DURATION = pick_and_place.DEFAULT_DURATION
@@ -107,11 +109,11 @@ class DemoClient(Node):
 
     def start_ns(self):
         """Return when a goal sent now starts [ns]: START_LEAD after the next state, gridded."""
-        grid = round(START_GRID * 1e9)
+        grid = s_to_ns(START_GRID)
         # the state read before was taken: wait for the next (a stalled host delays it)
         state = wait_until(self.newest_state, 60.0, 'joint states')
-        return ((to_nanoseconds(state.header.stamp) + round(START_LEAD * 1e9))
-                // grid * grid - round(START_EARLY * 1e9))
+        return ((to_nanoseconds(state.header.stamp) + s_to_ns(START_LEAD))
+                // grid * grid - s_to_ns(START_EARLY))
 
     def follow(self, action, goal, duration):
         """
@@ -364,28 +366,20 @@ def _print_summary(report, out):
     print('\n'.join(summary_lines(report)), file=out)
 
 
-#: The demo's clocks: the simulator's parameters for each (the files' for the rest).
-#: ``paced``: lockstep (each state's command waited for) on simulated time paced to the wall
-#: clock: it looks like real time, and a stall of the host slows simulated time instead of
-#: starving the controller (as a simulator with use_sim_time does). ``lockstep``: the same, as
-#: fast as the processes allow. ``real-time``: the simulator runs on the wall clock as an arm
-#: does, the controller measured as on one (latency, missed states): a busy host can starve it.
-CLOCKS = {'paced': {'lockstep': 'true', 'realtime': 'true'}, 'lockstep': {'lockstep': 'true'},
-          'real-time': {}}
-
-
-def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, clock='paced',
-        namespace='', out=sys.stdout, view=None, cartesian=False):
+def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION,
+        clock=None, namespace='', out=sys.stdout, view=None, cartesian=False):
     """
     Run the demo on a bundled robot; return the exit status (0: the goal succeeded).
 
-    ``clock``: one of :data:`CLOCKS`; in lockstep (``paced`` and ``lockstep``) the same numbers
-    every run, whatever else the host does. ``namespace``:
+    ``clock``: one of :data:`~robot_dynamics.ros.tools.graph.CLOCKS` (None: ``DEFAULT_CLOCK``);
+    in lockstep (``paced`` and ``lockstep``) the same numbers every run, whatever else the host
+    does. ``namespace``:
     the arm's (``graph.namespace``), where the graph, the demo's client and its recording are.
     ``view``: a port to serve the live view on while the demo runs (``bringup.start_view``), or
     None. ``cartesian``: the lines as one Cartesian goal (the module docstring).
     """
     namespace = graph.namespace(namespace)
+    clock = graph.DEFAULT_CLOCK if clock is None else clock
     if out_dir is not None:
         plots.require_matplotlib()
     model = RobotModel.load(robot)
@@ -394,12 +388,8 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, clo
     recording_path = work / RECORDING
     recording_path.unlink(missing_ok=True)
     files = [parameter_files.parameter_file(robot)]
-    if clock not in CLOCKS:
-        raise InputError(f'clock: expected one of {sorted(CLOCKS)}, got {clock!r}')
-    lockstep = 'lockstep' in CLOCKS[clock]
-    chosen = graph.overrides('sim', {'lockstep': CLOCKS[clock].get('lockstep', '')})
-    if 'realtime' in CLOCKS[clock]:
-        chosen.setdefault('simulator', []).append(('realtime', CLOCKS[clock]['realtime']))
+    chosen = graph.clock(clock)
+    lockstep = dict(chosen['simulator'])['lockstep'] == 'true'
     overrides = graph.complete_overrides('sim', files, chosen)
     middleware.init()
     nodes = bringup.Bringup(graph.nodes('sim'), files, overrides, processes=True, out=out,
@@ -407,6 +397,7 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, clo
     client = DemoClient(namespace=namespace or None, cli_args=[
         '--ros-args', *graph.clock_arguments(files, overrides, namespace)])
     viewer = None
+    interrupted = False
     try:
         if view:
             viewer = bringup.start_view(view, out, namespace)
@@ -437,7 +428,7 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, clo
         # the report is made of the recorded controller states: none of the motion's missed
         wait_until(lambda: recorder.recording(definitions.topics(namespace).controller_state),
                    60.0, 'the recorder on the controller state')
-        started = client.get_clock().now().nanoseconds * 1e-9
+        started = ns_to_s(client.get_clock().now().nanoseconds)
         wall = time.monotonic()
         lines_start = None        # [ns] when the Cartesian goal starts, once sent
         if cartesian:
@@ -457,11 +448,20 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, clo
                   file=out, flush=True)
             result = client.follow(client.action, goal_message(model, motion, client.start_ns()),
                                    motion.duration)
-        ended = client.get_clock().now().nanoseconds * 1e-9
+        ended = ns_to_s(client.get_clock().now().nanoseconds)
         wall = time.monotonic() - wall
+    except KeyboardInterrupt:
+        # Ctrl-C: the graph stops as at the end (the controller's final safe command goes out);
+        # a second Ctrl-C would only interrupt that stop
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        interrupted = True
     finally:
         nodes.stop()          # shuts the context down, joins the threads, finishes the file
         bringup.stop_view(viewer)
+    if interrupted:
+        print(f'demo: interrupted; the graph stopped, the recording so far is {recording_path} '
+              f'(robot-dynamics plot {recording_path} --out DIR)', file=out, flush=True)
+        return INTERRUPTED
     recording = recordings.read(recording_path)
     topics = definitions.topics(namespace)
     states = recording.tables.get(topics.controller_state)
@@ -470,7 +470,7 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION, clo
     report['cartesian'] = cartesian
     if cartesian:
         report['line_deviation_m'] = (None if lines_start is None else
-                                      line_deviation(model, motion, states, lines_start * 1e-9))
+                                      line_deviation(model, motion, states, ns_to_s(lines_start)))
     report['lockstep'] = lockstep
     report['clock'] = clock
     report['wall_time_s'] = wall

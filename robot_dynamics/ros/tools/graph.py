@@ -23,11 +23,14 @@ node's own section), then from the user's parameter file, then from explicit ove
 arguments such as ``control_law``, ``--param``), which always win. :func:`check_parameters`
 judges all of them before a node starts, against what each node declares (:func:`declared`).
 
-One clock for the graph (:func:`clock_overrides`): a simulator in ``lockstep`` runs as fast as
-the processes allow unless ``realtime`` is set as well, one without ``realtime`` runs in
-lockstep (a simulator faster than real time would otherwise outrun its controller) unless
-``lockstep`` is set to false, and whenever the simulator's clock may leave wall time every
-other node runs on it (``use_sim_time``).
+One clock for the graph (:func:`clock_overrides`, :data:`CLOCKS`): where neither the
+simulator's ``lockstep`` nor its ``realtime`` is set, the simulator runs in lockstep paced to the
+wall clock (``paced``, the default: deterministic, and a busy host slows the arm down instead of
+starving its controller into the safe mode); a simulator in ``lockstep`` runs as fast as the
+processes allow unless ``realtime`` is set as well, one without ``realtime`` runs in lockstep (a
+simulator faster than real time would otherwise outrun its controller) unless ``lockstep`` is
+set to false (``real-time``: on the wall clock, as an arm), and whenever the simulator's clock
+may leave wall time every other node runs on it (``use_sim_time``).
 
 An arm runs in a namespace of its own when given one (:func:`namespace`, ``bringup
 --namespace``, ``namespace:=`` of the launch files): every name the nodes use is relative, so
@@ -51,9 +54,9 @@ import yaml
 
 from .definitions import namespace
 from ..nodes import GOAL_NODE_SUFFIX
-from ..nodes.parameters import check, ROS_PARAMETERS
-from ...control import CONTROLLERS
-from ...errors import InputError
+from ..nodes.parameters import check, joint_of, ROS_PARAMETERS, unknown_parameter
+from ...control import LAWS
+from ...errors import InputError, ModelError
 from ...parameter_files import (file_values, flat_parameters, parameter_files, parse, robots,
                                 section_targets)
 from ...robots import from_source, share_directory
@@ -69,8 +72,8 @@ class NodeSpec(NamedTuple):
     holds its node class ``node_class`` and ``main``; ``remappings`` are ``(from, to)`` name
     pairs; ``modes`` says in which bringups it runs (``'sim'``, ``'hardware'``); ``ready`` is
     what the running graph shows once the node has its model and serves: ``('service' |
-    'publisher' | 'action', name)``. Every name is relative, in the arm's namespace
-    (:func:`resolve`); ``launch_arguments`` names entries of
+    'publisher' | 'action', name, ...)``, every name of that kind. Every name is relative, in
+    the arm's namespace (:func:`resolve`); ``launch_arguments`` names entries of
     :data:`NODE_ARGUMENTS` that the launch files pass to this node as the parameter of the same
     name; ``children``, the nodes it starts in processes of its own, whose topics, services and
     actions are its (the controller's goal process). The module declares its parameters in
@@ -84,7 +87,7 @@ class NodeSpec(NamedTuple):
     node_class: str
     remappings: Tuple[Tuple[str, str], ...]
     modes: Tuple[str, ...]
-    ready: Tuple[str, str]
+    ready: Tuple[str, ...]
     launch_arguments: Tuple[str, ...] = ()
     children: Tuple[str, ...] = ()
 
@@ -108,7 +111,8 @@ NODES = (
              'SimulatorNode', (), ('sim',), ('publisher', 'joint_states'), ('lockstep',)),
     NodeSpec('controller', 'controller_node', 'robot_dynamics.ros.nodes.controller_node',
              'ControllerNode', (), ('sim', 'hardware'),
-             ('action', 'controller/follow_joint_trajectory'), ('control_law',),
+             ('action', 'controller/follow_joint_trajectory',
+              'controller/follow_cartesian_trajectory'), ('control_law',),
              (f'controller{GOAL_NODE_SUFFIX}',)),
 )
 
@@ -119,14 +123,23 @@ MODES = ('sim', 'hardware')
 NODE_ARGUMENTS = {
     'control_law': LaunchArgument(
         'control_law', '',
-        f'Control law of the controller: {", ".join(CONTROLLERS)}; empty: the parameter '
+        f'Control law of the controller: {", ".join(LAWS)}; empty: the parameter '
         "file's (computed_torque in the bundled ones)."),
     'lockstep': LaunchArgument(
         'lockstep', '',
         'true: the simulator waits for the command that answers each joint state '
         '(deterministic, on simulated time, as fast as the processes allow unless the '
-        "simulator's realtime is set); empty: the parameter files' (real time)."),
+        "simulator's realtime is set); false: real time, as an arm; empty: the parameter "
+        "files', else lockstep paced to the wall clock."),
 }
+
+#: The graph's clocks by name (``bringup --clock``, ``demo --clock``): the simulator's
+#: ``lockstep`` and ``realtime`` (see the module docstring). ``paced`` is what a simulated arm
+#: runs on where neither parameter is set.
+CLOCKS = {'paced': {'lockstep': 'true', 'realtime': 'true'},
+          'lockstep': {'lockstep': 'true', 'realtime': 'false'},
+          'real-time': {'lockstep': 'false', 'realtime': 'true'}}
+DEFAULT_CLOCK = 'paced'
 
 #: The arm's namespace (:func:`namespace`), a launch argument of every mode.
 NAMESPACE_ARGUMENT = LaunchArgument(
@@ -271,6 +284,9 @@ def clock_overrides(mode, files, overrides):
     if 'simulator' not in {spec.name for spec in nodes(mode)}:
         return result
     given = _simulator_values(files, result)
+    if 'lockstep' not in given and 'realtime' not in given:
+        result['simulator'] = list(CLOCKS[DEFAULT_CLOCK].items()) + result.get('simulator', [])
+        given = _simulator_values(files, result)
     added = []
     if given.get('lockstep') is True and 'realtime' not in given:
         added.append(('realtime', 'false'))
@@ -283,6 +299,18 @@ def clock_overrides(mode, files, overrides):
             if spec.name != 'simulator':
                 result.setdefault(spec.name, []).insert(0, ('use_sim_time', 'true'))
     return result
+
+
+def clock(name=None):
+    """
+    Return the simulator's overrides (``{'simulator': [...]}``) of the clock ``name``.
+
+    None: :data:`DEFAULT_CLOCK`.
+    """
+    name = DEFAULT_CLOCK if name is None else name
+    if name not in CLOCKS:
+        raise InputError(f'clock: expected one of {", ".join(CLOCKS)}, got {name!r}')
+    return {'simulator': list(CLOCKS[name].items())}
 
 
 def clock_arguments(files, overrides, namespace=''):
@@ -383,14 +411,51 @@ def launch_viewers(mode, values):
 
 def description(files, overrides):
     """Return the URDF text the model node publishes with these ``files`` and ``overrides``."""
-    values = file_values(files, 'model')
-    values.update((name, parse(text)) for name, text in overrides.get('model', ()))
+    return model_and_description(files, overrides)[1]
+
+
+def model_and_description(files, overrides):
+    """Return ``(model, urdf)`` as the model node builds them from ``files`` and ``overrides``."""
+    values = node_values(files, overrides, 'model')
     locked = dict(zip(values.get('locked_joint_names') or (),
                       values.get('locked_joint_positions') or ()))
-    _, urdf = from_source(**{name: values.get(name) or '' for name in MODEL_SOURCES},
-                          base_link=values.get('base_link') or None,
-                          tip_link=values.get('tip_link') or None, locked_joints=locked or None)
-    return urdf
+    return from_source(**{name: values.get(name) or '' for name in MODEL_SOURCES},
+                       base_link=values.get('base_link') or None,
+                       tip_link=values.get('tip_link') or None, locked_joints=locked or None)
+
+
+def node_values(files, overrides, node):
+    """Return ``{name: value}``: what the ``files``, then the ``overrides``, give ``node``."""
+    values = file_values(files, node)
+    values.update((name, parse(text)) for name, text in overrides.get(node, ()))
+    return values
+
+
+def check_joint_parameters(mode, files, overrides):
+    """
+    Raise ``InputError`` for a per-joint parameter of a joint the arm does not have.
+
+    The arm is the model node's (:func:`model_and_description`), each node's per-joint
+    parameters (``gains.<joint>.kp``) what the ``files`` and ``overrides`` give it; one line a
+    parameter, as :func:`check_parameters`, before anything is started. A model that cannot be
+    built is left to the model node, which says why.
+    """
+    try:
+        model, _ = model_and_description(files, overrides)
+    except (InputError, ModelError, OSError):
+        return
+    problems = []
+    for spec in nodes(mode):
+        patterns = [p.name for p in getattr(importlib.import_module(spec.module),
+                                            'JOINT_PARAMETERS', ())]
+        for name in node_values(files, overrides, spec.name) if patterns else ():
+            found = joint_of(name, patterns)
+            if found is not None and found[1] not in model.joint_names:
+                problems.append(f'{spec.name}: ' + unknown_parameter(name, (), patterns,
+                                                                     model.joint_names))
+    if problems:
+        raise InputError(f'parameters for joints that {model.name} does not have (nothing was '
+                         'started):\n  ' + '\n  '.join(problems))
 
 
 def namespaced_parameters(specs, files, overrides, namespace):
@@ -449,18 +514,18 @@ def _lookup(table, name):
     """Return the Spec of ``name`` in a :func:`declared` table (any joint for ``{joint}``)."""
     if name in table:
         return table[name]
-    parts = name.split('.')
-    for pattern, spec in table.items():
-        words = pattern.split('.')
-        if '{joint}' in words and len(words) == len(parts) and \
-                all(w in (p, '{joint}') for w, p in zip(words, parts)):
-            return spec._replace(name=name)
-    return None
+    found = joint_of(name, table)
+    return None if found is None else table[found[0]]._replace(name=name)
 
 
 def _suggestions(name, table):
     """Return a few declared names close to ``name``: the same last word first, then difflib."""
-    names = [n.replace('{joint}', '<joint>') for n in table]
+    # a per-joint name is compared with the name's own joint in it: gains.shoulder.kpp is
+    # closest to gains.shoulder.kp
+    parts = name.split('.')
+    names = [n.replace('{joint}', parts[n.split('.').index('{joint}')])
+             if '{joint}' in n.split('.') and len(n.split('.')) == len(parts)
+             else n.replace('{joint}', '<joint>') for n in table]
     last = name.rsplit('.', 1)[-1]
     same_end = [n for n in names if n.rsplit('.', 1)[-1] == last]
     return list(dict.fromkeys(same_end + difflib.get_close_matches(name, names, n=3)))[:3]

@@ -56,7 +56,7 @@ from ..nodes.parameters import declare, Spec
 from ..nodes.runner import run_node
 from ..wire.on_demand import OnDemand, take_next
 from ...errors import InputError
-from ...trajectory import NS_PER_S
+from ...stamps import split
 
 PARAMETERS = (
     Spec('path', '', 'MCAP file to write (must not exist yet; its folder must).'),
@@ -94,8 +94,8 @@ def message_class(type_name):
 
 
 def _duration(duration):
-    ns = duration.nanoseconds
-    return {'sec': ns // NS_PER_S, 'nsec': ns % NS_PER_S}
+    sec, nsec = split(duration.nanoseconds)
+    return {'sec': sec, 'nsec': nsec}
 
 
 def offered_qos_yaml(profiles):
@@ -123,6 +123,13 @@ def subscription_qos(profiles):
         durability=DurabilityPolicy.TRANSIENT_LOCAL if transient else DurabilityPolicy.VOLATILE)
 
 
+def check_new(path):
+    """Raise ``InputError`` if a recording cannot be started at ``path``: it exists already."""
+    if os.path.exists(path):
+        raise InputError(f'recording {os.fspath(path)!r} exists already: remove it or choose '
+                         'another path')
+
+
 class McapRecorder:
     """
     An MCAP file of serialized ROS 2 messages; thread-safe; no ROS types.
@@ -133,9 +140,7 @@ class McapRecorder:
 
     def __init__(self, path):
         self.path = os.fspath(path)
-        if os.path.exists(self.path):
-            raise InputError(f'recording {self.path!r} exists already: remove it or choose '
-                             'another path')
+        check_new(self.path)
         try:
             self._stream = open(self.path, 'xb')
         except OSError as exc:

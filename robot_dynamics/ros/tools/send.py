@@ -30,12 +30,10 @@ for SERVER_GONE.
 """
 
 from pathlib import Path
-import signal
 import sys
 import threading
 import time
 
-import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from robot_dynamics_interfaces.action import FollowCartesianTrajectory, FollowJointTrajectory
 from robot_dynamics_interfaces.msg import CartesianTrajectoryPoint
@@ -184,88 +182,81 @@ def run(points, action=None, *, server_timeout=30.0, out=sys.stdout):
     was rejected, the server went away or the goal ended otherwise (the controller's error
     string is printed); 130 when interrupted (a cancel is sent first).
     """
-    context = rclpy.Context()
-    middleware.init(context=context)
-    stop = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: stop.set())
-                for sig in (signal.SIGINT, signal.SIGTERM)}
-    node = rclpy.create_node('send_trajectory', context=context)
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(node)
-    done = threading.Event()
+    with middleware.tool_node('send_trajectory') as (node, stop):
+        executor = SingleThreadedExecutor(context=node.context)
+        executor.add_node(node)
+        done = threading.Event()
 
-    def spin():
+        def spin():
+            try:
+                spin_until(executor, done)
+            except ExternalShutdownException:
+                pass
+
+        thread = threading.Thread(target=spin, daemon=True)
+        thread.start()
+        cartesian = isinstance(points, CartesianPoints)
+        action = action or ACTIONS[type(points)]
+        client = ActionClient(
+            node, FollowCartesianTrajectory if cartesian else FollowJointTrajectory, action)
+        duration = float(points.time_from_start[-1])
         try:
-            spin_until(executor, done)
-        except ExternalShutdownException:
-            pass
-
-    thread = threading.Thread(target=spin, daemon=True)
-    thread.start()
-    cartesian = isinstance(points, CartesianPoints)
-    action = action or ACTIONS[type(points)]
-    client = ActionClient(node, FollowCartesianTrajectory if cartesian else FollowJointTrajectory,
-                          action)
-    duration = float(points.time_from_start[-1])
-    try:
-        deadline = time.monotonic() + server_timeout
-        while not client.server_is_ready():
-            if stop.is_set():
-                return INTERRUPTED
-            if time.monotonic() > deadline:
-                print(f'send: no action server {action} answered within {server_timeout:g} s '
-                      '(is the controller running? ROS_DOMAIN_ID and discovery as its?)',
-                      file=sys.stderr)
-                return FAILED
-            time.sleep(0.05)
-        what = f'the tip {points.controlled_frame}'.strip() if cartesian else \
-            list(points.joint_names)
-        print(f'send: {len(points.time_from_start)} points over {duration:.3g} s of '
-              f'{what} to {action}', file=out, flush=True)
-        gone = _Absence(client)
-        lost = f'the action server {action} is gone (the controller stopped or died)'
-        patience = Patience(time.monotonic(), duration)
-        sending = client.send_goal_async(goal_message(points), feedback_callback=patience.heard)
-        # interrupted while the goal is on its way: its answer is still waited for (at most
-        # CANCEL_WAIT), so that a goal the server accepted is canceled, not left running
-        if not wait_for(sending, time.monotonic() + server_timeout, stop, gone) and not (
-                stop.is_set() and wait_for(sending, time.monotonic() + CANCEL_WAIT, None, gone)):
-            if stop.is_set():
-                print('send: interrupted; the goal was not answered', file=sys.stderr)
-                return INTERRUPTED
-            return _failed(f'{lost}; the goal was not answered' if gone() else
-                           'no answer to the goal')
-        handle = sending.result()
-        if not handle.accepted:
-            return INTERRUPTED if stop.is_set() else _failed(f'{action} rejected the goal')
-        result = handle.get_result_async()
-        if not wait_for(result, patience, stop, gone):
-            if not stop.is_set() and gone():
-                return _failed(f'{lost}; the goal has no result')
-            canceling = handle.cancel_goal_async()
-            wait_for(canceling, time.monotonic() + CANCEL_WAIT, None, gone)
-            if stop.is_set():
-                print('send: interrupted; ' + ('goal canceled' if canceling.done() else
-                                               'cancel requested, no answer'),
-                      file=sys.stderr)
-                return INTERRUPTED
-            return _failed(f'no result and no feedback for {RESULT_MARGIN:g} s after the '
-                           "goal's end; goal canceled")
-        answer = result.result().result
-        code = int(answer.error_code)
-        if code == FollowJointTrajectory.Result.SUCCESSFUL:
-            print(f'send: succeeded{": " + answer.error_string if answer.error_string else ""}',
-                  file=out)
-            return SUCCEEDED
-        return _failed(f'{ERROR_CODES.get(code, code)}: {answer.error_string}')
-    finally:
-        done.set()
-        thread.join()
-        client.destroy()
-        node.destroy_node()
-        context.try_shutdown()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            deadline = time.monotonic() + server_timeout
+            while not client.server_is_ready():
+                if stop.is_set():
+                    return INTERRUPTED
+                if time.monotonic() > deadline:
+                    print(f'send: no action server {action} answered within {server_timeout:g} s '
+                          '(is the controller running? ROS_DOMAIN_ID and discovery as its?)',
+                          file=sys.stderr)
+                    return FAILED
+                time.sleep(0.05)
+            what = f'the tip {points.controlled_frame}'.strip() if cartesian else \
+                list(points.joint_names)
+            print(f'send: {len(points.time_from_start)} points over {duration:.3g} s of '
+                  f'{what} to {action}', file=out, flush=True)
+            gone = _Absence(client)
+            lost = f'the action server {action} is gone (the controller stopped or died)'
+            patience = Patience(time.monotonic(), duration)
+            sending = client.send_goal_async(goal_message(points),
+                                             feedback_callback=patience.heard)
+            # interrupted while the goal is on its way: its answer is still waited for (at most
+            # CANCEL_WAIT), so that a goal the server accepted is canceled, not left running
+            answered = wait_for(sending, time.monotonic() + server_timeout, stop, gone) or (
+                stop.is_set() and wait_for(sending, time.monotonic() + CANCEL_WAIT, None, gone))
+            if not answered:
+                if stop.is_set():
+                    print('send: interrupted; the goal was not answered', file=sys.stderr)
+                    return INTERRUPTED
+                return _failed(f'{lost}; the goal was not answered' if gone() else
+                               'no answer to the goal')
+            handle = sending.result()
+            if not handle.accepted:
+                return INTERRUPTED if stop.is_set() else _failed(f'{action} rejected the goal')
+            result = handle.get_result_async()
+            if not wait_for(result, patience, stop, gone):
+                if not stop.is_set() and gone():
+                    return _failed(f'{lost}; the goal has no result')
+                canceling = handle.cancel_goal_async()
+                wait_for(canceling, time.monotonic() + CANCEL_WAIT, None, gone)
+                if stop.is_set():
+                    print('send: interrupted; ' + ('goal canceled' if canceling.done() else
+                                                   'cancel requested, no answer'),
+                          file=sys.stderr)
+                    return INTERRUPTED
+                return _failed(f'no result and no feedback for {RESULT_MARGIN:g} s after the '
+                               "goal's end; goal canceled")
+            answer = result.result().result
+            code = int(answer.error_code)
+            if code == FollowJointTrajectory.Result.SUCCESSFUL:
+                detail = f': {answer.error_string}' if answer.error_string else ''
+                print(f'send: succeeded{detail}', file=out)
+                return SUCCEEDED
+            return _failed(f'{ERROR_CODES.get(code, code)}: {answer.error_string}')
+        finally:
+            done.set()
+            thread.join()
+            client.destroy()
 
 
 def _failed(message):

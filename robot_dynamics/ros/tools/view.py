@@ -28,7 +28,9 @@ What the page does goes to the graph: the tip handle to ``/controller/target_pos
 ``/compute_ik`` and a joint goal; a joint slider to a joint goal (the controller's
 ``follow_joint_trajectory`` action, at up to half the joints' velocity limits); the push tool
 to ``/simulator/external_wrench`` (at the tip); the buttons cancel every goal and reset the
-simulator.
+simulator. What the page sends is checked by the :class:`~.viewer.ArmView` first (the page's
+Origin, the push's bound, the sliders' values; a push released when its page goes), and what it
+refuses is one throttled warning here.
 """
 
 import argparse
@@ -51,6 +53,7 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from ..nodes.runner import answer_where, bound_the_exit, teardown
+from ..nodes.throttle import Throttle
 from ..wire import middleware
 from ..wire.compat import ActionClient
 from ..wire.conversions import duration_msg, pose_stamped
@@ -104,6 +107,8 @@ class ViewNode(Node):
         self._rate_sample = self._rate_value = None   # (stamp, cycles) and the control rate
         view.on_target, view.on_joint_goal = self.send_target, self.send_joint_goal
         view.on_push, view.on_cancel, view.on_reset = self.send_push, self.cancel, self.reset
+        throttle = Throttle()
+        view.on_notice = lambda key, line: throttle.warn(self.get_logger(), key, line)
         self.create_timer(1.0 / RATE_HZ, self.draw_callback)   # seconds
 
     # ---- from the graph -------------------------------------------------------------------------

@@ -51,7 +51,7 @@ import numpy as np
 from .conversions import non_finite_error
 from ..._jit import kernel_array, njit
 from ...errors import InputError, ShapeError
-from ...trajectory import NS_PER_S
+from ...stamps import NS_PER_S, split
 
 #: The encapsulation header of plain CDR, little-endian (RTPS 2.5, §10.2, CDR_LE).
 ENCAPSULATION = b'\x00\x01\x00\x00'
@@ -132,7 +132,7 @@ def _joint_state_layout(buf, layout):
     sec = _uint32(buf, 4)
     if sec >= 1 << 31:          # int32
         sec -= 1 << 32
-    layout[_STAMP] = sec * NS_PER_S + _uint32(buf, 8)
+    layout[_STAMP] = sec * NS_PER_S + _uint32(buf, 8)      # a kernel: no join()
     start, length, offset = _string(buf, 12)
     if start < 0:
         return _MALFORMED
@@ -482,7 +482,7 @@ class JointStateWriter:
         ``position`` (n,) and, if given, ``velocity`` and ``effort`` (n,); an omitted field is
         an empty sequence. Raises ``ShapeError`` for a field with another number of values.
         """
-        sec, nanosec = divmod(int(stamp_ns), NS_PER_S)
+        sec, nanosec = split(stamp_ns)
         if not -1 << 31 <= sec < 1 << 31:
             raise InputError(f'stamp {stamp_ns} ns: outside the int32 seconds of a ROS Time')
         arrays = [self._empty if x is None else kernel_array(np.asarray(x, dtype=float))

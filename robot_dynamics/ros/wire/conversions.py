@@ -32,7 +32,7 @@ from trajectory_msgs.msg import JointTrajectoryPoint
 
 from ...errors import InputError, quoted, unknown_name
 from ...spatial import matrix_to_quaternion, quaternion_to_matrix
-from ...trajectory import NS_PER_S
+from ...stamps import join, ns_to_s, s_to_ns, split
 
 #: Largest accepted deviation of a pose quaternion's norm from 1.
 QUATERNION_NORM_TOLERANCE = 1e-6
@@ -46,23 +46,24 @@ MAX_NAME_LENGTH = 256
 
 def to_seconds(stamp):
     """Return a ``builtin_interfaces`` Time or Duration as float seconds."""
-    return stamp.sec + stamp.nanosec * 1e-9
+    return ns_to_s(to_nanoseconds(stamp))
 
 
 def to_nanoseconds(stamp):
     """Return a ``builtin_interfaces`` Time or Duration as integer nanoseconds."""
-    return stamp.sec * NS_PER_S + stamp.nanosec
+    return join(stamp.sec, stamp.nanosec)
 
 
 def duration_msg(seconds):
     """Return ``builtin_interfaces/Duration`` for ``seconds`` (>= 0)."""
-    ns = int(round(seconds * NS_PER_S))
-    return Duration(sec=ns // NS_PER_S, nanosec=ns % NS_PER_S)
+    sec, nanosec = split(s_to_ns(seconds))
+    return Duration(sec=sec, nanosec=nanosec)
 
 
 def time_msg(nanoseconds):
     """Return ``builtin_interfaces/Time`` for integer ``nanoseconds``."""
-    return Time(sec=nanoseconds // NS_PER_S, nanosec=nanoseconds % NS_PER_S)
+    sec, nanosec = split(nanoseconds)
+    return Time(sec=sec, nanosec=nanosec)
 
 
 def pose_to_matrix(pose):

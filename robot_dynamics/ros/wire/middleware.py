@@ -49,14 +49,19 @@ alone, and so is the discovery range then.
 """
 
 import atexit
+import contextlib
 import importlib.metadata
 import os
 from pathlib import Path
 import re
+import signal
 import tempfile
+import threading
 
 import rclpy
 from rclpy.signals import SignalHandlerOptions
+
+from ...stamps import s_to_ns, split
 
 #: The variables by which Fast DDS 2 and 3 find a profile (Kilted's rmw_fastrtps reads both).
 PROFILE_VARIABLES = {2: 'FASTRTPS_DEFAULT_PROFILES_FILE', 3: 'FASTDDS_DEFAULT_PROFILES_FILE'}
@@ -134,7 +139,7 @@ def wait_for_clients(seconds, environ=os.environ):
     else:
         return None
     text = ours.read_text()
-    sec, nanosec = divmod(round(seconds * 1e9), 1_000_000_000)
+    sec, nanosec = split(s_to_ns(seconds))
     service = (f'<data_writer profile_name="{SERVICE_PROFILE}">\n      <qos><reliability>'
                f'<max_blocking_time><sec>{sec}</sec><nanosec>{nanosec}</nanosec>'
                f'</max_blocking_time></reliability></qos>'
@@ -158,3 +163,26 @@ def init(answer_wait=None, **kwargs):
     if answer_wait is not None:
         wait_for_clients(answer_wait)
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO, **kwargs)
+
+
+@contextlib.contextmanager
+def tool_node(name):
+    """
+    Yield ``(node, stop)``: a node of its own context, and the Event SIGINT and SIGTERM set.
+
+    For the command-line tools that talk to the graph for a while: the signals only ask them to
+    end (their handlers are restored on exit), so that they can tidy up what they started.
+    """
+    context = rclpy.Context()
+    init(context=context)
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set())
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    node = rclpy.create_node(name, context=context)
+    try:
+        yield node, stop
+    finally:
+        node.destroy_node()
+        context.try_shutdown()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
