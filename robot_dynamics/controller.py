@@ -629,9 +629,9 @@ class Controller:
                                                       f'position {q[j]}, velocity {qd[j]} at '
                                                       f't = {t}: values must be finite')]
         followed = self.source
-        idle = self.mode in (Mode.WAITING, Mode.SAFE) and \
-            bool(np.all(np.abs(qd) <= REST_VELOCITY))
-        follow, events = self.sources.offer(source, self._silence, idle=idle)
+        follow, events = self.sources.offer(
+            source, self._silence, idle=lambda: self.mode in (Mode.WAITING, Mode.SAFE)
+            and bool(np.all(np.abs(qd) <= REST_VELOCITY)))
         if not follow:
             return False, events
         if self.source != followed and followed is not None:

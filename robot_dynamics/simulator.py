@@ -390,7 +390,7 @@ class Simulator:
                 f'rejected command ({self.rejected_commands} so far): {problem}; keeping the '
                 'last good one'))]
         silence = math.inf if self._command is None else now - self._command[1]
-        follow, events = self.sources.offer(source, silence, idle=self._silent(now))
+        follow, events = self.sources.offer(source, silence, idle=lambda: self._silent(now))
         if not follow:
             return False, events
         self._command = (values.copy(), now)

@@ -71,12 +71,14 @@ class Arbiter:
         self.changes = 0
         self._reported = set()      # (kind, source) reported already
 
-    def offer(self, source, silence, *, idle=True):
+    def offer(self, source, silence, *, idle=None):
         """
         Say whether a usable message from ``source`` may be used: ``(follow, events)``.
 
-        ``silence`` [s] is how long the followed source has been silent, ``idle`` whether a new
-        source could take over now. A taken new source is followed from then on.
+        ``silence`` [s] is how long the followed source has been silent; ``idle()`` says whether
+        a new source could take over now (asked only then: the followed source's messages, one
+        per control cycle, cost no more; None: always). A taken new source is followed from then
+        on.
         """
         if source is None or source == self.followed:
             return True, []
@@ -88,7 +90,7 @@ class Arbiter:
             return self._ignore(source, Kind.SECOND_SOURCE, (
                 f'{self.what} from a second source, {source}, beside {followed}, which is '
                 f'followed: ignoring them (stop the other publisher)'))
-        if not idle:
+        if idle is not None and not idle():
             return self._ignore(source, Kind.SOURCE_REFUSED, (
                 f'{self.what} from {source}, while {followed} has been silent for '
                 f'{silence:.3g} s: not taken while the arm moves or is commanded'))
