@@ -43,8 +43,7 @@ print(f'excitation: {motion.periods} x {motion.period:g} s, base regressor condi
 # (150 rad/s) that the wrist, whose nominal inertia is far below the payload's, stays on its
 # reference: at the default 20 rad/s it ran a radian off into its stop, and what a stop does
 # is no rigid-body dynamics to identify
-controller = control.default_law('computed_torque', model, start,
-                                        natural_frequency=150.0)
+controller = control.default_law('computed_torque', model, start, natural_frequency=150.0)
 record = closed_loop.track_reference(plant, controller, reference, reference.end_time, q0=start)
 q = record.q + 1e-5 * rng.standard_normal(record.q.shape)
 # torque noise of 1 % of each joint's largest torque (a wrist's sensor is smaller)

@@ -98,7 +98,8 @@ DEFAULT_STALL_RATIO = 0.05       # progress: E falls below (1 - ratio) times its
 DEFAULT_MAX_JUMP = 0.5           # rad or m, largest joint step ``ik_path`` calls continuous
 
 __all__ = ['closed_form', 'default_mask', 'default_seed', 'ik', 'ik_all', 'ik_path',
-           'IKPathResult', 'IKResult', 'Method', 'POSITION_ROWS', 'DEFAULT_DAMPING', 'DEFAULT_DAMPING_FLOOR', 'DEFAULT_MAX_ITERATIONS',
+           'IKPathResult', 'IKResult', 'Method', 'POSITION_ROWS', 'DEFAULT_DAMPING',
+           'DEFAULT_DAMPING_FLOOR', 'DEFAULT_MAX_ITERATIONS',
            'DEFAULT_MAX_JUMP', 'DEFAULT_MAX_RESTARTS', 'DEFAULT_RNG_SEED',
            'DEFAULT_STALL_ITERATIONS', 'DEFAULT_STALL_RATIO', 'DEFAULT_TIMEOUT',
            'DEFAULT_TOL_ORIENTATION', 'DEFAULT_TOL_POSITION', 'SAME_SOLUTION_TOL',
