@@ -80,10 +80,12 @@ in ns.
 """
 
 import math
+import time
 from typing import NamedTuple, Optional
 
 import numpy as np
 
+from .awake import AwakeTime
 from .diagnostics import SimulatorFigures
 from .errors import as_array, InputError, RobotDynamicsError
 from .events import Event, Kind
@@ -107,6 +109,8 @@ DEFAULT_STATUS_RATE_HZ = 10.0
 #: :data:`~robot_dynamics.plant.RUNAWAY_SPEED`.
 DEFAULT_MAX_EXTERNAL_FORCE = 1000.0
 DEFAULT_MAX_EXTERNAL_TORQUE = 100.0
+#: Lockstep: longest single wait [s] for a command, between looks at the stop flag.
+WAIT_SLICE = 0.1
 
 
 class Tick(NamedTuple):
@@ -495,6 +499,81 @@ class Simulator:
         if self._command is None:
             return True
         return self.command_timeout > 0.0 and now - self._command[1] > self.command_timeout
+
+
+class Stepping:
+    """
+    The simulator's loop (see the module docstring), one step per :meth:`once`, over a port.
+
+    What the simulator node's stepping thread runs, and a test's graph on a clock of its own.
+    The ``port`` moves messages and makes no decision; it has:
+
+    - ``sleep(seconds)``: wait so long (the pace); return True if the loop is to stop;
+    - ``stopping()``: whether the loop is to stop (looked at between lockstep's waits);
+    - ``reset_requested()``: whether a reset was asked for since the last step;
+    - ``reset_done(stamp_ns)``: the reset state is published with this stamp;
+    - ``commands(timeout)``: the commands that came, ``(values, source, sent_ns)`` each (values
+      in model order), waiting up to ``timeout`` [s] for the first;
+    - ``before_step()``: the inputs read once a step (the external wrench, parameters);
+    - ``publish_state(stamp_ns)``, ``publish_status()``, ``report(events)``.
+
+    ``clock()`` [s, monotonic] is the time of the steps and of lockstep's wait (counted while
+    the process runs: :class:`~robot_dynamics.awake.AwakeTime`); ``system_ns()`` [ns] the
+    system clock of the real-time stamps.
+    """
+
+    def __init__(self, sim, port, clock=time.monotonic, system_ns=time.time_ns):
+        self.sim, self.port = sim, port
+        self.clock, self.system_ns = clock, system_ns
+        self._waited = AwakeTime(WAIT_SLICE, clock)
+
+    def once(self):
+        """Run one step: wait for it, publish, take commands, step; False: the port stopped."""
+        sim, port = self.sim, self.port
+        wait = sim.wait(self.clock())
+        if wait > 0.0 and port.sleep(wait):
+            return False
+        now = self.clock()
+        reset = port.reset_requested()
+        tick = sim.tick(now, reset=reset, system_ns=self.system_ns())
+        port.report(tick.events)
+        if tick.publish:
+            port.publish_state(tick.stamp_ns)
+        if reset:
+            port.reset_done(tick.stamp_ns)
+        self._answer(tick.answer_timeout)
+        port.before_step()
+        stepped = sim.step(now)
+        port.report(stepped.events)
+        if stepped.status:
+            port.publish_status()
+        return True
+
+    def _answer(self, timeout):
+        """
+        Take the commands that came; in lockstep, wait for the answer up to ``timeout`` [s].
+
+        ``timeout`` None: no wait. The wait counts only time in which this process ran, and
+        what came while it did not run is taken before the time-out counts.
+        """
+        if timeout is None:
+            self._take(0.0)
+            return
+        self._waited.restart()
+        while not self.port.stopping():
+            if self._take(min(timeout - self._waited.elapsed, WAIT_SLICE)):
+                return
+            event = self.sim.waited(self._waited.look())
+            if event is not None:
+                self.port.report([event])
+                return
+
+    def _take(self, timeout):
+        """Hand the commands that come within ``timeout`` [s] on; return if one answered."""
+        for values, source, sent_ns in self.port.commands(timeout):
+            _, events = self.sim.command(values, self.clock(), source=source, sent_ns=sent_ns)
+            self.port.report(events)
+        return self.sim.answered
 
 
 def configured_simulator(model, parameter, *, q0=None, qd0=None, **fixed):

@@ -20,7 +20,7 @@ so the library works without ROS. Three parts:
 
 - :mod:`~robot_dynamics.ros.nodes`: one module per node (``model_node``, ``kinematics_node``,
   ``simulator_node``, ``controller_node``), each the adapter of a library object, and what they
-  share: parameters, the robot description, running a node, throttled logs, awake time;
+  share: parameters, the robot description, running a node, throttled logs;
 - :mod:`~robot_dynamics.ros.wire`: what crosses the middleware: CDR read and written raw
   (``cdr``), message <-> numpy conversions, QoS profiles, the Fast DDS profiles and the
   middleware's start, the rclpy compatibility layer, on-demand subscriptions;

@@ -18,8 +18,10 @@ The arm's own dynamics in the ROS graph: a payload the model does not know, and 
 The simulator carries a payload at the tip that the robot description lacks ("the real arm"
 against what the controller believes). A user's workflow, with the command line: excite, record
 (``bringup --record``), send, identify, restart with the identified URDF; and the adaptive law
-learning the payload through the controller node. Everything in lockstep: the numbers do not
-depend on the machine's load.
+learning the payload through the controller node. Everything on the graph's default clock,
+lockstep paced to the wall clock: the numbers do not depend on the machine's load, and the loop
+asks a busy host for no more than real time (unpaced, it took both cores, and a controller that
+the host then did not run for a second lost its goal).
 """
 
 import json
@@ -56,10 +58,10 @@ def _finished(processes, proc, timeout=TIMEOUT):
 
 
 def _bringup(processes, probe, *extra):
-    """Start ``bringup --lockstep`` of the planar 2R with the payload; wait until it holds."""
+    """Start ``bringup`` of the planar 2R with the payload; wait until it holds."""
     states = probe.collect(ControllerState, '/controller/controller_state')
     proc = processes.start('bringup', [
-        'robot-dynamics', 'bringup', '--robot', 'planar_2r', '--processes', '--lockstep',
+        'robot-dynamics', 'bringup', '--robot', 'planar_2r', '--processes',
         '-p', f'simulator.payload_mass:={PAYLOAD_KG}', *extra])
     probe.wait_for(lambda: RUNNING in processes.output(proc) or proc.poll() is not None,
                    timeout=TIMEOUT, what='bringup')

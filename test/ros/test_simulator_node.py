@@ -13,10 +13,13 @@
 # limitations under the License.
 
 
-"""The simulator node against the library: falling, energy, constant effort, stops, commands."""
+"""
+The simulator node over the middleware: joint order, reset service, stamps, pushes, refusals.
 
-import os
-import signal
+Its loop's decisions (falling, energy, effort, stops, commands, stalls, lockstep) run on the
+test's clock in test/core/test_simulator_loop.py: the node runs the same loop.
+"""
+
 import time
 
 from geometry_msgs.msg import WrenchStamped
@@ -27,7 +30,6 @@ from rclpy.publisher import Publisher
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from robot_dynamics import RobotModel
-from robot_dynamics.integrators import simulate
 from robot_dynamics.robots import path as robot_path
 from robot_dynamics.ros.nodes.simulator_node import SimulatorNode
 from robot_dynamics.ros.wire.compat import PUBLISHER_GID, RCLError
@@ -70,24 +72,6 @@ def _stamp(msg):
     return to_seconds(msg.header.stamp)
 
 
-def test_zero_effort_planar_2r_falls(simulator, probe):
-    model = RobotModel.load('planar_2r')
-    states = probe.collect(JointState, '/joint_states')
-    simulator('planar_2r', initial_positions='[0.4, 0.8]', brake_until_command='false')
-    probe.wait_for(lambda: states, what='joint states')
-    # it has been falling since it started; reset, and watch it fall from the initial state
-    t0 = _reset(probe, states)
-    probe.wait_for(lambda: _stamp(states[-1][0]) > t0 + 0.3, what='0.3 s of falling')
-    msgs = _since(states, t0)
-    q = np.array([m.position for m in msgs])
-    assert all(e == 0.0 for m in msgs for e in m.effort)
-    # under gravity alone the first link drops and the potential energy falls
-    assert q[-1, 0] < 0.4 - 0.1
-    assert np.all(np.diff(q[:50, 0]) <= 0.0)
-    potential = model.potential_energy(q)
-    assert potential[-1] < potential[0] - 1.0
-
-
 def _reset(probe, states):
     """Reset the simulator; return the stamp [s] of the reset state, once a state after it came."""
     reset = probe.client(Trigger, '/simulator/reset')
@@ -100,121 +84,6 @@ def _reset(probe, states):
 
 def _since(states, t0, t1=float('inf')):
     return [m for m, _ in states if t0 <= _stamp(m) <= t1]
-
-
-def test_energy_is_conserved_without_friction(simulator, probe):
-    model = RobotModel.load('planar_2r')
-    q0, qd0 = [-1.2, 0.5], [1.0, -0.5]
-    states = probe.collect(JointState, '/joint_states')
-    statuses = probe.collect(SimulatorStatus, '/simulator/status')
-    # hanging near the bottom: a swing that never reaches the +-pi stops
-    simulator('planar_2r', realtime='false', friction='false', publish_rate_hz='200.0',
-              brake_until_command='false',
-              initial_positions=str(q0), initial_velocities=str(qd0))
-    probe.wait_for(lambda: states, what='joint states')
-    t0 = _reset(probe, states)
-    probe.wait_for(lambda: _stamp(states[-1][0]) >= t0 + 5.0, what='5 s of simulated time')
-    msgs = _since(states, t0, t0 + 5.0)
-    q = np.array([m.position for m in msgs])
-    qd = np.array([m.velocity for m in msgs])
-    energy = model.kinetic_energy(q, qd) + model.potential_energy(q)
-    e0 = model.kinetic_energy(q0, qd0) + model.potential_energy(q0)
-    assert _stamp(msgs[-1]) - t0 > 4.9 and len(msgs) > 50
-    assert np.abs(qd).max() > 0.5                         # it moved
-    assert np.abs(energy - e0).max() < 1e-6 * abs(e0)
-    assert not any(any(s.at_lower_limit) or any(s.at_upper_limit) for s, _ in statuses)
-
-
-def test_constant_effort_follows_the_library_simulation(simulator, probe):
-    model = RobotModel.load('planar_2r')
-    tau = np.array([30.0, 6.0])
-    q0 = np.array([0.2, 0.3])
-    states = probe.collect(JointState, '/joint_states')
-    simulator('planar_2r', realtime='false', publish_rate_hz='100.0', command_timeout='0.0',
-              initial_positions='[0.2, 0.3]')
-    publisher = probe.node.create_publisher(Float64MultiArray, COMMANDS, 10)
-
-    def applied():
-        publisher.publish(Float64MultiArray(data=tau.tolist()))
-        return any(list(m.effort) == tau.tolist() for m, _ in states)
-    probe.wait_for(applied, what='the command to apply')
-    t0 = _reset(probe, states)
-    probe.wait_for(lambda: _stamp(states[-1][0]) > t0 + 2.0, what='2 s after the reset')
-    run = simulate(model, q0, np.zeros(2), lambda t, q, qd: tau, 1e-3, 2.0, friction=True)
-    compared = 0
-    for m in _since(states, t0):
-        k = int(round((_stamp(m) - t0) / 1e-3))
-        if k < len(run.t):
-            np.testing.assert_allclose(m.position, run.q[k], rtol=0, atol=1e-9)
-            np.testing.assert_allclose(m.velocity, run.qd[k], rtol=0, atol=1e-9)
-            compared += 1
-    assert compared > 100 and np.abs(run.q[-1] - q0).max() > 0.1
-
-
-def test_a_joint_driven_into_its_limit_stops_there(simulator, probe):
-    # the SCARA's quill (prismatic, 0 .. 0.3 m, positive down) slides down under gravity
-    states = probe.collect(JointState, '/joint_states')
-    statuses = probe.collect(SimulatorStatus, '/simulator/status')
-    simulator('scara', realtime='false', publish_rate_hz='100.0', brake_until_command='false',
-              initial_positions='[0.0, 1.2, 0.05]')
-    probe.wait_for(lambda: states and _stamp(states[-1][0]) > 3.0, what='3 s of simulated time')
-    last = states[-1][0]
-    quill = list(last.name).index('quill')
-    assert last.position[quill] == 0.3 and last.velocity[quill] == 0.0
-    contact = probe.wait_for(lambda: [s for s, _ in statuses if s.at_upper_limit[quill]],
-                             what='the contact report')
-    assert not any(contact[-1].at_lower_limit)
-    assert list(contact[-1].at_upper_limit) == [j == 'quill' for j in last.name]
-
-
-def test_commands_timeout_rejects_and_reset(simulator, probe, processes):
-    states = probe.collect(JointState, '/joint_states')
-    statuses = probe.collect(SimulatorStatus, '/simulator/status')
-    # a timeout long enough that a loaded machine never lets the test's own commands lapse
-    proc = simulator('planar_2r', command_timeout='0.5', brake_on_timeout='false',
-                     initial_positions='[0.4, 0.8]')
-    publisher = probe.node.create_publisher(Float64MultiArray, COMMANDS, 10)
-    good = [20.0, 5.0]
-
-    def effort_is(values, after):
-        return lambda: any(list(m.effort) == values for m, _ in states[after:])
-
-    def publishing(values, condition):
-        def check():
-            publisher.publish(Float64MultiArray(data=values))
-            return condition()
-        return check
-    probe.wait_for(publishing(good, effort_is(good, 0)), what='the good command')
-    # malformed commands are rejected and the good one stays in force
-    count = len(states)
-    # the simulator reads the newest command only (NEWEST_ONLY): each bad one gets 5 ms alone
-    for k, bad in enumerate(([1.0], [1.0, 2.0, 3.0], [float('nan'), 1.0], [1.0, float('inf')])):
-        def bad_then_good(bad=bad, k=k):
-            publisher.publish(Float64MultiArray(data=bad))
-            time.sleep(0.005)
-            publisher.publish(Float64MultiArray(data=good))
-            return statuses and statuses[-1][0].rejected_commands > k
-        probe.wait_for(bad_then_good, what=f'rejected command {bad}')
-    assert all(list(m.effort) == good for m, _ in states[count:]), \
-        {tuple(m.effort) for m, _ in states[count:]}
-    assert 'rejected command' in processes.output(proc)
-    # no command for 0.5 s: zero effort, said once
-    said = len(processes.output(proc))
-    count = len(states)
-    probe.wait_for(effort_is([0.0, 0.0], count), timeout=10.0, what='zero effort after timeout')
-    probe.wait_for(lambda: statuses[-1][0].command_timed_out, what='the timeout in the status')
-    count = len(states)
-    probe.wait_for(lambda: len(states) > count + 500, what='500 more joint states')
-    assert all(list(m.effort) == [0.0, 0.0] for m, _ in states[count:])
-    assert processes.output(proc)[said:].count('no valid command') == 1
-    # commands return
-    count = len(states)
-    probe.wait_for(publishing(good, effort_is(good, count)), what='commands to apply again')
-    assert 'commands arrive' in processes.output(proc)[said:]
-    # reset: the initial state again
-    t0 = _reset(probe, states)
-    probe.wait_for(lambda: [m for m in _since(states, t0, t0) if list(m.position) == [0.4, 0.8]
-                            and list(m.velocity) == [0.0, 0.0]], what='the initial state')
 
 
 def test_brakes_hold_the_arm_until_the_first_command(simulator, probe):
@@ -232,6 +101,10 @@ def test_brakes_hold_the_arm_until_the_first_command(simulator, probe):
         publisher.publish(Float64MultiArray(data=[0.0, 0.0]))   # zero effort: it falls
         return any(m.position[1] < 0.39 for m, _ in states[count:])     # joint1
     probe.wait_for(released, what='the arm to fall once commanded')
+    # ~/reset (the view's Reset): the initial state again, stamped as the reply says
+    t0 = _reset(probe, states)
+    restored = _since(states, t0, t0)
+    assert [(list(m.position), list(m.velocity)) for m in restored] == [([0.8, 0.4], [0.0, 0.0])]
 
 
 def test_real_time_stamps_are_the_steps_times(simulator, probe):
@@ -260,28 +133,6 @@ def test_real_time_stamps_are_the_steps_times(simulator, probe):
     probe.wait_for(lambda: least_delay() < 0.1, timeout=60.0,
                    what='a joint state within 0.1 s of its stamp')
     assert least_delay() > -0.002
-
-
-def test_a_stalled_simulator_says_so_and_catches_up(simulator, probe, processes):
-    # how late each step is, on explicit times: test/core/test_simulator.py; here, that the node
-    # counts, logs and catches up, on a host that may stall it more on its own
-    states = probe.collect(JointState, '/joint_states')
-    statuses = probe.collect(SimulatorStatus, '/simulator/status')
-    proc = simulator('planar_2r')
-    probe.wait_for(lambda: len(states) > 100 and statuses, what='joint states and a status')
-    late_before = statuses[-1][0].late_steps
-    os.kill(proc.pid, signal.SIGSTOP)     # what a loaded host does to a process, for 0.3 s
-    time.sleep(0.3)
-    os.kill(proc.pid, signal.SIGCONT)
-    # the steps due in the stall run at once: simulated time comes back to wall time, 0.3 s
-    # behind otherwise (on the 1 ms grid: test_real_time_stamps_are_the_steps_times)
-    probe.wait_for(lambda: probe.node.get_clock().now().nanoseconds * 1e-9
-                   - _stamp(states[-1][0]) < 0.05, what='simulated time back on wall time')
-    # each of the 300 steps due in the stall but its last ran over one step (1 ms) late
-    probe.wait_for(lambda: statuses[-1][0].late_steps - late_before >= 298,
-                   what='the late steps counted')
-    # logged (at most once in LOG_PERIOD: this stall, or one of the host's own before it)
-    assert 'ms late: this process did not run' in processes.output(proc)
 
 
 def _wrench(force, frame=''):

@@ -16,7 +16,7 @@
 The four nodes and what they share.
 
 Model, kinematics, simulator and controller node (and its goal process); parameters, the robot
-description, running a node, throttled logs, awake time.
+description, running a node, throttled logs.
 """
 
 #: The name of the controller's goal process's node is the controller's with this after it

@@ -83,7 +83,6 @@ from robot_dynamics_interfaces.msg import CartesianState, ControllerState, Param
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from .awake import AwakeTime
 from .description import (chain_options, CHAIN_PARAMETERS, ModelSubscription, REMINDER_PERIOD,
                           silent)
 from .diagnostics import CONTROLLER_PARAMETERS, Diagnostics, thresholds
@@ -98,6 +97,7 @@ from ..wire.cdr import JointStateReader, write_float64_array
 from ..wire.conversions import cartesian_point, JointMap, time_msg, trajectory_point
 from ..wire.on_demand import OnDemand, SubscriptionThread
 from ..wire.qos import LOCKSTEP_ALL, LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
+from ...awake import AwakeTime
 from ...cartesian_follower import check_reach
 from ...control import configured_law, DEFAULT_ADAPTATION_GAIN, Law, LAWS
 from ...controller import (configured_controller, DEFAULT_MAX_ANGULAR_VELOCITY,

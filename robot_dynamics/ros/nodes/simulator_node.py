@@ -65,7 +65,8 @@ goals give the same joint states, bit for bit, however busy the host is. States 
 then travel reliable and transient local
 (:data:`~robot_dynamics.ros.wire.qos.LOCKSTEP_WRITER`), so that a controller that starts later
 still gets the first state and its answer is not lost to discovery. The wait is measured on the
-time in which this process ran (:mod:`~robot_dynamics.ros.nodes.awake`).
+time in which this process ran (:mod:`~robot_dynamics.awake`). The stepping thread runs the
+library's loop (:class:`~robot_dynamics.simulator.Stepping`); the node is its port.
 
 Whenever simulated time may leave wall time (no ``realtime``, or ``lockstep``), stamps are
 simulated time from 0 and ``/clock`` is published at ``clock_rate_hz`` (the other nodes run
@@ -85,7 +86,6 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
-from .awake import AwakeTime
 from .description import chain_options, CHAIN_PARAMETERS, ModelSubscription
 from .diagnostics import Diagnostics, SIMULATOR_PARAMETERS, thresholds
 from .parameters import (COMMAND_PARAMETERS, command_topic, declare, DOUBLE_ARRAY, Spec,
@@ -105,7 +105,7 @@ from ...events import Kind
 from ...model import RobotModel
 from ...simulator import (configured_simulator, DEFAULT_COMMAND_TIMEOUT, DEFAULT_LOCKSTEP_TIMEOUT,
                           DEFAULT_MAX_EXTERNAL_FORCE, DEFAULT_MAX_EXTERNAL_TORQUE,
-                          DEFAULT_RATE_HZ, DEFAULT_STATUS_RATE_HZ)
+                          DEFAULT_RATE_HZ, DEFAULT_STATUS_RATE_HZ, Stepping)
 from ...stamps import ns_to_s, s_to_ns, split
 
 PARAMETERS = (
@@ -168,8 +168,6 @@ PARAMETERS = (
 RESET_TIMEOUT = 5.0
 #: Least time between two log lines of one kind about the loop or bad input [s].
 LOG_PERIOD = 5.0
-#: Lockstep: longest single wait [s] for a command, between looks at the stop flag.
-WAIT_SLICE = 0.1
 #: How each event of the Simulator is logged: the level and the throttle period [s] (None: each).
 _LOGGED = {Kind.STALL: ('warning', LOG_PERIOD), Kind.COMMAND_REJECTED: ('warning', 1.0),
            Kind.SECOND_SOURCE: ('error', None), Kind.SOURCE_REFUSED: ('error', None),
@@ -225,18 +223,17 @@ class SimulatorNode(Node):
         self.status_publisher = self.create_publisher(SimulatorStatus, '~/status', 10)
         self.clock_publisher = self.create_publisher(Clock, '/clock', 10) if simulated else None
         # read by the stepping thread at each step: a command costs no pass of the executor
-        self.commands = self.create_subscription(
+        self.commands_subscription = self.create_subscription(
             Float64MultiArray, command_topic(p), lambda msg: None,
             LOCKSTEP_ALL if p.lockstep else NEWEST_ONLY, callback_group=OnDemand(), raw=True)
-        self._waiter = Waiter(self, self.commands) if p.lockstep else None
-        self._waited = AwakeTime(WAIT_SLICE)     # lockstep: how long this state waited
+        self._waiter = Waiter(self, self.commands_subscription) if p.lockstep else None
         self.create_subscription(WrenchStamped, '~/external_wrench', self.wrench_callback, 10)
         self.create_service(Trigger, '~/reset', self.reset_callback)
         self._thread = threading.Thread(target=self._run, name='simulator_steps', daemon=True)
         self._thread.start()
         self.get_logger().info(
             f'simulating {model.name!r} ({p.command_interface} commands on '
-            f'{self.commands.topic_name}, '
+            f'{self.commands_subscription.topic_name}, '
             f'joints {self.joints.names}) at {p.rate_hz:g} Hz, '
             f'{"real time" if p.realtime else "as fast as possible"}'
             f'{", in lockstep with the controller" if p.lockstep else ""}'
@@ -270,11 +267,37 @@ class SimulatorNode(Node):
         return self.joints.names_to_model(joint_values(values, self.joints.names,
                                                        'initial values'))
 
-    # ---- inputs ---------------------------------------------------------------------------------
+    # ---- the port of the stepping loop (robot_dynamics.simulator.Stepping) ---------------------
 
-    def take_command(self, data, info=None):
+    def sleep(self, seconds):
+        return self._stop.wait(seconds)
+
+    def stopping(self):
+        return self._stop.is_set()
+
+    def reset_requested(self):
+        self._reset, self._reset_requested = self._reset_requested, None
+        return self._reset is not None
+
+    def reset_done(self, stamp_ns):
+        self._reset.stamp = stamp_ns
+        self._reset.set()
+
+    def commands(self, timeout):
+        """Return the commands that came (up to ``timeout`` [s]), in model order, with sources."""
+        if self._waiter is None:
+            taken = take_next(self.commands_subscription, with_info=True)
+            return [] if taken is None else [self._command(*taken)]
+        taken = self._waiter.wait(timeout, with_info=True)
+        received = []
+        while taken is not None:
+            received.append(self._command(*taken))
+            taken = take_next(self.commands_subscription, with_info=True)
+        return received
+
+    def _command(self, data, info):
         """
-        Hand a command (CDR) to the simulator, from its publisher; return whether it was taken.
+        Return a command (CDR) as ``(values, source, sent_ns)``.
 
         ``info`` is the middleware's message info: the publisher's GID names the source, its
         source timestamp says when it was sent.
@@ -282,12 +305,11 @@ class SimulatorNode(Node):
         values = np.asarray(read_float64_array(data), dtype=float)
         if values.shape == (len(self.joints.names),):
             values = self.joints.names_to_model(values)
-        info = info or {}
-        taken, events = self.sim.command(values, time.monotonic(),
-                                         source=publisher_gid(info),
-                                         sent_ns=info.get('source_timestamp'))
-        self._report(events)
-        return taken
+        return values, publisher_gid(info), info.get('source_timestamp')
+
+    def before_step(self):
+        self._take_wrench()
+        self.sim.command_timeout = self.get_parameter('command_timeout').value
 
     def wrench_callback(self, msg):
         """Keep the newest external wrench for the stepping thread (checked there)."""
@@ -309,68 +331,14 @@ class SimulatorNode(Node):
     # ---- stepping -------------------------------------------------------------------------------
 
     def _run(self):
+        stepping = Stepping(self.sim, self)
         try:
-            self._steps()
+            while not self._stop.is_set() and self.context.ok() and stepping.once():
+                pass
         except RCLError:
             if self.context.ok():
                 raise
             # the context was shut down (SIGINT) while a step was publishing: a normal stop
-
-    def _steps(self):
-        sim = self.sim
-        while not self._stop.is_set() and self.context.ok():
-            wait = sim.wait(time.monotonic())
-            if wait > 0.0 and self._stop.wait(wait):
-                break
-            now = time.monotonic()
-            reset = self._reset_requested
-            self._reset_requested = None
-            tick = sim.tick(now, reset=reset is not None, system_ns=time.time_ns())
-            self._report(tick.events)
-            if tick.publish:
-                self._publish_state(tick.stamp_ns)
-            if reset is not None:
-                reset.stamp = tick.stamp_ns
-                reset.set()
-            self._take_commands(tick.answer_timeout)
-            self._take_wrench()
-            sim.command_timeout = self.get_parameter('command_timeout').value
-            stepped = sim.step(now)
-            self._report(stepped.events)
-            if stepped.status:
-                self._publish_status()
-
-    def _take_commands(self, timeout):
-        """
-        Take the commands that came; in lockstep, wait for the answer up to ``timeout`` [s].
-
-        ``timeout`` None: no wait. The wait counts only time in which this process ran, and
-        what came while it did not run is taken before the time-out counts.
-        """
-        if self._waiter is None:
-            taken = take_next(self.commands, with_info=True)
-            if taken is not None:
-                self.take_command(*taken)
-            return
-        if timeout is None:
-            self._take_answer(0.0)
-            return
-        self._waited.restart()
-        while not self._stop.is_set():
-            if self._take_answer(min(timeout - self._waited.elapsed, WAIT_SLICE)):
-                return
-            event = self.sim.waited(self._waited.look())
-            if event is not None:
-                self._report([event])
-                return
-
-    def _take_answer(self, timeout):
-        """Take the commands that came, waiting up to ``timeout`` [s]; return if one answered."""
-        taken = self._waiter.wait(timeout, with_info=True)
-        while taken is not None:
-            self.take_command(*taken)
-            taken = take_next(self.commands, with_info=True)
-        return self.sim.answered
 
     def _take_wrench(self):
         msg, self._wrench = self._wrench, None
@@ -392,14 +360,15 @@ class SimulatorNode(Node):
                                     p.lockstep)
         return self.sim.figures(time.monotonic())
 
-    def _report(self, events):
+    def report(self, events):
         """Log the simulator's events (throttled where they may repeat)."""
         for event in events:
             level, period = _LOGGED[event.kind]
             if period is not None and not self.throttle(event.kind, period):
                 continue
             message = event.message
-            if event.kind in _ORDERLY_END and self.commands.get_publisher_count() == 0:
+            if event.kind in _ORDERLY_END and \
+                    self.commands_subscription.get_publisher_count() == 0:
                 # the controller left the graph (a bringup that stops): the end of its
                 # commands is no fault
                 level, message = 'info', f'{message} (the command publisher left the graph)'
@@ -419,10 +388,10 @@ class SimulatorNode(Node):
 
     def _publisher_name(self, gid):
         """Return the node that owns the command publisher of GID ``gid`` (hex), in words."""
-        name = publisher_node(self, self.commands.topic_name, gid)
+        name = publisher_node(self, self.commands_subscription.topic_name, gid)
         return f'publisher of {name}' if name else 'a publisher not (or no longer) in the graph'
 
-    def _publish_state(self, stamp_ns):
+    def publish_state(self, stamp_ns):
         """Publish the arm's joint state stamped ``stamp_ns`` (and /clock on simulated time)."""
         plant, to_names = self.sim.plant, self.joints.model_to_names
         if self.clock_publisher is not None and stamp_ns >= self._next_clock_ns:
@@ -446,7 +415,7 @@ class SimulatorNode(Node):
                     f'({self.failed_publishes} so far; a reader that no longer acknowledges, '
                     f'as a process killed, until the middleware drops it): {exc}')
 
-    def _publish_status(self):
+    def publish_status(self):
         """Publish ~/status: the simulator's figures."""
         status = self.sim.status(time.monotonic())
         names = self.joints.model_to_names

@@ -24,6 +24,9 @@ the waiting process itself would end the wait while the answer is on its way. An
 :class:`AwakeTime` counts only the time the waiting process ran: the waiter looks at it at
 least every ``period`` [s] while it runs, and a longer gap between two looks says the
 process did not run meanwhile: of it, only ``2 * period`` counts.
+
+The clock is a monotonic one in seconds, ``time.monotonic`` unless another is given (a test's
+own, that it advances).
 """
 
 import time
@@ -32,21 +35,22 @@ import time
 class AwakeTime:
     """Seconds spent awake since :meth:`restart`, looked at every ``period`` [s] or sooner."""
 
-    def __init__(self, period):
+    def __init__(self, period, clock=time.monotonic):
         if not period > 0.0:
             raise ValueError(f'period: expected a positive time in seconds, got {period!r}')
         self.period = period
+        self.clock = clock
         self.elapsed = 0.0
-        self._last = time.monotonic()
+        self._last = clock()
 
     def restart(self, now=None):
-        """Count from ``now`` (``time.monotonic()``'s, by default the present)."""
+        """Count from ``now`` (the clock's time, by default the present)."""
         self.elapsed = 0.0
-        self._last = time.monotonic() if now is None else now
+        self._last = self.clock() if now is None else now
 
     def look(self):
         """Return the seconds awake since :meth:`restart` (a gap counts 2 periods at most)."""
-        now = time.monotonic()
+        now = self.clock()
         self.elapsed += min(now - self._last, 2.0 * self.period)
         self._last = now
         return self.elapsed

@@ -16,18 +16,17 @@
 """AwakeTime: the wall time a process ran, a stall of the host left out."""
 
 import pytest
-from robot_dynamics.ros.nodes import awake
+from robot_dynamics.awake import AwakeTime
 
 
 @pytest.fixture
-def clock(monkeypatch):
-    now = [100.0]
-    monkeypatch.setattr(awake.time, 'monotonic', lambda: now[0])
-    return now
+def clock():
+    """Return the test's clock [s]: ``clock[0]``, advanced by the test."""
+    return [100.0]
 
 
 def test_looks_at_its_period_count_all_the_time(clock):
-    waited = awake.AwakeTime(0.1)
+    waited = AwakeTime(0.1, lambda: clock[0])
     for _ in range(25):
         clock[0] += 0.1
         waited.look()
@@ -38,7 +37,7 @@ def test_looks_at_its_period_count_all_the_time(clock):
 
 
 def test_a_stall_counts_two_periods_and_restart_counts_from_now(clock):
-    waited = awake.AwakeTime(0.1)
+    waited = AwakeTime(0.1, lambda: clock[0])
     clock[0] += 0.05
     assert waited.look() == pytest.approx(0.05, abs=1e-12)
     clock[0] += 3.0                   # the process did not run: a stall of the host
@@ -55,4 +54,4 @@ def test_a_stall_counts_two_periods_and_restart_counts_from_now(clock):
 @pytest.mark.parametrize('period', [0.0, -1.0, float('nan')])
 def test_a_period_that_is_no_time_is_refused(period):
     with pytest.raises(ValueError, match='period: expected a positive time'):
-        awake.AwakeTime(period)
+        AwakeTime(period)

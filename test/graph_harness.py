@@ -1,0 +1,205 @@
+# Copyright 2026 robot_dynamics developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The graph's loop in one process, on a clock the test owns: no middleware, no wall time.
+
+A :class:`TestClock` is the monotonic clock [s] of every part. Only waits move it: the pace of
+real time (the simulator's sleep until its next step), lockstep's wait for an answer that does
+not come, and the test (:meth:`TestClock.stall`: the host did not run the process meanwhile).
+So a test reads the same numbers on a quiet machine and beside another suite.
+
+:class:`SimulatorGraph` runs the simulator node's loop, the library's
+:class:`~robot_dynamics.simulator.Stepping`, with an in-memory bus as its port: the commands
+the test sends (with their source, as a publisher's GID names it, and when they were sent), a
+controller that answers each state (``answer``), the joint states, statuses and events the
+loop publishes, a reset as the node's ``~/reset`` asks for one. Joint arrays are in model order.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from robot_dynamics import RobotModel
+from robot_dynamics.errors import InputError
+from robot_dynamics.simulator import configured_simulator, Stepping
+from robot_dynamics.stamps import NS_PER_S, ns_to_s, s_to_ns
+
+#: The system clock [ns] when the test's clock reads 0 (the stamps of real time start there).
+EPOCH_NS = 1_800_000_000 * NS_PER_S
+#: The shortest wait for a command [s].
+WAIT_FLOOR = 1e-6
+
+
+class TestClock:
+    """A monotonic clock [s] that moves only when a part waits or the test says so."""
+
+    def __init__(self, start=0.0):
+        self.now = float(start)
+
+    def __call__(self):
+        return self.now
+
+    def system_ns(self):
+        """Return the system clock's reading [ns] now."""
+        return EPOCH_NS + s_to_ns(self.now)
+
+    def advance(self, seconds):
+        """Let ``seconds`` pass, as a part that waits."""
+        self.now += seconds
+
+    stall = advance     # the host does not run the process for so long: time passes all the same
+
+
+class State(NamedTuple):
+    """A published joint state: its stamp [ns] and the arm's q, qd, effort (model order)."""
+
+    stamp_ns: int
+    q: np.ndarray
+    qd: np.ndarray
+    effort: np.ndarray
+
+    @property
+    def t(self):
+        """Return the stamp [s]."""
+        return ns_to_s(self.stamp_ns)
+
+
+class SimulatorGraph:
+    """
+    The simulator's loop over an in-memory bus, on a :class:`TestClock` (see the module).
+
+    ``parameters`` are the simulator node's (``realtime=False``, ``initial_positions=[...]``,
+    in model order), the node's defaults where not given. ``answer(state)``, when set, is a
+    controller: it returns the command (model order) that answers each published state, or None
+    (no answer: a controller that did not run).
+    """
+
+    def __init__(self, robot, answer=None, **parameters):
+        self.model = RobotModel.load(robot)
+        self.clock = TestClock()
+        q0, qd0 = parameters.pop('initial_positions', None), parameters.pop(
+            'initial_velocities', None)
+        self.sim = configured_simulator(
+            self.model, parameters.get, q0=None if q0 is None else np.asarray(q0, float),
+            qd0=None if qd0 is None else np.asarray(qd0, float))
+        self.answer = answer
+        self.states, self.statuses, self.events = [], [], []
+        self.refused_wrenches = []      # what the node logs as a refused external wrench
+        self._inbox = []
+        self._reset = False
+        self.reset_stamp_ns = None
+        self._wrench = None
+        self._from, self._for = (0.0, 0.0), 0.0
+        self.stepping = Stepping(self.sim, self, self.clock, self.clock.system_ns)
+
+    # ---- what the test does ---------------------------------------------------------------------
+
+    def send(self, values, source='controller'):
+        """Send a command (model order) from ``source``, now."""
+        self._inbox.append((np.asarray(values, dtype=float), source,
+                            self.clock.system_ns()))
+
+    def push(self, wrench, frame=''):
+        """Send an external wrench (force, torque) in ``frame`` (the tip's by default)."""
+        self._wrench = (wrench, frame)
+
+    def reset(self):
+        """Ask for a reset; return its state's stamp [s] once it is published."""
+        self._reset = True
+        self.run_until(lambda: self.reset_stamp_ns is not None, 1.0, 'the reset')
+        stamp, self.reset_stamp_ns = self.reset_stamp_ns, None
+        return ns_to_s(stamp)
+
+    def run_until(self, condition, within, what):
+        """
+        Step until ``condition()``; fail after ``within`` [s].
+
+        Seconds of the test's clock or of simulated time, whichever runs faster (off real time
+        the clock stands still).
+        """
+        self._start(within)
+        while not condition():
+            assert not self._over(), f'{what}: not within {within:g} s'
+            self.stepping.once()
+
+    def run_for(self, seconds):
+        """Step for ``seconds`` of the test's clock or of simulated time (as :meth:`run_until`)."""
+        self._start(seconds)
+        while not self._over():
+            self.stepping.once()
+
+    def _start(self, seconds):
+        self._from, self._for = (self.clock(), self.sim.plant.t), seconds
+
+    def _over(self):
+        (wall, t), seconds = self._from, self._for
+        return max(self.clock() - wall, self.sim.plant.t - t) >= seconds
+
+    def since(self, t0, t1=float('inf')):
+        """Return the published states stamped from ``t0`` to ``t1`` [s]."""
+        return [s for s in self.states if t0 <= s.t <= t1]
+
+    def said(self, words):
+        """Return the events whose message holds ``words``."""
+        return [e for e in self.events if words in e.message]
+
+    # ---- the port of the loop (robot_dynamics.simulator.Stepping) ------------------------------
+
+    def sleep(self, seconds):
+        self.clock.advance(seconds)
+        return False
+
+    def stopping(self):
+        return False
+
+    def reset_requested(self):
+        requested, self._reset = self._reset, False
+        return requested
+
+    def reset_done(self, stamp_ns):
+        self.reset_stamp_ns = stamp_ns
+
+    def commands(self, timeout):
+        if self.answer is not None and self.states and not self._inbox:
+            values = self.answer(self.states[-1])
+            if values is not None:
+                self.send(values)
+        came, self._inbox = self._inbox, []
+        if not came and timeout > 0.0:
+            # a wait for a command that never comes (lockstep before the first) would not end
+            assert not self._over(), 'the loop waits for a command: none comes'
+            # waited, and nothing came (a wait takes a moment, as on any clock)
+            self.clock.advance(max(timeout, WAIT_FLOOR))
+        elif not self.sim.lockstep:
+            came = came[-1:]    # a history of one: the newest alone (NEWEST_ONLY)
+        return came
+
+    def before_step(self):
+        if self._wrench is not None:
+            try:
+                self.sim.set_wrench(*self._wrench)
+            except InputError as exc:
+                self.refused_wrenches.append(str(exc))
+            self._wrench = None
+
+    def publish_state(self, stamp_ns):
+        plant = self.sim.plant
+        self.states.append(State(stamp_ns, plant.q.copy(), plant.qd.copy(),
+                                 plant.effort.copy()))
+
+    def publish_status(self):
+        self.statuses.append(self.sim.status(self.clock()))
+
+    def report(self, events):
+        self.events.extend(events)
