@@ -956,18 +956,20 @@ def derive_command(args, out=None):
         took = time.perf_counter() - start
         print(f'operations per inverse dynamics, n = {n} (Turney, Mudge and Lee 1981, Table '
               f'8.1):', file=out)
-        print(f'  {"approach":<40} {"mul":>8} {"add":>8}', file=out)
-        for approach, (mul, add) in generated.table_8_1(n).items():
-            print(f'  {approach:<40} {mul:>8.0f} {add:>8.0f}', file=out)
         general = generated.general_counts(n)
-        print(f'  {"general recursion (Craig RNEA, no folding)":<40} {general["mul"]:>8} '
-              f'{general["add"]:>8}', file=out)
         own = operations['inverse_dynamics']
-        print(f'  {"generated for " + args.robot:<40} {own["mul"]:>8} {own["add"]:>8}   '
-              f'(and {own["fn"]} sin/cos)', file=out)
-        for name in ('mass_matrix', 'gravity_torques', 'coriolis_matrix'):
-            ops = operations[name]
-            print(f'  {"  generated " + name:<40} {ops["mul"]:>8} {ops["add"]:>8}', file=out)
+        rows = [('approach', 'mul', 'add', '')]
+        rows += [(approach, f'{mul:.0f}', f'{add:.0f}', '')
+                 for approach, (mul, add) in generated.table_8_1(n).items()]
+        rows.append(('general recursion (Craig RNEA, no folding)', general['mul'],
+                     general['add'], ''))
+        rows.append((f'generated for {args.robot}', own['mul'], own['add'],
+                     f'   (and {own["fn"]} sin/cos)'))
+        rows += [(f'  generated {name}', operations[name]['mul'], operations[name]['add'], '')
+                 for name in ('mass_matrix', 'gravity_torques', 'coriolis_matrix')]
+        width = max(len(row[0]) for row in rows)
+        for label, mul, add, note in rows:
+            print(f'  {label:<{width}} {mul:>8} {add:>8}{note}', file=out)
         print(f'generated in {took:.1f} s', file=out)
         return EXIT_OK
     simplify = n <= symbolic.SIMPLIFY_MAX_DOF
@@ -1000,7 +1002,9 @@ def main(argv=None):
         print(f'{PROG} {args.command}: error: {exc}', file=sys.stderr)
         return EXIT_USAGE if isinstance(exc, ValueError) else EXIT_FAILURE
     except OSError as exc:
-        print(f'{PROG} {args.command}: error: {exc}', file=sys.stderr)
+        # "nofile.mcap: No such file or directory", not "[Errno 2] No such file ..."
+        what = f'{exc.filename}: {exc.strerror}' if exc.filename and exc.strerror else exc
+        print(f'{PROG} {args.command}: error: {what}', file=sys.stderr)
         return EXIT_FAILURE
 
 

@@ -606,4 +606,4 @@ def configured_simulator(model, parameter, *, q0=None, qd0=None, **fixed):
     return Simulator(model, rate, q0=q0, qd0=qd0, **{**options, **fixed})
 
 
-__all__ = ['configured_simulator', 'Simulator', 'Status', 'Stepped', 'Tick', 'STALL']
+__all__ = ['configured_simulator', 'Simulator', 'Status', 'Stepped', 'Stepping', 'Tick', 'STALL']

@@ -106,6 +106,16 @@ def test_bringup_refuses_a_recording_it_cannot_make_before_anything_starts(tmp_p
     assert "no joint 'wrist' in the model" in capsys.readouterr().err
 
 
+def test_a_file_that_is_not_there_is_named_in_one_line(tmp_path, capsys):
+    missing = tmp_path / 'nofile.mcap'
+    out = str(tmp_path / 'out')
+    for command in (['view', str(missing)], ['identify', str(missing), '--out', out],
+                    ['plot', str(missing), '--out', out]):
+        assert cli.main(command) == cli.EXIT_FAILURE
+        assert capsys.readouterr().err == \
+            f'robot-dynamics {command[0]}: error: {missing}: No such file or directory\n'
+
+
 def test_simulate_a_goal_file_writes_the_joint_states(tmp_path):
     # the trajectory file of send; the robot's configured law (computed torque), its initial
     # positions [0.4, 0.8] and goal time 1 s, as bringup; with no ROS 2 to import: the library's
