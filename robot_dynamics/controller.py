@@ -81,11 +81,13 @@ Joint arrays are (n,) in model order; times in s; positions rad or m; efforts N 
 import copy
 import enum
 import math
+import time
 from typing import NamedTuple, Optional
 
 import numpy as np
 
 from . import gains
+from .awake import AwakeTime
 from .cartesian_follower import CartesianFollower
 from .control import Law
 from .errors import choice, InputError
@@ -108,6 +110,8 @@ REST_VELOCITY = 0.05
 #: limit, and measurement noise, are no jump).
 JUMP_SPEED = 2.0
 JUMP_TOLERANCE = 0.01
+#: The watchdog looks at the states this many times per time-out (:class:`StateWatch`).
+WATCHDOG_LOOKS = 4
 #: Default control rate [Hz]: the expected rate of the states (missed cycles count against it).
 DEFAULT_RATE_HZ = 1000.0
 #: Default velocity interface feedback [1/s]: command = reference velocity + this x error.
@@ -740,6 +744,43 @@ def _preempted(saved):
                                      for g in saved[1:] if g is not None]
 
 
+class StateWatch:
+    """
+    The controller's watchdog: how long since the newest state, for :meth:`Controller.no_state`.
+
+    On wall time (``sim_time`` False) the ``clock`` [s, monotonic] since the newest state was
+    taken. On simulated time the states' clock (``now`` [s], ``/clock``) since its stamp, and
+    the wall time since it arrived in which this process ran
+    (:class:`~robot_dynamics.awake.AwakeTime`): a dead simulator stops its clock too. The
+    caller looks (:meth:`look`) every :attr:`period` [s] or sooner, and says when a state was
+    taken (:meth:`taken`).
+    """
+
+    def __init__(self, controller, sim_time, clock=time.monotonic):
+        self.controller, self.sim_time, self.clock = controller, sim_time, clock
+        timeout = min(controller.state_timeout, controller.wall_state_timeout) if sim_time \
+            else controller.state_timeout
+        self.period = timeout / WATCHDOG_LOOKS
+        self._awake = AwakeTime(self.period, clock)
+        self._received = None
+
+    def taken(self):
+        """Say that the controller took its newest state now."""
+        self._received = self.clock()
+        self._awake.restart(self._received)
+
+    def elapsed(self, now=None):
+        """Return the time [s] since the newest state on the states' clock (``now``: its time)."""
+        if self.sim_time:
+            return now - self.controller.time
+        return self.clock() - self._received
+
+    def look(self, now=None):
+        """Return the controller's :meth:`~Controller.no_state` cycle now (``now`` as above)."""
+        wall = self._awake.look() if self.sim_time else None
+        return self.controller.no_state(self.elapsed(now), wall)
+
+
 def configured_controller(model, law, parameter, *, interface='effort', task_law=None):
     """
     Return the :class:`Controller` of ``model`` and ``law`` that the controller node describes.
@@ -764,4 +805,4 @@ def configured_controller(model, law, parameter, *, interface='effort', task_law
 
 
 __all__ = ['configured_controller', 'Controller', 'Cycle', 'Event', 'Goal', 'Kind', 'Mode',
-           'SafeMode']
+           'SafeMode', 'StateWatch']

@@ -25,12 +25,19 @@ So a test reads the same numbers on a quiet machine and beside another suite.
 the test sends (with their source, as a publisher's GID names it, and when they were sent), a
 controller that answers each state (``answer``), the joint states, statuses and events the
 loop publishes, a reset as the node's ``~/reset`` asks for one. Joint arrays are in model order.
+
+:class:`LoopGraph` closes the loop with the controller node's core: the
+:class:`~robot_dynamics.controller.Controller` of the graph's parameter files answering each
+state, its watchdog (:class:`~robot_dynamics.controller.StateWatch`) looking on the same clock,
+and either node killed or started again.
 """
 
 from typing import NamedTuple
 
 import numpy as np
-from robot_dynamics import RobotModel
+from robot_dynamics import parameter_files, RobotModel
+from robot_dynamics.closed_loop import graph_loop
+from robot_dynamics.controller import StateWatch
 from robot_dynamics.errors import InputError
 from robot_dynamics.simulator import configured_simulator, Stepping
 from robot_dynamics.stamps import NS_PER_S, ns_to_s, s_to_ns
@@ -82,17 +89,18 @@ class SimulatorGraph:
     ``parameters`` are the simulator node's (``realtime=False``, ``initial_positions=[...]``,
     in model order), the node's defaults where not given. ``answer(state)``, when set, is a
     controller: it returns the command (model order) that answers each published state, or None
-    (no answer: a controller that did not run).
+    (no answer: a controller that did not run). ``clock``: a :class:`TestClock` to share.
     """
 
-    def __init__(self, robot, answer=None, **parameters):
+    def __init__(self, robot, answer=None, clock=None, **parameters):
         self.model = RobotModel.load(robot)
-        self.clock = TestClock()
-        q0, qd0 = parameters.pop('initial_positions', None), parameters.pop(
-            'initial_velocities', None)
+        self.clock = clock or TestClock()
+        q0, qd0 = (parameters.pop(name, None) for name in ('initial_positions',
+                                                           'initial_velocities'))
         self.sim = configured_simulator(
-            self.model, parameters.get, q0=None if q0 is None else np.asarray(q0, float),
-            qd0=None if qd0 is None else np.asarray(qd0, float))
+            self.model, parameters.get,
+            q0=None if q0 is None or not len(q0) else np.asarray(q0, float),
+            qd0=None if qd0 is None or not len(qd0) else np.asarray(qd0, float))
         self.answer = answer
         self.states, self.statuses, self.events = [], [], []
         self.refused_wrenches = []      # what the node logs as a refused external wrench
@@ -203,3 +211,134 @@ class SimulatorGraph:
 
     def report(self, events):
         self.events.extend(events)
+
+
+class LoopGraph:
+    """
+    The simulator and the controller of ``robot``'s parameter files on one :class:`TestClock`.
+
+    ``lockstep``: the simulator waits for each answer, as fast as it runs, and the controller
+    is on simulated time (the newest state's stamp is ``/clock``); else both on real time.
+    ``simulator`` and ``controller`` override the nodes' parameters (``{name: value}``).
+    The controller's cycles are in :attr:`cycles`, its events in :attr:`events`.
+    """
+
+    def __init__(self, robot, lockstep=True, simulator=None, controller=None):
+        files = [parameter_files.parameter_file(robot)]
+        self.lockstep = lockstep
+        self._simulator_values = {**parameter_files.file_values(files, 'simulator'),
+                                  'lockstep': lockstep, 'realtime': not lockstep,
+                                  **(simulator or {})}
+        self._controller_values = {**parameter_files.file_values(files, 'controller'),
+                                   **(controller or {})}
+        self.robot, self.clock = robot, TestClock()
+        self.cycles, self.events = [], []
+        self.simulators = 0
+        self.sim = self.controller = None
+        self.start_controller()
+        self.start_simulator()
+
+    # ---- the nodes ------------------------------------------------------------------------------
+
+    def start_simulator(self):
+        """Start a simulator (a new source of states), at its initial state."""
+        self.simulators += 1
+        self._source = f'simulator {self.simulators}'
+        self.sim = SimulatorGraph(self.robot, answer=self._answer, clock=self.clock,
+                                  **self._simulator_values)
+        self._look_at = self.clock()
+
+    def kill_simulator(self):
+        """Kill the simulator: no states, no clock."""
+        self.sim = None
+
+    def start_controller(self):
+        """Start a controller (as the node: the graph's parameters, a new watchdog)."""
+        model = RobotModel.load(self.robot)
+        _, self.controller, self.tolerances = graph_loop(model, self._simulator_values,
+                                                         self._controller_values)
+        self.watch = StateWatch(self.controller, self.lockstep, self.clock)
+        self._answered = None
+        self._look_at = self.clock()
+
+    def kill_controller(self):
+        """Kill the controller: no answers."""
+        self.controller = None
+
+    # ---- running --------------------------------------------------------------------------------
+
+    def run_for(self, seconds):
+        """Run what is alive for ``seconds`` of the test's clock or of simulated time."""
+        if self.sim is not None:
+            self.sim.run_for(seconds)
+            return
+        end = self.clock() + seconds
+        while self.clock() < end:
+            self.clock.advance(self.watch.period)
+            self._look()
+
+    def run_until(self, condition, within, what):
+        """Run until ``condition()``; fail after ``within`` [s] (see :meth:`run_for`)."""
+        if self.sim is not None:
+            self.sim.run_until(condition, within, what)
+            return
+        end = self.clock() + within
+        while not condition():
+            assert self.clock() < end, f'{what}: not within {within:g} s'
+            self.clock.advance(self.watch.period)
+            self._look()
+
+    def submit(self, goal):
+        """Hand ``goal`` (:class:`~robot_dynamics.follower.Goal`) to the controller, now."""
+        self.events += self.controller.submit(goal)
+
+    # ---- what came out --------------------------------------------------------------------------
+
+    @property
+    def states(self):
+        """Return the joint states of the running simulator."""
+        return self.sim.states
+
+    def mode(self):
+        """Return the controller's mode after its newest cycle."""
+        return self.cycles[-1].mode if self.cycles else None
+
+    def ended(self, tag=None):
+        """Return the events that ended goals (``tag``'s)."""
+        return [e for e in self.events
+                if e.outcome is not None and (tag is None or e.tag == tag)]
+
+    def said(self, words):
+        """Return the controller's events whose message holds ``words``."""
+        return [e for e in self.events if words in e.message]
+
+    # ---- the controller node's cycle ------------------------------------------------------------
+
+    def _answer(self, state):
+        self._look()
+        if self.controller is None or state.stamp_ns == self._answered:
+            return None
+        self._answered = state.stamp_ns
+        # the node's clock: the stamp; on simulated time /clock, the newest state's stamp
+        cycle = self.controller.update(state.t, state.q, state.qd, self._source,
+                                       state.t if self.lockstep else None)
+        self._record(cycle)
+        if self.controller.time == state.t:
+            self.watch.taken()
+        return cycle.command
+
+    def _look(self):
+        """Look as the node's watchdog does: every period of the clock."""
+        if self.controller is None or self.controller.time is None or \
+                self.clock() < self._look_at + self.watch.period:
+            return
+        self._look_at = self.clock()
+        now = self.sim.states[-1].t if self.sim is not None and self.sim.states else \
+            self.controller.time
+        self._record(self.watch.look(now))
+
+    def _record(self, cycle):
+        """Keep the cycle's events, and the cycle if it sent a command (as the node publishes)."""
+        self.events += cycle.events
+        if cycle.command is not None:
+            self.cycles.append(cycle)

@@ -13,18 +13,21 @@
 # limitations under the License.
 
 
-"""The graph under faults and load: killed processes, floods of bad messages, IK in parallel."""
+"""
+The graph under faults and load: a late history, floods of bad messages, IK in parallel.
+
+A simulator or a controller killed, and a new one started, run on the test's clock in
+test/core/test_graph_faults.py (the same loop and watchdog as the nodes).
+"""
 
 import json
-import re
 import textwrap
 import time
 
-from closed_loop import at_rest, quintic, STATE_RATE_HZ, SUCCEEDED
+from closed_loop import quintic, SUCCEEDED
 import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from robot_dynamics.controller import DEFAULT_WALL_STATE_TIMEOUT
 from robot_dynamics.ros.wire.conversions import time_msg
 from robot_dynamics.ros.wire.qos import LOCKSTEP_WRITER
 from robot_dynamics_interfaces.msg import SimulatorStatus
@@ -39,88 +42,6 @@ COMMANDS = '/effort_controller/commands'
 #: The flood's publisher: matches the lockstep simulator's transient-local reader.
 FLOOD_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
                        durability=DurabilityPolicy.TRANSIENT_LOCAL)
-
-
-def test_killed_simulator_safe_mode_then_resume_without_a_torque_jump(loop, probe):
-    # real time: stale after the shipped state_timeout of wall time
-    arm = loop('planar_2r', controller=['safe_mode:=gravity_compensation'], lockstep=False)
-    q0 = arm.position()
-    motion, _ = quintic(arm.model, q0, q0 + [0.6, -0.6], 3.0)
-    count = len(arm.controller_states)
-    handle = arm.send(motion)
-    # tracking (or already in safe mode: a busy host that stalls the simulator for
-    # state_timeout ends the goal so, as on an arm, before a state in 'trajectory' is published)
-    probe.wait_for(lambda: any(m.mode in ('trajectory', 'safe')
-                               for m, _ in arm.controller_states[count:]), what='tracking')
-    arm.kill(arm.simulator)                                  # a crash, no goodbye
-    arm.safe_mode('no joint state for 0.05 s: safe mode (gravity compensation)')
-    result = arm.result(handle)
-    # ended by the safe mode: while it ran ("safe mode"), or, on a host that stalled the
-    # simulator before the goal reached the control cycle, on its arrival ("is safe")
-    assert result.status != SUCCEEDED, result.result.error_string
-    assert re.search(r'safe mode|the controller is safe', result.result.error_string)
-    count = len(arm.controller_states)
-    arm.start_simulator()                    # a fresh arm, at its initial positions
-    probe.wait_for(lambda: sum(m.mode == 'hold' for m, _ in arm.controller_states[count:])
-                   > STATE_RATE_HZ // 2, what='half a second of holding again')
-    resumed = [m for m, _ in arm.controller_states[count:] if m.mode == 'hold']
-    limit = arm.model.effort_limit
-    # holding where the new arm is: what the law asks for stays inside the limits
-    requested = np.array([m.effort_requested for m in resumed])
-    assert np.all(np.abs(requested) <= limit) and not any(any(m.saturated) for m in resumed)
-    np.testing.assert_allclose(resumed[-1].feedback.positions, resumed[0].feedback.positions,
-                               atol=1e-3)
-
-
-def test_under_lockstep_a_dead_simulator_is_noticed_on_the_wall_clock(loop, probe):
-    # on simulated time the states' clock stops with the simulator: the wall clock tells
-    arm = loop('planar_2r')
-    q0 = arm.position()
-    motion, _ = quintic(arm.model, q0, q0 + [0.6, -0.6], 3.0)
-    handle = arm.send(motion)
-    probe.wait_for(lambda: arm.mode() == 'trajectory', what='tracking')
-    arm.kill(arm.simulator)
-    arm.safe_mode(f'no joint state for {DEFAULT_WALL_STATE_TIMEOUT:g} s of wall time')
-    result = arm.result(handle)
-    assert result.status != SUCCEEDED and 'safe mode' in result.result.error_string
-
-
-@pytest.mark.parametrize('lockstep', [False, True], ids=['real_time', 'lockstep'])
-def test_killed_controller_zero_effort_then_a_new_one_holds(loop, probe, lockstep):
-    # without the simulated brakes, as a drive without a watchdog (with them, the default, the
-    # arm stays where it was: test/core/test_simulator.py)
-    arm = loop('planar_2r', lockstep=lockstep, simulator=['brake_on_timeout:=false'])
-    statuses = probe.collect(SimulatorStatus, '/simulator/status')
-    q_start = arm.position()
-    arm.kill(arm.controller)
-    count = len(arm.states)
-    # the simulator's command timeout: zero effort, and the arm falls under gravity
-    probe.wait_for(lambda: [m for m, _ in arm.states[count:] if not any(m.effort)],
-                   what='zero effort after the command timeout')
-    probe.wait_for(lambda: statuses and statuses[-1][0].command_timed_out,
-                   what='the timeout in the status')
-    # lockstep: the state the dead controller did not answer is counted, and the simulator
-    # steps on without waiting
-    assert (statuses[-1][0].unanswered_states > 0) == lockstep
-    fallen = arm.position()
-    probe.wait_for(lambda: np.abs(arm.position() - fallen).max() > 0.05, what='the arm falling')
-    count = len(arm.controller_states)
-    arm.start_controller()
-    probe.wait_for(lambda: [m for m, _ in arm.controller_states[count:] if m.mode == 'hold'],
-                   what='the new controller')
-    # it holds where it finds the arm (where the states were fresh: the simulator that ran on
-    # without a controller may be ahead of its first state) and the motion stops there, not
-    # back at the old controller's set-point
-    # (in real time a host that stalls the simulator for state_timeout switches the controller
-    # to safe mode and back, as on an arm: a state in hold is waited for)
-    probe.wait_for(lambda: at_rest(arm.states) and arm.mode() == 'hold', timeout=30.0,
-                   what='the arm at rest, held')
-    log = arm.processes.output(arm.controller)
-    last = arm.controller_states[-1][0]
-    held = np.array(last.reference.positions)
-    assert not any(last.reference.velocities), log
-    np.testing.assert_allclose(arm.position(), held, atol=0.05, err_msg=log)
-    assert np.abs(held - q_start).max() > 0.05, log
 
 
 def test_a_simulations_first_state_delivered_late_is_not_held(processes, probe):

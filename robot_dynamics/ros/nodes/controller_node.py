@@ -97,13 +97,12 @@ from ..wire.cdr import JointStateReader, write_float64_array
 from ..wire.conversions import cartesian_point, JointMap, time_msg, trajectory_point
 from ..wire.on_demand import OnDemand, SubscriptionThread
 from ..wire.qos import LOCKSTEP_ALL, LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
-from ...awake import AwakeTime
 from ...cartesian_follower import check_reach
 from ...control import configured_law, DEFAULT_ADAPTATION_GAIN, Law, LAWS
 from ...controller import (configured_controller, DEFAULT_MAX_ANGULAR_VELOCITY,
                            DEFAULT_MAX_LINEAR_VELOCITY, DEFAULT_RATE_HZ, DEFAULT_STATE_TIMEOUT,
                            DEFAULT_VELOCITY_FEEDBACK, DEFAULT_WALL_STATE_TIMEOUT, Kind, Mode,
-                           SafeMode)
+                           SafeMode, StateWatch)
 from ...diagnostics import controller_status, ControllerFigures, ControllerThresholds
 from ...errors import choice, InputError
 from ...follower import DEFAULT_STOP_TIME, Outcome, Tolerances
@@ -244,8 +243,6 @@ STRUCTURAL = ('use_sim_time',)
 NAMING_PERIOD, NAMING_TRIES = 0.5, 20
 #: Shortest time [s] between two log lines of the safe mode (see ``_report``).
 FLAP_PERIOD = 10.0
-#: The watchdog looks this often, as a fraction of the timeouts.
-WATCHDOG_FRACTION = 0.25
 #: Longest wait [s] for reliable subscribers to acknowledge the final command.
 FINAL_ACK_TIMEOUT = 1.0
 
@@ -302,7 +299,6 @@ class ControllerNode(Node):
         start = time.perf_counter()
         self.controller.warm_up()
         self.get_logger().info(f'warmed up in {time.perf_counter() - start:.2f} s')
-        self._received = None             # monotonic time the newest usable state came
         self._unnamed_sources = None      # two publishers of states to name once discovered
         if not compat.PUBLISHER_GID:
             self.get_logger().warning(
@@ -343,15 +339,12 @@ class ControllerNode(Node):
             f'{"simulated" if self.sim_time else "wall"} time; waiting for joint_states')
         # the watchdog in the same thread, on the wall clock (a simulated clock stops when its
         # simulator does)
-        timeout = min(p.state_timeout, p.wall_state_timeout) if self.sim_time \
-            else p.state_timeout
-        # simulated time: the wall time since the newest state in which this process ran
-        self._awake = AwakeTime(WATCHDOG_FRACTION * timeout)
+        self._watch = StateWatch(self.controller, self.sim_time)
         self.throttle('waiting for states', REMINDER_PERIOD)     # the first reminder a period on
         self.state_thread = SubscriptionThread(self, joint_states, self.joint_state_callback,
                                                self._lock, 'controller_states',
                                                periodic=self.watch,
-                                               period=self._awake.period, with_info=True,
+                                               period=self._watch.period, with_info=True,
                                                newest_of=(lambda data, info: publisher_gid(info))
                                                if deep else None)
         self.goals = GoalProcess(self, self.description.urdf, chain_options(p), self._checked)
@@ -518,15 +511,14 @@ class ControllerNode(Node):
         else:
             self._report(self.controller.observe(t, q, qd, source, now))
         if self.controller.time == t:
-            self._received = time.monotonic()
-            self._awake.restart(self._received)
+            self._watch.taken()
 
     def timer_callback(self):
         """``timer`` trigger mode: a cycle on the newest state at the timer's time."""
         with self._lock:
             if self.controller.time is not None:
                 self._run(self.controller.cycle,
-                          self.controller.time + max(0.0, self._elapsed()))
+                          self.controller.time + max(0.0, self._watch.elapsed(self._now())))
 
     def watch(self):
         """Ask the controller what to send while no state comes; pass on cancel requests."""
@@ -543,8 +535,7 @@ class ControllerNode(Node):
             if self.throttle('waiting for states', REMINDER_PERIOD):
                 self._remind_states()
             return
-        wall = self._awake.look() if self.sim_time else None
-        self._run(self.controller.no_state, self._elapsed(), wall)
+        self._run(self._watch.look, self._now())
         for handle in self.controller.goals:
             if handle is not None and handle.is_cancel_requested:
                 self._report(self.controller.cancel(handle))
@@ -566,12 +557,6 @@ class ControllerNode(Node):
             self.state_thread.resubscribe(self._joint_states)
             seen = silent(count)
         self.get_logger().warning(f'still waiting for joint states on {topic}: {seen}')
-
-    def _elapsed(self):
-        """Return the time since the newest state [s] on the states' clock."""
-        if self.sim_time:
-            return self._now() - self.controller.time
-        return time.monotonic() - self._received
 
     def _run(self, step, *args):
         """Send what ``step(*args)`` gives; anything that fails on the way: the safe command."""
