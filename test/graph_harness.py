@@ -232,6 +232,7 @@ class LoopGraph:
         self._controller_values = {**parameter_files.file_values(files, 'controller'),
                                    **(controller or {})}
         self.robot, self.clock = robot, TestClock()
+        self.model = RobotModel.load(robot)
         self.cycles, self.events = [], []
         self.simulators = 0
         self.sim = self.controller = None
@@ -254,8 +255,7 @@ class LoopGraph:
 
     def start_controller(self):
         """Start a controller (as the node: the graph's parameters, a new watchdog)."""
-        model = RobotModel.load(self.robot)
-        _, self.controller, self.tolerances = graph_loop(model, self._simulator_values,
+        _, self.controller, self.tolerances = graph_loop(self.model, self._simulator_values,
                                                          self._controller_values)
         self.watch = StateWatch(self.controller, self.lockstep, self.clock)
         self._answered = None

@@ -66,6 +66,10 @@ def test_killed_simulator_safe_mode_then_resume_without_a_torque_jump():
     assert DEFAULT_STATE_TIMEOUT < arm.clock() - killed <= DEFAULT_STATE_TIMEOUT \
         + 2 * arm.watch.period
     assert arm.said('no joint state for 0.05 s: safe mode (gravity compensation)')
+    # gravity compensation at the last measured position; nothing from its stale velocity
+    safe = next(c for c in arm.cycles if c.mode is Mode.SAFE)
+    np.testing.assert_allclose(safe.command, arm.model.gravity_torques(safe.q), rtol=0,
+                               atol=1e-12)
     ended = _ended(arm, 'goal')
     assert ended.outcome is not Outcome.SUCCEEDED and 'safe mode' in ended.message
     count = len(arm.cycles)

@@ -261,20 +261,6 @@ def test_lockstep_runs_are_equal_bit_for_bit(loop, probe, processes):
         assert np.array_equal(first, second)
 
 
-def test_stale_states_put_the_controller_in_safe_mode_and_it_resumes(loop, probe, processes):
-    # real time, the shipped state_timeout
-    arm = loop('planar_2r', controller=['safe_mode:=gravity_compensation'], lockstep=False)
-    assert processes.stop(arm.simulator) == 0
-    safe = arm.safe_mode('no joint state for 0.05 s: safe mode (gravity compensation)')
-    # gravity compensation at the last measured position; nothing from its stale velocity
-    np.testing.assert_allclose(safe.effort, arm.model.gravity_torques(safe.feedback.positions),
-                               rtol=0, atol=1e-12)
-    count = len(arm.controller_states)
-    arm.start_simulator()
-    probe.wait_for(lambda: any(m.mode == 'hold' for m, _ in arm.controller_states[count:]),
-                   what='holding again')
-
-
 def test_extra_joints_are_ignored_and_a_missing_joint_sends_nothing(processes, probe):
     model = RobotModel.load('planar_2r')
     commands = probe.collect(Float64MultiArray, '/effort_controller/commands')
