@@ -292,6 +292,10 @@ class LoopGraph:
         """Hand ``goal`` (:class:`~robot_dynamics.follower.Goal`) to the controller, now."""
         self.events += self.controller.submit(goal)
 
+    def cancel(self, tag):
+        """Cancel the goal ``tag``, now."""
+        self.events += self.controller.cancel(tag)
+
     # ---- what came out --------------------------------------------------------------------------
 
     @property
