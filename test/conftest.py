@@ -54,6 +54,37 @@ def pytest_report_header(config):
     return f'ROS 2 {"/".join(distros) or "(distribution unknown)"}: {", ".join(versions)}'
 
 
+def pytest_collection_modifyitems(items):
+    """Label the middleware tier's tests (marked ``ros``) in their reports."""
+    for item in items:
+        if item.get_closest_marker('ros') is not None:
+            item.user_properties.append(('tier', 'middleware'))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """
+    Print the middleware tier's count and its share of the tests' time.
+
+    The tier: the tests marked ``ros`` (rclpy, DDS, processes); the rest run in one process on
+    explicit times or the test's own clock. Time is the sum of every test's setup, call and
+    teardown over the workers.
+    """
+    total, tier, tests, everything = 0.0, 0.0, set(), set()
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if not hasattr(report, 'duration') or not hasattr(report, 'user_properties'):
+                continue
+            total += report.duration
+            everything.add(report.nodeid)
+            if ('tier', 'middleware') in report.user_properties:
+                tier += report.duration
+                tests.add(report.nodeid)
+    if total > 0.0:
+        terminalreporter.write_line(
+            f'middleware tier (marked ros): {len(tests)} of {len(everything)} tests, '
+            f'{tier:.0f} s of the {total:.0f} s the tests took ({100.0 * tier / total:.0f} %)')
+
+
 @pytest.fixture
 def rng():
     """Return a freshly seeded ``numpy.random.Generator`` (the same numbers in every test)."""
