@@ -457,7 +457,7 @@ class LoopRun:
         self.procs = [session.start(name, 'model'), session.start(name, 'simulator'),
                       session.start(name, 'controller')]
         self.subscription = session.node.create_subscription(
-            ControllerState, '/controller/controller_state', self.states.append, 100)
+            ControllerState, '/controller/state', self.states.append, 100)
         self.goals = session.node.create_publisher(JointTrajectory,
                                                    '/controller/joint_trajectory', 10)
         session.spin_until(lambda: self.states and self.states[-1].mode == 'hold',

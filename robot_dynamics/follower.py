@@ -127,6 +127,16 @@ class Goal(NamedTuple):
     tolerances: Tolerances
     joined: Optional['Joined'] = None
 
+    def point_index(self, t):
+        """
+        Return the index of the point whose segment is followed at ``t`` [s].
+
+        The last point whose time has come (0 before the first), as joint_trajectory_controller
+        numbers the point in use in its feedback.
+        """
+        times = self.start_time + np.asarray(self.time_from_start, dtype=float)
+        return max(int(np.searchsorted(times, t, side='right')) - 1, 0)
+
 
 class Joined(NamedTuple):
     """

@@ -32,7 +32,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from . import plots
-from .recordings import read, robot_model, trajectory_goals, write_tables
+from .recordings import controller_states, read, robot_model, trajectory_goals, write_tables
 
 #: The figures' file names, by figure.
 PLOT_FILES = {'tracking': 'tracking.png', 'effort': 'effort.png', 'tip_path': 'tip_path.png'}
@@ -123,7 +123,7 @@ def tracking(recording, topics, model=None):
     Messages with missing or non-finite values are left out and counted in the note (which
     says why not, when nothing is left to draw).
     """
-    state = recording.tables.get(topics.controller_state)
+    state = controller_states(recording, topics)
     if state is not None and state.joints('feedback.positions'):
         names = state.joints('feedback.positions')
         t = state.time()
@@ -132,7 +132,7 @@ def tracking(recording, topics, model=None):
             if set(names) <= set(state.joints('reference.positions')) else None
         error = state.joint_array('error.positions', names) \
             if q_ref is not None and set(names) <= set(state.joints('error.positions')) else None
-        table, source = state, f'{topics.controller_state}: reference and feedback'
+        table, source = state, f'{state.topic}: reference and feedback'
     elif recording.tables.get(topics.joint_states) is not None:
         table = recording.tables[topics.joint_states]
         names = table.joints('position')
@@ -159,10 +159,10 @@ def tracking(recording, topics, model=None):
 
 def effort(recording, topics, model=None):
     """Return ``(Effort or None, note)`` of a recording; see :func:`tracking`, :func:`export`."""
-    state = recording.tables.get(topics.controller_state)
+    state = controller_states(recording, topics)
     joints = recording.tables.get(topics.joint_states)
     if state is not None and state.joints('effort'):
-        table, source = state, f'commanded effort, {topics.controller_state}'
+        table, source = state, f'commanded effort, {state.topic}'
     elif joints is not None and joints.joints('effort'):
         table, source = joints, f'effort, {topics.joint_states}'
     else:
@@ -187,7 +187,7 @@ def effort(recording, topics, model=None):
 
 def tip_path(recording, topics, model=None):
     """Return ``(TipPath or None, note)`` of a recording; see :func:`tracking`, :func:`export`."""
-    state = recording.tables.get(topics.controller_state)
+    state = controller_states(recording, topics)
     joints = recording.tables.get(topics.joint_states)
     if model is not None:
         wanted, names = set(model.joint_names), list(model.joint_names)

@@ -75,8 +75,13 @@ class Topics(NamedTuple):
     robot_description: str
     tip_pose: str
     joint_action: str
+    #: where control_msgs' JointTrajectoryControllerState is published, and where recordings
+    #: made before it was had the controller's own state (:func:`controller_states`)
+    trajectory_controller_state: str
 
 
+#: The type of the controller's own state (on ``Topics.controller_state``).
+CONTROLLER_STATE_TYPE = 'robot_dynamics_interfaces/msg/ControllerState'
 #: Fields that name the joints of a message's arrays.
 NAME_FIELDS = ('name', 'joint_names')
 #: Message types written as seconds.
@@ -390,6 +395,21 @@ def _short(exc, limit=200):
 
 
 # ---- the robot and its joints -------------------------------------------------------------------
+
+def controller_states(recording, topics):
+    """
+    Return the Table of the controller's own states (ControllerState) in a recording, or None.
+
+    On ``topics.controller_state``; a recording made before the controller published
+    control_msgs' JointTrajectoryControllerState has them on
+    ``topics.trajectory_controller_state`` (told apart by their type).
+    """
+    for topic in (topics.controller_state, topics.trajectory_controller_state):
+        table = recording.tables.get(topic)
+        if table is not None and table.type_name == CONTROLLER_STATE_TYPE:
+            return table
+    return None
+
 
 def _description_table(recording, topics):
     """Return the table of ``topics.robot_description`` if it holds ``std_msgs/String``."""

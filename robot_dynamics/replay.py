@@ -51,9 +51,10 @@ class Replay:
     def __init__(self, path, topics):
         # the controller's states carry the arm and the reference: the 1 kHz joint states are
         # read only when they are missing
-        wanted = [topics.controller_state, topics.robot_description, topics.joint_trajectory]
+        wanted = [topics.controller_state, topics.trajectory_controller_state,
+                  topics.robot_description, topics.joint_trajectory]
         recording = recordings.read(path, wanted)
-        if topics.controller_state not in recording.tables:
+        if recordings.controller_states(recording, topics) is None:
             recording = recordings.read(path, wanted + [topics.joint_states])
         self.problem = recording.problem
         self.model, note = recordings.robot_model(recording, topics)
@@ -71,7 +72,7 @@ class Replay:
                              'are not recorded')
         self.t, self.q = track.t, track.q[:, order]
         self.q_ref = None if track.q_ref is None else track.q_ref[:, order]
-        state = recording.tables.get(topics.controller_state)
+        state = recordings.controller_states(recording, topics)
         self.mode = None
         if state is not None and len(state) == len(self.t):
             self.mode = [m.mode for m in state.messages]

@@ -21,7 +21,6 @@ benchmarks can import it; the fixtures here only wrap it.
 
 from importlib import metadata
 from pathlib import Path
-import re
 import sys
 
 import numpy as np
@@ -32,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from randomchain import PinChain, random_chain, random_q, random_urdf  # noqa: E402
 
 from robot_dynamics import RobotModel  # noqa: E402
+from type_hashes import installed_distribution  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 URDF_DIR = REPO / 'urdf'
@@ -42,16 +42,14 @@ SEED = 20260
 
 def pytest_report_header(config):
     """Name the ROS 2 distribution and the rclpy, rcl and RMW wheels the run uses."""
-    distros = sorted(match.group(1) for match in (
-        re.fullmatch(r'ros-([a-z]+)-rclpy', dist.metadata['Name'] or '')
-        for dist in metadata.distributions()) if match)
+    distro = installed_distribution()
     versions = []
     for name in ('rclpy', 'rcl', 'rmw-fastrtps-cpp'):
         try:
             versions.append(f'{name} {metadata.version("ros-" + name)}')
         except metadata.PackageNotFoundError:
             versions.append(f'{name} not installed')
-    return f'ROS 2 {"/".join(distros) or "(distribution unknown)"}: {", ".join(versions)}'
+    return f'ROS 2 {distro or "(distribution unknown)"}: {", ".join(versions)}'
 
 
 def pytest_collection_modifyitems(items):

@@ -57,7 +57,9 @@ def test_in_a_namespace_every_name_and_the_clock_move():
     assert graph.resolve('controller/follow_joint_trajectory', '/left') == \
         '/left/controller/follow_joint_trajectory'
     assert graph.resolve('/diagnostics', '/left') == '/diagnostics'
-    assert definitions.topics('/left').controller_state == '/left/controller/controller_state'
+    assert definitions.topics('/left').controller_state == '/left/controller/state'
+    assert definitions.topics('/left').trajectory_controller_state == \
+        '/left/controller/controller_state'
     assert definitions.topics() == definitions.TOPICS
 
 

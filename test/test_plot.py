@@ -144,15 +144,16 @@ def simulated(tmp_path_factory):
     types = ('std_msgs/msg/String', 'sensor_msgs/msg/JointState',
              'robot_dynamics_interfaces/msg/ControllerState',
              'trajectory_msgs/msg/JointTrajectory')
-    _write(path, {
+    channels = {
         '/robot_description': (types[0], message_definition(types[0]), [(T0, {'data': urdf})]),
         '/joint_states': (types[1], message_definition(types[1]), states),
-        '/controller/controller_state': (types[2], message_definition(types[2]), controller),
+        '/controller/state': (types[2], message_definition(types[2]), controller),
         '/controller/joint_trajectory': (types[3], message_definition(types[3]),
                                          [(T0, goal)]),
-    })
+    }
+    _write(path, channels)
     return {'path': path, 'run': run, 'ref': ref, 'error': error, 'urdf': urdf, 'names': names,
-            'goal': point}
+            'goal': point, 'channels': channels}
 
 
 @pytest.fixture(scope='module')
@@ -182,14 +183,14 @@ def test_csv_layout_and_numbers_of_the_joint_states(simulated, plotted):
 
 def test_csv_of_the_controller_state_keeps_nested_fields_by_joint(simulated, plotted):
     names = simulated['names']
-    header, rows = _read_csv(plotted / 'controller.controller_state.csv')
+    header, rows = _read_csv(plotted / 'controller.state.csv')
     for column in ('state_stamp', 'control_law', 'mode', 'cycles', 'missed_cycles',
                    *(f'{f}.{n}' for f in ('reference.positions', 'reference.accelerations',
                                           'feedback.velocities', 'error.positions',
                                           'effort', 'saturated') for n in names)):
         assert column in header, column
     assert 'joint_names' not in header
-    path = plotted / 'controller.controller_state.csv'
+    path = plotted / 'controller.state.csv'
     np.testing.assert_array_equal(_columns(path, [f'reference.positions.{n}' for n in names]),
                                   simulated['ref'].q)
     np.testing.assert_array_equal(_columns(path, [f'error.positions.{n}' for n in names]),
@@ -242,7 +243,24 @@ def test_plotted_series_follow_the_controller_state(simulated):
     np.testing.assert_array_equal(data.effort, rec.tau)
     np.testing.assert_array_equal(data.limits, [80.0, 40.0, 200.0])
     assert data.units == ['N m', 'N m', 'N']
-    assert 'controller_state' in data.title
+    assert '/controller/state' in data.title
+
+
+def test_a_recording_made_before_the_state_topic_plots_the_same(simulated, tmp_path):
+    # robot_dynamics 0.1 published its ControllerState on ~/controller_state, where
+    # control_msgs' JointTrajectoryControllerState is now
+    channels = dict(simulated['channels'])
+    channels['/controller/controller_state'] = channels.pop('/controller/state')
+    old = tmp_path / 'old.mcap'
+    _write(old, channels)
+    new, before = recordings.read(simulated['path']), recordings.read(old)
+    model, _ = recordings.robot_model(new, TOPICS)
+    for series in (recorded_motion.tracking, recorded_motion.effort):
+        (now, _), (then, _) = series(new, TOPICS, model), series(before, TOPICS, model)
+        np.testing.assert_equal(then._replace(title=''), now._replace(title=''))
+        assert '/controller/controller_state' in then.title
+    assert cli.main(['plot', str(old), '--out', str(tmp_path / 'plots')]) == cli.EXIT_OK
+    assert (tmp_path / 'plots' / 'tracking.png').read_bytes().startswith(b'\x89PNG')
 
 
 def test_tip_path_is_the_forward_kinematics_of_the_recorded_states(simulated):

@@ -65,6 +65,14 @@ def test_a_goal_waits_for_its_start_and_follows_its_path(arm):
     np.testing.assert_allclose(f.update(5.0, path.end, np.zeros(2))[0].q, path.end)
 
 
+def test_the_point_in_use_is_numbered_as_joint_trajectory_controller_does():
+    # points at 1.0 + [0, 0.2, ..., 2.0] s: the last one whose time has come, 0 before the
+    # first, the last one after the end
+    goal, _ = _goal('a', 1.0, [0.0, 0.0], [1.0, 1.0])
+    times = [0.0, 1.0, 1.1, 1.2, 1.35, 2.999, 3.0, 9.0]
+    assert [goal.point_index(t) for t in times] == [0, 0, 0, 1, 1, 9, 10, 10]
+
+
 def test_a_goal_starts_from_the_reference_with_its_velocity(arm):
     f = TrajectoryFollower(arm)
     f.hold([0.0, 0.0], 0.0)

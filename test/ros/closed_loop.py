@@ -21,6 +21,8 @@ import signal
 import subprocess
 import time
 
+from control_msgs.action import FollowJointTrajectory
+from control_msgs.msg import JointTolerance
 import numpy as np
 import pytest
 from robot_dynamics import parameter_files, RobotModel
@@ -29,8 +31,7 @@ from robot_dynamics.ros.tools import graph
 from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.conversions import duration_msg, to_seconds
 from robot_dynamics.trajectory import point_to_point
-from robot_dynamics_interfaces.action import FollowJointTrajectory
-from robot_dynamics_interfaces.msg import ControllerState, JointTolerance, SimulatorStatus
+from robot_dynamics_interfaces.msg import ControllerState, SimulatorStatus
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
@@ -66,7 +67,7 @@ class Loop:
         self.robot = robot
         self.lockstep = lockstep
         self.states = probe.collect(JointState, '/joint_states')
-        self.controller_states = probe.collect(ControllerState, '/controller/controller_state')
+        self.controller_states = probe.collect(ControllerState, '/controller/state')
         self.statuses = probe.collect(SimulatorStatus, '/simulator/status')
         self.names = {}                 # process -> its node's name
         self.killed = set()             # the killed nodes' endpoints

@@ -19,6 +19,8 @@ import re
 import time
 
 from closed_loop import Loop, quintic, SUCCEEDED
+from control_msgs.action import FollowJointTrajectory
+from control_msgs.msg import JointComponentTolerance
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
@@ -28,11 +30,11 @@ from robot_dynamics.robots import path as robot_path
 from robot_dynamics.ros.nodes.goals import ANSWER_WAIT
 from robot_dynamics.ros.wire import compat
 from robot_dynamics.ros.wire.conversions import duration_msg
-from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import SimulatorStatus
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from trajectory_msgs.msg import (JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory,
+                                 MultiDOFJointTrajectoryPoint)
 
 pytestmark = pytest.mark.ros
 
@@ -58,11 +60,13 @@ def _measured(arm):
 
 def _refusal(arm, msg):
     """
-    Send ``msg`` as an action goal; return its result and the wall time [s] to its refusal.
+    Send ``msg`` (a goal, or its trajectory); return the result and the time [s] to the refusal.
 
-    From the end of the probe's own serialisation of the goal (its send call) to the result.
+    Wall time, from the end of the probe's own serialisation of the goal (its send call) to the
+    result.
     """
-    goal = FollowJointTrajectory.Goal(trajectory=msg)
+    goal = (msg if isinstance(msg, FollowJointTrajectory.Goal)
+            else FollowJointTrajectory.Goal(trajectory=msg))
     future = arm.action.send_goal_async(goal)
     sent = time.monotonic()
     handle = arm.probe.wait_for(lambda: future.done() and future.result(), what='the response')
@@ -84,6 +88,14 @@ def test_huge_goals_are_refused_at_once_and_the_motion_goes_on(arm, module_probe
         JointTrajectoryPoint(positions=q0.tolist(), time_from_start=duration_msg(1e-3 * (k + 1)))
         for k in range(100_000)])
     long_name = JointTrajectory(joint_names=names[:2] + ['x' * 1_000_000], points=good.points)
+    # control_msgs' goal has room for multi-DOF joints (planar, floating), which the arm has not
+    many_multi_dof = FollowJointTrajectory.Goal(
+        trajectory=good, multi_dof_trajectory=MultiDOFJointTrajectory(points=[
+            MultiDOFJointTrajectoryPoint(time_from_start=duration_msg(1e-3 * (k + 1)))
+            for k in range(100_000)]))
+    component = FollowJointTrajectory.Goal(trajectory=good, component_path_tolerance=[
+        JointComponentTolerance(joint_name='base', component=JointComponentTolerance.ROTATION,
+                                position=0.1)])
     count = len(arm.controller_states)
     running = arm.send(good, goal_time=2.0)
     module_probe.wait_for(lambda: arm.mode() == 'trajectory', what='the motion')
@@ -93,7 +105,11 @@ def test_huge_goals_are_refused_at_once_and_the_motion_goes_on(arm, module_probe
              ['10000 joint names', 'unknown', "'j0'", '9992 more']),
             ('100,000 points', many_points, Result.INVALID_GOAL, ['100000 points', 'at most']),
             ('1 MB joint name', long_name, Result.INVALID_JOINTS, ["'xxxx", '1000000 characters',
-                                                                   'longer than'])):
+                                                                   'longer than']),
+            ('100,000 multi-DOF points', many_multi_dof, Result.INVALID_JOINTS,
+             ['(100000 multi_dof_trajectory points)', 'single-DOF']),
+            ('a component tolerance', component, Result.INVALID_JOINTS,
+             ["multi-DOF joints ['base']", 'single-DOF'])):
         result, latencies[what] = _refusal(arm, msg)
         error = result.result.error_string
         assert result.result.error_code == code, error

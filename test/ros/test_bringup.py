@@ -31,6 +31,7 @@ import subprocess
 import time
 
 from closed_loop import at_rest, quintic, SUCCEEDED
+from control_msgs.action import FollowJointTrajectory
 from geometry_msgs.msg import PoseStamped
 from loopback import off_loopback, sockets
 import numpy as np
@@ -41,7 +42,6 @@ from robot_dynamics.ros.tools import graph
 from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.conversions import matrix_to_pose, to_nanoseconds, to_seconds
 from robot_dynamics.spatial import pose_error
-from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
 from robot_dynamics_interfaces.srv import SolveIK
 from sensor_msgs.msg import JointState
@@ -242,8 +242,8 @@ def test_sigterm_stops_every_node_process(processes, probe):
     # --control-law beats the control_law that scara.yaml sets in the controller's section
     proc, children = _start(processes, 'bringup_sigterm', '--processes',
                             '--control-law', 'pd_gravity')
-    states = probe.collect(ControllerState, '/controller/controller_state')
-    probe.wait_for(lambda: states, what='/controller/controller_state')
+    states = probe.collect(ControllerState, '/controller/state')
+    probe.wait_for(lambda: states, what='/controller/state')
     assert states[-1][0].control_law == 'pd_gravity'
     stopping = time.time()
     os.kill(proc.pid, signal.SIGTERM)   # bringup alone: it stops its nodes itself
@@ -273,7 +273,7 @@ def test_the_idle_simulated_arm_keeps_its_position_through_stalls_of_the_simulat
     # With zero effort as the safe command the quill sagged up to 3 mm per stall here and was
     # held lower each time; the simulated arm's safe command holds it against gravity
     states = probe.collect(JointState, '/joint_states')
-    controller = probe.collect(ControllerState, '/controller/controller_state')
+    controller = probe.collect(ControllerState, '/controller/state')
     proc, children = _start(processes, 'bringup_stall', '--processes', '--real-time')
     (simulator,) = [pid for pid, (_, cmdline) in children.items()
                     if 'simulator_node' in map(_basename, cmdline)
@@ -383,7 +383,7 @@ def test_faster_than_real_time_tracks_on_simulated_time(processes, probe, extra)
     # clock: goals start and track as in real time
     model = RobotModel.load('scara')
     states = probe.collect(JointState, '/joint_states')
-    controller = probe.collect(ControllerState, '/controller/controller_state')
+    controller = probe.collect(ControllerState, '/controller/state')
     proc, children = _start(processes, 'bringup_simulated', '--processes', *extra)
     action = ActionClient(probe.node, FollowJointTrajectory, '/controller/follow_joint_trajectory')
     probe.wait_for(action.server_is_ready, what='the action server')

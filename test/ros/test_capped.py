@@ -20,13 +20,14 @@ real action server and client.
 """
 
 from builtin_interfaces.msg import Duration
+from cartesian_control_msgs.action import FollowCartesianTrajectory
+from cartesian_control_msgs.msg import CartesianTrajectory, CartesianTrajectoryPoint
+from control_msgs.action import FollowJointTrajectory
 from geometry_msgs.msg import Point, Pose, Quaternion
 import pytest
 from rclpy.action import ActionClient
 from rclpy.serialization import deserialize_message, serialize_message
 from robot_dynamics.ros.wire.capped import CappedActionServer, CappedPoints
-from robot_dynamics_interfaces.action import FollowCartesianTrajectory, FollowJointTrajectory
-from robot_dynamics_interfaces.msg import CartesianTrajectory, CartesianTrajectoryPoint
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 pytestmark = pytest.mark.ros

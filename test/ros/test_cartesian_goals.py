@@ -23,6 +23,8 @@ node's stiffness under a push on ``/simulator/external_wrench``, and the tip whe
 Lockstep: the outcomes do not depend on how fast the host runs the processes.
 """
 
+from cartesian_control_msgs.action import FollowCartesianTrajectory
+from cartesian_control_msgs.msg import CartesianPosture, CartesianTrajectoryPoint
 from closed_loop import ABORTED, CANCELED, goal, Loop, quintic, SUCCEEDED
 from geometry_msgs.msg import PoseStamped, WrenchStamped
 import numpy as np
@@ -32,8 +34,8 @@ from rcl_interfaces.srv import SetParameters
 from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.conversions import duration_msg, matrix_to_pose, to_seconds
 from robot_dynamics.spatial import matrix_to_rotvec, rotvec_to_matrix
-from robot_dynamics_interfaces.action import FollowCartesianTrajectory
-from robot_dynamics_interfaces.msg import CartesianState, CartesianTrajectoryPoint
+from robot_dynamics_interfaces.msg import CartesianState
+from type_hashes import installed_distribution, UPSTREAM
 
 pytestmark = pytest.mark.ros
 
@@ -72,15 +74,15 @@ class TaskArm:
         """
         Return a Cartesian goal of ``(time, pose)`` points.
 
-        ``tolerance``: ``(field, value)``, e.g. ``('goal_tolerance.twist.angular.z', 0.1)``.
+        ``tolerance``: ``(field, value)``, e.g. ``('goal_tolerance.twist_error.angular.z', 0.1)``.
         """
         goal = FollowCartesianTrajectory.Goal()
         goal.trajectory.header.frame_id = frame
         goal.trajectory.controlled_frame = controlled_frame
         goal.trajectory.points = [CartesianTrajectoryPoint(time_from_start=duration_msg(t),
                                                            pose=pose) for t, pose in points]
-        goal.path_tolerance.position.x = goal.path_tolerance.position.y = \
-            goal.path_tolerance.position.z = path_position
+        goal.path_tolerance.position_error.x = goal.path_tolerance.position_error.y = \
+            goal.path_tolerance.position_error.z = path_position
         if tolerance is not None:
             *path, name = tolerance[0].split('.')
             part = goal
@@ -247,10 +249,10 @@ def test_malformed_goals_are_refused_at_once_naming_the_problem(iiwa):
         ([(1.0, near)], {'controlled_frame': 'link4'}, 'only the tip'),
         ([(1.0, _pose(_moved(T0, [2.0, 0.0, 0.0])))], {}, 'beyond the reach of the arm'),
         ([(0.1, _pose(_moved(T0, [-0.1, 0.0, 0.0])))], {}, 'above its limit'),
-        ([(1.0, near)], {'tolerance': ('path_tolerance.acceleration.linear.x', 1.0)},
-         'path_tolerance.acceleration: not checked'),
-        ([(1.0, near)], {'tolerance': ('goal_tolerance.twist.angular.z', -2.0)},
-         'goal_tolerance.twist = [0.0, 0.0, 0.0, 0.0, 0.0, -2.0]: expected > 0'),
+        ([(1.0, near)], {'tolerance': ('path_tolerance.acceleration_error.linear.x', 1.0)},
+         'path_tolerance.acceleration_error: not checked'),
+        ([(1.0, near)], {'tolerance': ('goal_tolerance.twist_error.angular.z', -2.0)},
+         'goal_tolerance.twist_error = [0.0, 0.0, 0.0, 0.0, 0.0, -2.0]: expected > 0'),
     ]
     before = iiwa.tip()
     for points, options, words in cases:
@@ -258,7 +260,35 @@ def test_malformed_goals_are_refused_at_once_naming_the_problem(iiwa):
         assert result.status == ABORTED, words
         assert result.result.error_code == FollowCartesianTrajectory.Result.INVALID_GOAL
         assert words in result.result.error_string, result.result.error_string
+    # what cartesian_control_msgs' points carry beyond pose, twist and acceleration
+    posture, jerk = iiwa.goal([(1.0, near)]), iiwa.goal([(1.0, near)])
+    posture.trajectory.points[0].posture = CartesianPosture(
+        posture_joint_names=[iiwa.model.joint_names[0]], posture_joint_values=[0.0])
+    jerk.trajectory.points[0].jerk.angular.z = 1.0
+    for msg, code, words in ((posture, 'INVALID_POSTURE', 'point 0 gives a posture'),
+                             (jerk, 'INVALID_GOAL', 'point 0 gives a jerk')):
+        result = iiwa.result(iiwa.loop.accepted(iiwa.cartesian.send_goal_async(msg)))
+        assert result.status == ABORTED, words
+        assert result.result.error_code == getattr(FollowCartesianTrajectory.Result, code)
+        assert words in result.result.error_string, result.result.error_string
     assert np.linalg.norm(iiwa.tip()[:3, 3] - before[:3, 3]) < 1e-4
+
+
+def test_the_actions_are_upstreams_types(iiwa):
+    # what a ROS 2 client matches an action by: the type name and hash its endpoints advertise
+    # (the feedback topic's writer: the controller's goal process)
+    node = iiwa.probe.node
+    upstream = UPSTREAM[installed_distribution()]
+    for action, type_name in (
+            ('/controller/follow_joint_trajectory', 'control_msgs/action/FollowJointTrajectory'),
+            ('/controller/follow_cartesian_trajectory',
+             'cartesian_control_msgs/action/FollowCartesianTrajectory')):
+        feedback = f'{type_name}_FeedbackMessage'
+        writers = iiwa.probe.wait_for(
+            lambda: node.get_publishers_info_by_topic(f'{action}/_action/feedback'),
+            what=f"{action}'s feedback writer")
+        assert [(w.topic_type, str(w.topic_type_hash)) for w in writers] == \
+            [(feedback, upstream[feedback])]
 
 
 def test_goals_of_either_kind_preempt_each_other_and_cancel_holds(iiwa):

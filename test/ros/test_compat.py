@@ -21,6 +21,7 @@ The reading of subscriptions outside the executor (and its fallback) is tested t
 
 import time
 
+from control_msgs.action import FollowJointTrajectory
 import pytest
 import rclpy
 from rclpy.action import ActionServer
@@ -29,7 +30,6 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.serialization import deserialize_message
 from robot_dynamics.ros.wire import compat
-from robot_dynamics_interfaces.action import FollowJointTrajectory
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 

@@ -23,6 +23,8 @@ import os
 from pathlib import Path
 
 from closed_loop import ABORTED, PACED, quintic, SUCCEEDED, tolerances
+from control_msgs.action import FollowJointTrajectory
+from control_msgs.msg import JointTrajectoryControllerState
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
@@ -37,7 +39,6 @@ from robot_dynamics.ros.nodes.controller_node import ControllerNode
 from robot_dynamics.ros.wire.compat import RCLError
 from robot_dynamics.ros.wire.conversions import time_msg, to_seconds
 from robot_dynamics.simulator import DEFAULT_LOCKSTEP_TIMEOUT
-from robot_dynamics_interfaces.action import FollowJointTrajectory
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
@@ -55,6 +56,8 @@ LEAD = 5.0
 def test_closed_loop_tracks_a_quintic(loop, probe, robot, bound):
     arm = loop(robot)
     model = arm.model
+    trajectory_states = probe.collect(JointTrajectoryControllerState,
+                                      '/controller/controller_state')
     q0 = arm.position()
     q1 = np.clip(q0 + np.where(model.is_prismatic, 0.1, 0.6), model.lower, model.upper)
     msg, path = quintic(model, q0, q1, 2.0)
@@ -80,6 +83,17 @@ def test_closed_loop_tracks_a_quintic(loop, probe, robot, bound):
     assert len(states) > 200
     assert np.sqrt(np.mean((q - path.sample(t).q) ** 2)) < bound
     np.testing.assert_allclose(arm.position(), q1, atol=bound)
+    # joint_trajectory_controller's state of the same cycles: the same numbers, the command as
+    # its output (effort interface)
+    own = {(m.header.stamp.sec, m.header.stamp.nanosec): m for m, _ in arm.controller_states}
+    pairs = [(m, own[m.header.stamp.sec, m.header.stamp.nanosec]) for m, _ in trajectory_states
+             if (m.header.stamp.sec, m.header.stamp.nanosec) in own]
+    assert len([1 for _, m in pairs if m.mode == 'trajectory']) > 200
+    for jtc, state in pairs:
+        assert jtc.joint_names == state.joint_names and jtc.speed_scaling_factor == 1.0
+        for part in ('reference', 'feedback', 'error'):
+            assert getattr(jtc, part) == getattr(state, part), part
+        assert list(jtc.output.effort) == list(state.effort) and not jtc.output.positions
 
 
 def test_bad_goals_are_rejected_and_the_motion_goes_on(loop, probe):
@@ -291,7 +305,7 @@ def test_goals_are_read_in_a_process_of_its_own_that_ends_with_the_controller(lo
     arm = loop('planar_2r')
     node = probe.node
     wanted = ('/controller/follow_joint_trajectory',
-              'robot_dynamics_interfaces/action/FollowJointTrajectory')
+              'control_msgs/action/FollowJointTrajectory')
 
     def actions(name):
         try:

@@ -19,12 +19,12 @@ import os
 import signal
 
 from closed_loop import at_rest, quintic, SUCCEEDED
+from control_msgs.action import FollowJointTrajectory
 import numpy as np
 import pytest
 from robot_dynamics import RobotModel
 from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.conversions import duration_msg
-from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -53,7 +53,7 @@ def _hardware(processes, interface, *parameters):
 def test_each_command_interface_end_to_end(processes, probe, interface):
     model = RobotModel.load('planar_2r')
     states = probe.collect(JointState, '/joint_states')
-    controller = probe.collect(ControllerState, '/controller/controller_state')
+    controller = probe.collect(ControllerState, '/controller/state')
     # an arm simulated in lockstep, on simulated time: its motion does not depend on the host
     arm = _hardware(processes, interface, 'lockstep:=true', 'realtime:=false')
     bringup = _hardware_bringup(processes, '--robot', 'planar_2r',
@@ -101,7 +101,7 @@ def test_a_stall_and_the_stop_send_the_safe_command(processes, probe, interface)
     topic = f'/{interface}_controller/commands'
     states = probe.collect(JointState, '/joint_states')
     commands = probe.collect(Float64MultiArray, topic)
-    controller = probe.collect(ControllerState, '/controller/controller_state')
+    controller = probe.collect(ControllerState, '/controller/state')
     arm = _hardware(processes, interface)
     bringup = _hardware_bringup(processes, '--robot', 'planar_2r',
                                 '-p', f'controller.command_interface:={interface}',

@@ -28,13 +28,13 @@ import json
 import signal
 
 from closed_loop import quintic, SUCCEEDED
+from control_msgs.action import FollowJointTrajectory
 import numpy as np
 import pytest
 from robot_dynamics import RobotModel
 from robot_dynamics.closed_loop import with_payload
 from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.conversions import duration_msg, to_seconds
-from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState, ParameterEstimate
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
@@ -59,7 +59,7 @@ def _finished(processes, proc, timeout=TIMEOUT):
 
 def _bringup(processes, probe, *extra):
     """Start ``bringup`` of the planar 2R with the payload; wait until it holds."""
-    states = probe.collect(ControllerState, '/controller/controller_state')
+    states = probe.collect(ControllerState, '/controller/state')
     proc = processes.start('bringup', [
         'robot-dynamics', 'bringup', '--robot', 'planar_2r', '--processes',
         '-p', f'simulator.payload_mass:={PAYLOAD_KG}', *extra])

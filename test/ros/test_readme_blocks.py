@@ -41,7 +41,7 @@ pytestmark = pytest.mark.ros
 
 #: The view's default address, which the README's commands use.
 VIEW = 'http://127.0.0.1:8080'
-CONTROLLER_STATE = '/controller/controller_state'
+CONTROLLER_STATE = '/controller/state'
 
 
 def _stop(processes, proc):

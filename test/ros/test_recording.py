@@ -32,6 +32,7 @@ import zlib
 
 from action_msgs.msg import GoalInfo, GoalStatus, GoalStatusArray
 from builtin_interfaces.msg import Duration, Time
+from control_msgs.action import FollowJointTrajectory
 from geometry_msgs.msg import Point, PoseStamped
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
@@ -49,7 +50,6 @@ from robot_dynamics.ros.tools.recorder import McapRecorder, RecorderNode
 from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.conversions import to_nanoseconds, to_seconds
 from robot_dynamics.ros.wire.qos import DESCRIPTION_QOS
-from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState, SimulatorStatus
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
@@ -149,7 +149,7 @@ def _messages():
         'trajectory_msgs/msg/JointTrajectory': goal,
         'robot_dynamics_interfaces/msg/ControllerState': controller,
         'robot_dynamics_interfaces/msg/SimulatorStatus': status,
-        'robot_dynamics_interfaces/action/FollowJointTrajectory_FeedbackMessage': feedback,
+        'control_msgs/action/FollowJointTrajectory_FeedbackMessage': feedback,
         'action_msgs/msg/GoalStatusArray': goal_status,
         'visualization_msgs/msg/MarkerArray': MarkerArray(markers=[marker]),
     }
@@ -188,13 +188,14 @@ def test_definition_is_laid_out_as_rosbag2_writes_it():
                     + f'\n{DELIMITER}\nMSG: builtin_interfaces/Time\n'
                     + interface_file('builtin_interfaces', 'msg', 'Time.msg'))
     feedback = message_definition(
-        'robot_dynamics_interfaces/action/FollowJointTrajectory_FeedbackMessage')
+        'control_msgs/action/FollowJointTrajectory_FeedbackMessage')
     assert feedback.startswith('unique_identifier_msgs/UUID goal_id\n'
-                               'robot_dynamics_interfaces/FollowJointTrajectory_Feedback '
-                               'feedback\n')
-    # each type once, though JointTrajectoryPoint is used three times
+                               'control_msgs/FollowJointTrajectory_Feedback feedback\n')
+    # each type once, though JointTrajectoryPoint is used three times: UUID, the feedback,
+    # Header, Time, JointTrajectoryPoint, Duration, MultiDOFJointTrajectoryPoint, Transform,
+    # Vector3, Quaternion, Twist
     assert feedback.count('MSG: trajectory_msgs/JointTrajectoryPoint\n') == 1
-    assert feedback.count(DELIMITER) == 6
+    assert feedback.count(DELIMITER) == 11
 
 
 def test_unknown_types_name_the_missing_file():
@@ -289,7 +290,7 @@ def test_schemas_channels_and_counts(recorded):
     assert set(schemas) == {
         'sensor_msgs/msg/JointState', 'std_msgs/msg/String', 'trajectory_msgs/msg/JointTrajectory',
         'robot_dynamics_interfaces/msg/SimulatorStatus', 'action_msgs/msg/GoalStatusArray',
-        'robot_dynamics_interfaces/action/FollowJointTrajectory_FeedbackMessage'}
+        'control_msgs/action/FollowJointTrajectory_FeedbackMessage'}
     assert {s.encoding for s in schemas.values()} == {'ros2msg'}
     assert schemas['sensor_msgs/msg/JointState'].data.decode() == \
         message_definition('sensor_msgs/msg/JointState')

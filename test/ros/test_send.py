@@ -25,6 +25,7 @@ import signal
 import threading
 import time
 
+from control_msgs.action import FollowJointTrajectory
 import numpy as np
 import pytest
 import rclpy
@@ -36,7 +37,6 @@ from rclpy.node import Node
 from robot_dynamics.ros.tools.send import Patience
 from robot_dynamics.ros.wire.conversions import to_seconds
 from robot_dynamics.trajectory import TrajectoryPoints
-from robot_dynamics_interfaces.action import FollowJointTrajectory
 
 TIMEOUT = 60.0
 Result = FollowJointTrajectory.Result

@@ -27,6 +27,7 @@ from pathlib import Path
 import signal
 
 from closed_loop import quintic, SUCCEEDED
+from control_msgs.action import FollowJointTrajectory
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PoseStamped
 import numpy as np
@@ -40,7 +41,6 @@ from robot_dynamics.ros.tools import definitions
 from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.conversions import matrix_to_pose
 from robot_dynamics.spatial import pose_error
-from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
 from robot_dynamics_interfaces.srv import SolveIK
 from sensor_msgs.msg import JointState
@@ -276,7 +276,7 @@ def test_one_recorder_records_both_arms(arms, module_processes, probe):
     # on a loaded host the recorder's own start can outlast the tests before this one: its
     # subscriptions first, then more than 1,000 states of each arm after them
     wanted = [f'recording /{namespace}/{topic}' for namespace in ARMS for topic in (
-        'joint_states', 'controller/controller_state', 'effort_controller/commands')]
+        'joint_states', 'controller/state', 'effort_controller/commands')]
     probe.wait_for(lambda: all(w in module_processes.output(recorder) for w in wanted),
                    what="the recorder's subscriptions")
     states = {namespace: probe.collect(JointState, f'/{namespace}/joint_states')
@@ -320,8 +320,8 @@ def test_a_stopped_simulator_is_an_error_of_its_controller_until_it_returns(arms
 
 def test_a_killed_simulator_puts_only_its_arms_controller_in_safe_mode(arms, probe,
                                                                        module_processes):
-    right = probe.collect(ControllerState, '/right/controller/controller_state')
-    left = probe.collect(ControllerState, '/left/controller/controller_state')
+    right = probe.collect(ControllerState, '/right/controller/state')
+    left = probe.collect(ControllerState, '/left/controller/state')
     probe.wait_for(lambda: right and left, what='both controller states')
     bringup = arms['right']
     simulator = _child(bringup.pid, 'simulator_node')

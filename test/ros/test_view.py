@@ -37,6 +37,7 @@ import time
 from urllib.parse import urlparse
 from urllib.request import urlopen
 
+from control_msgs.action import FollowJointTrajectory
 from isolation import CHROMIUM_ARGS, free_port
 import numpy as np
 import pytest
@@ -46,7 +47,6 @@ from robot_dynamics.ros.wire.compat import ActionClient
 from robot_dynamics.ros.wire.qos import DESCRIPTION_QOS
 from robot_dynamics.scene import body_colour
 from robot_dynamics.task_space import DEFAULT_STIFFNESS
-from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -381,7 +381,7 @@ def test_the_page_follows_a_new_robot_a_silent_node_and_a_restarted_view(browser
     description = node.create_publisher(String, f'{ns}/robot_description', DESCRIPTION_QOS)
     publishers = {'state': node.create_publisher(JointState, f'{ns}/joint_states', 10),
                   'controller': node.create_publisher(ControllerState,
-                                                      f'{ns}/controller/controller_state', 10)}
+                                                      f'{ns}/controller/state', 10)}
     scara, planar = RobotModel.load('scara'), RobotModel.load('planar_2r')
     now = {'state': JointState(name=list(scara.joint_names), position=[0.1, -0.2, 0.05]),
            'controller': ControllerState(mode='safe', control_law='computed_torque')}

@@ -25,27 +25,31 @@ safety policy, missed cycles) is the library's, on the time of the joint states:
   on wall time; on simulated time a zero stamp is a simulation's first state, t = 0).
 - Goals: ``~/joint_trajectory`` (trajectory_msgs/JointTrajectory, fire and forget: a newer one
   preempts, so of a burst faster than the node reads, the newest is taken) and the
-  ``~/follow_joint_trajectory`` action (robot_dynamics_interfaces, shaped like control_msgs'),
-  with the semantics of ros2_controllers' joint_trajectory_controller. ROS 2 cannot attach a
-  result to a rejected goal, so a malformed goal is accepted and aborted at once with
-  control_msgs' error code (INVALID_JOINTS, INVALID_GOAL, OLD_HEADER_TIMESTAMP) and a message;
-  the motion under way is not touched. Each goal event (accepted, preempted, succeeded,
-  aborted, canceled) is logged once, with its reason.
+  ``~/follow_joint_trajectory`` action (control_msgs/FollowJointTrajectory; multi-DOF parts
+  are refused), with the semantics of ros2_controllers' joint_trajectory_controller. ROS 2
+  cannot attach a result to a rejected goal, so a malformed goal is accepted and aborted at
+  once with control_msgs' error code (INVALID_JOINTS, INVALID_GOAL, OLD_HEADER_TIMESTAMP) and
+  a message; the motion under way is not touched. Each goal event (accepted, preempted,
+  succeeded, aborted, canceled) is logged once, with its reason.
 - Commands: ``std_msgs/Float64MultiArray`` on ``command_topic`` (default
   ``<command_interface>_controller/commands``, in the node's namespace), one value per joint in
   the order of ``joints``: what ros2_control's forward_command_controller takes.
-- ``~/controller_state`` (ControllerState) at ``state_publish_rate_hz`` of the states' clock
-  (in task space its joint reference and error are empty: the reference is the tip's).
+- ``~/state`` (ControllerState: reference, feedback, error, effort, saturation, mode, cycles)
+  and ``~/controller_state`` (control_msgs/JointTrajectoryControllerState, as
+  joint_trajectory_controller publishes it: reference, feedback, error and the command as
+  ``output``), both at ``state_publish_rate_hz`` of the states' clock (in task space the joint
+  reference and error are empty: the reference is the tip's).
 - Task space (effort interface): the ``~/follow_cartesian_trajectory`` action
-  (FollowCartesianTrajectory, cartesian_control_msgs' fields, the joint action's codes and
-  semantics) and ``~/target_pose`` (geometry_msgs/PoseStamped: the tip moves there within
-  ``cartesian.max_linear_velocity`` and ``cartesian.max_angular_velocity``, then holds); the
-  library's operational-space law (:func:`~robot_dynamics.task_space.configured_task_law`:
-  ``cartesian.*`` and ``nullspace.*``, changeable at run time) holds the tip compliantly after
-  them, until a joint goal. A malformed goal (NaN, a non-unit quaternion, times not increasing,
-  another frame, out of reach, beyond the joint limits) is aborted at once with a message, and
-  nothing moves. ``~/cartesian_state`` (CartesianState: the tip's reference, actual pose and
-  twist, error, condition number, controlled axes) at ``cartesian.state_publish_rate_hz``.
+  (cartesian_control_msgs/FollowCartesianTrajectory, the joint action's semantics; a posture
+  is refused with INVALID_POSTURE) and ``~/target_pose`` (geometry_msgs/PoseStamped: the tip
+  moves there within ``cartesian.max_linear_velocity`` and ``cartesian.max_angular_velocity``,
+  then holds); the library's operational-space law
+  (:func:`~robot_dynamics.task_space.configured_task_law`: ``cartesian.*`` and ``nullspace.*``,
+  changeable at run time) holds the tip compliantly after them, until a joint goal. A
+  malformed goal (NaN, a non-unit quaternion, times not increasing, another frame, out of
+  reach, beyond the joint limits) is aborted at once with a message, and nothing moves.
+  ``~/cartesian_state`` (CartesianState: the tip's reference, actual pose and twist, error,
+  condition number, controlled axes) at ``cartesian.state_publish_rate_hz``.
 - ``/diagnostics`` (:mod:`~robot_dynamics.ros.nodes.diagnostics`) once a second: control rate,
   missed cycles, latency, saturation, mode; ERROR in safe mode, WARN over ``diagnostics.*``.
 
@@ -73,12 +77,14 @@ import sys
 import threading
 import time
 
+from cartesian_control_msgs.action import FollowCartesianTrajectory
+from control_msgs.action import FollowJointTrajectory
+from control_msgs.msg import JointTrajectoryControllerState
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.time import Time
-from robot_dynamics_interfaces.action import FollowCartesianTrajectory, FollowJointTrajectory
 from robot_dynamics_interfaces.msg import CartesianState, ControllerState, ParameterEstimate
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -110,6 +116,11 @@ from ...plant import Interface
 from ...stamps import ns_to_s, periods, s_to_ns
 from ...task_space import (configured_task_law, DAMPING_RATIO,
                            DEFAULT_NULL_STIFFNESS, DEFAULT_STIFFNESS, mask_axes, tip_state)
+
+
+#: The JointTrajectoryPoint argument of :func:`trajectory_point` that a command interface's
+#: commands are
+_OUTPUT = {Interface.EFFORT: 'effort', Interface.POSITION: 'q', Interface.VELOCITY: 'qd'}
 
 
 class Trigger(enum.Enum):
@@ -205,8 +216,8 @@ PARAMETERS = (
          'error [1/s] (0: the reference velocity alone, open loop).', bounds=(0.0, 1e4)),
     Spec('stop_time', DEFAULT_STOP_TIME,
          'Time to bring a motion to rest after a cancel or an abort [s].', bounds=(0.001, 60.0)),
-    Spec('state_publish_rate_hz', 100.0, "Rate of ~/controller_state [Hz, on the states' "
-                                         'clock]; 0: none.', bounds=(0.0, 10000.0)),
+    Spec('state_publish_rate_hz', 100.0, 'Rate of ~/state and ~/controller_state [Hz, on the '
+                                         "states' clock]; 0: none.", bounds=(0.0, 10000.0)),
     Spec('action_monitor_rate_hz', 20.0, "Rate of the action feedback [Hz, on the states' "
                                          'clock].', bounds=(0.1, 1000.0)),
     Spec('hardware', False, 'Checks for a real arm: effort limits for every joint of an effort '
@@ -312,8 +323,9 @@ class ControllerNode(Node):
         recorded = LOCKSTEP_WRITER if self.sim_time else RECORDED
         self.command_publisher = self.create_publisher(
             Float64MultiArray, command_topic(p), LOCKSTEP_WRITER if self.sim_time else 10)
-        self.state_publisher = self.create_publisher(ControllerState, '~/controller_state',
-                                                     recorded)
+        self.state_publisher = self.create_publisher(ControllerState, '~/state', recorded)
+        self.trajectory_state_publisher = self.create_publisher(
+            JointTrajectoryControllerState, '~/controller_state', recorded)
         self.cartesian_publisher = self.create_publisher(CartesianState, '~/cartesian_state',
                                                          recorded)
         self.estimate_publisher = (self.create_publisher(ParameterEstimate,
@@ -739,6 +751,8 @@ class ControllerNode(Node):
                                             to_names(reference.qdd))
         feedback.actual = trajectory_point(to_names(q), to_names(qd))
         feedback.error = trajectory_point(to_names(reference.q - q), to_names(reference.qd - qd))
+        if hasattr(feedback, 'index'):      # control_msgs 6 (Kilted) numbers the point in use
+            feedback.index = c.follower.active.point_index(cycle.t)
         handle.publish_feedback(feedback)
 
     def _tip_points(self, cycle):
@@ -805,6 +819,12 @@ class ControllerNode(Node):
             now = max(now, Time(nanoseconds=state_ns, clock_type=now.clock_type))
         msg.header.stamp = now.to_msg()
         self.state_publisher.publish(msg)
+        # joint_trajectory_controller's state, of the same cycle; its output is the command, in
+        # the field of the command interface
+        self.trajectory_state_publisher.publish(JointTrajectoryControllerState(
+            header=msg.header, joint_names=msg.joint_names, reference=msg.reference,
+            feedback=msg.feedback, error=msg.error, speed_scaling_factor=1.0,
+            output=trajectory_point(**{_OUTPUT[self.interface]: msg.effort})))
         if self.estimate_publisher is not None:
             law = c.law
             estimate = ParameterEstimate(names=list(law.parameter_names),

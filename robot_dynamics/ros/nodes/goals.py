@@ -57,6 +57,8 @@ import threading
 import time
 import warnings
 
+from cartesian_control_msgs.action import FollowCartesianTrajectory
+from control_msgs.action import FollowJointTrajectory
 from geometry_msgs.msg import PoseStamped
 import numpy as np
 import rclpy
@@ -67,7 +69,6 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.serialization import deserialize_message, serialize_message
 from rclpy.task import Future
-from robot_dynamics_interfaces.action import FollowCartesianTrajectory, FollowJointTrajectory
 from trajectory_msgs.msg import JointTrajectory
 
 from . import GOAL_NODE_SUFFIX
@@ -161,6 +162,24 @@ def joint_goal(msg, model, tolerances=None, count=None):
     return goal
 
 
+def check_single_dof(request, multi_dof_points):
+    """
+    Raise ``JointNameError`` if a FollowJointTrajectory request has anything for multi-DOF joints.
+
+    The controller's joints are all single-DOF (revolute, prismatic): a multi-DOF trajectory
+    (``multi_dof_points``: its number of points, as taken) or component tolerance cannot be
+    followed, and is refused rather than left out.
+    """
+    names = sorted({*request.multi_dof_trajectory.joint_names,
+                    *(t.joint_name for t in request.component_path_tolerance),
+                    *(t.joint_name for t in request.component_goal_tolerance)})
+    if names or multi_dof_points:
+        raise JointNameError(
+            f'multi-DOF joints {names} ({multi_dof_points} multi_dof_trajectory points): the '
+            "controller's joints are single-DOF; give them in trajectory and their tolerances "
+            'in path_tolerance and goal_tolerance')
+
+
 def given_tolerances(request, model):
     """
     Return a FollowJointTrajectory request's tolerances: its own where given, NaN elsewhere.
@@ -216,21 +235,22 @@ def _cartesian_tolerances(request):
     limits = {}
     for name, given in (('path_tolerance', request.path_tolerance),
                         ('goal_tolerance', request.goal_tolerance)):
-        part = given.acceleration
+        part = given.acceleration_error
         if any(getattr(getattr(part, side), a) != 0.0
                for side in ('linear', 'angular') for a in 'xyz'):
-            raise InputError(f'{name}.acceleration: not checked by this controller (the '
+            raise InputError(f'{name}.acceleration_error: not checked by this controller (the '
                              "tip's acceleration is not measured); leave it 0")
         for field, values in (
-                ('position', [given.position.x, given.position.y, given.position.z]),
-                ('orientation', [given.orientation.x, given.orientation.y,
-                                 given.orientation.z]),
-                ('twist', [getattr(getattr(given.twist, side), a)
+                ('position', [given.position_error.x, given.position_error.y,
+                              given.position_error.z]),
+                ('orientation', [given.orientation_error.x, given.orientation_error.y,
+                                 given.orientation_error.z]),
+                ('twist', [getattr(getattr(given.twist_error, side), a)
                            for side in ('linear', 'angular') for a in 'xyz'])):
             values = np.array(values)
             if np.any((values < 0.0) & (values != -1.0)) or not np.isfinite(values).all():
-                raise InputError(f'{name}.{field} = {values.tolist()}: expected > 0, 0 for '
-                                 'the default (not checked) or -1 for none')
+                raise InputError(f'{name}.{field}_error = {values.tolist()}: expected > 0, 0 '
+                                 'for the default (not checked) or -1 for none')
             limits[f'{name.split("_")[0]}_{field}'] = np.where(values > 0.0, values, np.inf)
     return CartesianTolerances(goal_time=to_seconds(request.goal_time_tolerance), **limits)
 
@@ -482,9 +502,11 @@ class GoalNode(Node):
 
     async def _execute_joint(self, handle):
         def check(request):
+            capped = self._servers[JOINT].capped
+            check_single_dof(request, capped.count(request.multi_dof_trajectory))
             return joint_goal(request.trajectory, self.model,
                               given_tolerances(request, self.model),
-                              self._servers[JOINT].capped.count(request.trajectory))
+                              capped.count(request.trajectory))
         return await self._execute(handle, JOINT, check)
 
     async def _execute_cartesian(self, handle):
@@ -500,8 +522,7 @@ class GoalNode(Node):
         try:
             goal = check(handle.request)
         except InputError as exc:
-            code = (result.INVALID_JOINTS if isinstance(exc, JointNameError)
-                    else result.INVALID_GOAL)
+            code = getattr(result, getattr(exc, 'error_code', 'INVALID_GOAL'))
             self.throttle.warn(self.log, 'goal refused', f'{goal_name(goal_id)}invalid: {exc}')
             handle.abort()
             return result(error_code=code, error_string=str(exc))

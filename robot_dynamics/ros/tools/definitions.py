@@ -44,10 +44,11 @@ from ...errors import InputError
 from ...recordings import ACTION_STATUS, Topics
 
 #: The graph's topics that recordings are read by (plots, the demo's report, identification).
-TOPICS = Topics(joint_states='/joint_states', controller_state='/controller/controller_state',
+TOPICS = Topics(joint_states='/joint_states', controller_state='/controller/state',
                 joint_trajectory='/controller/joint_trajectory',
                 robot_description='/robot_description', tip_pose='/kinematics/tip_pose',
-                joint_action='/controller/follow_joint_trajectory')
+                joint_action='/controller/follow_joint_trajectory',
+                trajectory_controller_state='/controller/controller_state')
 
 
 def namespace(text):

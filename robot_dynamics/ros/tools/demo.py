@@ -39,9 +39,10 @@ import tempfile
 import time
 
 from action_msgs.msg import GoalStatus
+from cartesian_control_msgs.action import FollowCartesianTrajectory
+from control_msgs.action import FollowJointTrajectory
 import numpy as np
 from rclpy.node import Node
-from robot_dynamics_interfaces.action import FollowCartesianTrajectory, FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState
 from robot_dynamics_interfaces.srv import SolveIK
 from sensor_msgs.msg import JointState
@@ -464,7 +465,7 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION,
         return INTERRUPTED
     recording = recordings.read(recording_path)
     topics = definitions.topics(namespace)
-    states = recording.tables.get(topics.controller_state)
+    states = recordings.controller_states(recording, topics)
     states = states.messages if states else []
     report = summarise(model, client, motion, result, states, started, ended)
     report['cartesian'] = cartesian

@@ -34,9 +34,10 @@ import sys
 import threading
 import time
 
+from cartesian_control_msgs.action import FollowCartesianTrajectory
+from cartesian_control_msgs.msg import CartesianTrajectoryPoint
+from control_msgs.action import FollowJointTrajectory
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
-from robot_dynamics_interfaces.action import FollowCartesianTrajectory, FollowJointTrajectory
-from robot_dynamics_interfaces.msg import CartesianTrajectoryPoint
 from trajectory_msgs.msg import JointTrajectory
 
 from ..nodes.runner import spin_until
@@ -57,10 +58,11 @@ SERVER_GONE = 0.5
 CANCEL_WAIT = 1.0
 #: Exit statuses: the goal succeeded; it failed, was rejected or no server answered; stopped.
 SUCCEEDED, FAILED, INTERRUPTED = 0, 1, 130
-#: Error codes of the result (control_msgs' FollowJointTrajectory), by value, for messages.
-ERROR_CODES = {getattr(FollowJointTrajectory.Result, name): name for name in (
+#: Error codes of the results, by value, for messages: control_msgs' FollowJointTrajectory's,
+#: which cartesian_control_msgs' FollowCartesianTrajectory has too, with INVALID_POSTURE.
+ERROR_CODES = {getattr(FollowCartesianTrajectory.Result, name): name for name in (
     'SUCCESSFUL', 'INVALID_GOAL', 'INVALID_JOINTS', 'OLD_HEADER_TIMESTAMP',
-    'PATH_TOLERANCE_VIOLATED', 'GOAL_TOLERANCE_VIOLATED')}
+    'PATH_TOLERANCE_VIOLATED', 'GOAL_TOLERANCE_VIOLATED', 'INVALID_POSTURE')}
 
 
 #: The controller's actions, by the kind of points they take (relative: in the arm's namespace).

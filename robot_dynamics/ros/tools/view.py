@@ -39,12 +39,12 @@ import threading
 import time
 
 from action_msgs.srv import CancelGoal
+from control_msgs.action import FollowJointTrajectory
 from geometry_msgs.msg import PoseStamped, WrenchStamped
 import numpy as np
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
-from robot_dynamics_interfaces.action import FollowJointTrajectory
 from robot_dynamics_interfaces.msg import ControllerState, SimulatorStatus
 from robot_dynamics_interfaces.srv import SolveIK
 from sensor_msgs.msg import JointState
@@ -84,7 +84,7 @@ class ViewNode(Node):
         self._states = self.create_subscription(JointState, 'joint_states', lambda m: None,
                                                 NEWEST_ONLY, callback_group=newest)
         self._controller = self.create_subscription(
-            ControllerState, 'controller/controller_state', lambda m: None, NEWEST_ONLY,
+            ControllerState, 'controller/state', lambda m: None, NEWEST_ONLY,
             callback_group=newest)
         self._status = self.create_subscription(SimulatorStatus, 'simulator/status',
                                                 lambda m: None, NEWEST_ONLY,

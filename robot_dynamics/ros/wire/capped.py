@@ -26,13 +26,13 @@ How: rclpy takes with the functions of the class's metaclass (``_CREATE_ROS_MESS
 ``_CONVERT_TO_PY``, ``_DESTROY_ROS_MESSAGE``, the capsules rosidl generates). The stand-in's
 metaclass has the message's own, but for a conversion of its own (a ctypes callback) that
 sets the points' size to 0 around the message's conversion. It reads the C layout of
-``trajectory_msgs/JointTrajectory`` and ``robot_dynamics_interfaces/CartesianTrajectory``
-(the same: header, a sequence or string, points) and of their actions' SendGoal requests (the
-goal's id, then the goal, whose first field is the trajectory). The same on Jazzy and Kilted.
+``trajectory_msgs/JointTrajectory``, ``cartesian_control_msgs/CartesianTrajectory`` and their
+actions' SendGoal requests (:data:`_LAYOUTS`). The same on Jazzy and Kilted.
 """
 
 import collections
 import ctypes
+import functools
 
 from rclpy.action import ActionServer
 from rclpy.type_support import check_for_type_support
@@ -51,16 +51,50 @@ class _Header(ctypes.Structure):
     _fields_ = [('sec', ctypes.c_int32), ('nanosec', ctypes.c_uint32), ('frame_id', _Sequence)]
 
 
-class _Trajectory(ctypes.Structure):
-    """The start of a JointTrajectory (joint_names) or CartesianTrajectory (controlled_frame)."""
+class _JointTrajectory(ctypes.Structure):
+    """The start of a JointTrajectory, or of a MultiDOFJointTrajectory (the same)."""
 
-    _fields_ = [('header', _Header), ('names_or_frame', _Sequence), ('points', _Sequence)]
+    _fields_ = [('header', _Header), ('joint_names', _Sequence), ('points', _Sequence)]
 
 
-class _GoalRequest(ctypes.Structure):
-    """The start of either action's SendGoal request: the goal's id, its trajectory."""
+class _CartesianTrajectory(ctypes.Structure):
+    """The start of a cartesian_control_msgs CartesianTrajectory."""
 
-    _fields_ = [('goal_id', ctypes.c_uint8 * 16), ('trajectory', _Trajectory)]
+    _fields_ = [('header', _Header), ('points', _Sequence)]
+
+
+class _JointGoal(ctypes.Structure):
+    """The start of a FollowJointTrajectory goal."""
+
+    _fields_ = [('trajectory', _JointTrajectory), ('multi_dof_trajectory', _JointTrajectory)]
+
+
+class _CartesianGoal(ctypes.Structure):
+    """The start of a FollowCartesianTrajectory goal."""
+
+    _fields_ = [('trajectory', _CartesianTrajectory)]
+
+
+def _request(goal):
+    """Return the start of a SendGoal request of ``goal``: the goal's id, the goal."""
+    return type(f'_{goal.__name__}Request', (ctypes.Structure,),
+                {'_fields_': [('goal_id', ctypes.c_uint8 * 16), ('goal', goal)]})
+
+
+#: By message class name: its C layout, and the paths (the same in C and Python) of the
+#: trajectories in it whose points are capped.
+_LAYOUTS = {
+    'JointTrajectory': (_JointTrajectory, [()]),
+    'CartesianTrajectory': (_CartesianTrajectory, [()]),
+    'FollowJointTrajectory_SendGoal_Request': (
+        _request(_JointGoal), [('goal', 'trajectory'), ('goal', 'multi_dof_trajectory')]),
+    'FollowCartesianTrajectory_SendGoal_Request': (
+        _request(_CartesianGoal), [('goal', 'trajectory')]),
+}
+
+
+def _at(obj, path):
+    return functools.reduce(getattr, path, obj)
 
 
 _api = ctypes.pythonapi
@@ -80,7 +114,7 @@ class CappedPoints:
     """
     Take ``msg_type`` (a trajectory, an action's SendGoal request) with at most ``limit`` points.
 
-    A trajectory of more comes with none converted.
+    A trajectory of more (each of a request's) comes with none converted.
     :attr:`type` is what to give rclpy as the message class (a subscription's ``msg_type``,
     or :class:`CappedActionServer`'s requests); :meth:`count` the number of points a
     trajectory it converted had.
@@ -91,8 +125,7 @@ class CappedPoints:
 
     def __init__(self, msg_type, limit):
         self.limit = limit
-        self._request = hasattr(msg_type, 'goal_id')
-        layout = _GoalRequest if self._request else _Trajectory
+        layout, paths = _LAYOUTS[msg_type.__name__]
         check_for_type_support(msg_type)        # the capsules are there once it is imported
         meta = type(msg_type)
         capsule = meta._CONVERT_TO_PY
@@ -101,16 +134,19 @@ class CappedPoints:
 
         def converted(pointer):
             message = layout.from_address(pointer)
-            points = (message.trajectory if self._request else message).points
-            count = points.size
-            if count <= limit:
+            over = [(path, _at(message, path).points) for path in paths
+                    if _at(message, path).points.size > limit]
+            if not over:
                 return convert(pointer)
-            points.size = 0
+            counts = [points.size for _, points in over]
+            for _, points in over:
+                points.size = 0
             try:
                 msg = convert(pointer)
             finally:
-                points.size = count         # rclpy then frees every point
-            self._capped.append((msg.goal.trajectory if self._request else msg, count))
+                for (_, points), count in zip(over, counts):
+                    points.size = count     # rclpy then frees every point
+            self._capped.extend((_at(msg, path), count) for (path, _), count in zip(over, counts))
             return msg
 
         self._callback = _CALLBACK(converted)       # alive as long as the type uses it

@@ -24,9 +24,9 @@ nodes pass on to the caller (service response, action result, log line).
 """
 
 from builtin_interfaces.msg import Duration, Time
+from cartesian_control_msgs.msg import CartesianTrajectoryPoint
 from geometry_msgs.msg import Accel, Pose, PoseStamped, Twist
 import numpy as np
-from robot_dynamics_interfaces.msg import CartesianTrajectoryPoint
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectoryPoint
 
@@ -184,6 +184,15 @@ def trajectory_point(q=None, qd=None, qdd=None, effort=None, time_from_start=Non
 class JointNameError(InputError):
     """The joint names of a message do not match the model's joints."""
 
+    #: the action result's code for it (control_msgs' and cartesian_control_msgs')
+    error_code = 'INVALID_JOINTS'
+
+
+class PostureError(InputError):
+    """A Cartesian trajectory's points give a posture, which this controller does not follow."""
+
+    error_code = 'INVALID_POSTURE'
+
 
 def _check_point_count(msg, count):
     """
@@ -258,16 +267,26 @@ def cartesian_arrays(msg, model, count=None):
     """
     Return ``(time_from_start (K,), positions (K, 3), quaternions (K, 4), twists, accelerations)``.
 
-    From a ``robot_dynamics_interfaces/CartesianTrajectory`` in the base frame (``header.frame_id``
+    From a ``cartesian_control_msgs/CartesianTrajectory`` in the base frame (``header.frame_id``
     empty or the base link) of the tip (``controlled_frame`` empty or the tip link); quaternions
     ``(x, y, z, w)``; twists and accelerations (K, 6) ``[linear; angular]``, None when they are
-    zero at every point (not given; accelerations need twists). Raises ``InputError`` naming the
+    zero at every point (not given; accelerations need twists). Jerks must be zero and postures
+    empty (not followed: ``PostureError`` for a posture). Raises ``InputError`` naming the
     problem; the values themselves (finite, unit quaternions, increasing times) are checked by
     the library (:func:`robot_dynamics.cartesian_follower.check_goal`).
     """
     check_frame(msg.header.frame_id, model)
     check_controlled_frame(msg.controlled_frame, model)
     _check_point_count(msg, count)
+    for k, p in enumerate(msg.points):
+        if p.posture.posture_joint_names or len(p.posture.posture_joint_values):
+            raise PostureError(f'point {k} gives a posture: not followed by this controller '
+                               '(its nullspace posture is the nullspace.posture parameter); '
+                               'leave posture empty')
+        if np.any(np.array(_vector(p.jerk.linear) + _vector(p.jerk.angular)) != 0.0):
+            raise InputError(f'point {k} gives a jerk: not followed by this controller (the '
+                             'motion between points is given by pose, twist and '
+                             'acceleration); leave jerk 0')
     times = np.array([to_seconds(p.time_from_start) for p in msg.points])
     positions = np.array([_vector(p.pose.position) for p in msg.points])
     quaternions = np.array([_vector(p.pose.orientation) + [p.pose.orientation.w]
