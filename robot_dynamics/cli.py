@@ -181,6 +181,8 @@ def _demo_parser(sub, robots):
                         "tip's largest and rms distance from the lines")
     _namespace_argument(p)
     _view_option(p)
+    p.add_argument('--wait-for-view', action='store_true',
+                   help='with --view: start the motion once a page of the view is open')
     p.set_defaults(handler=demo_command)
 
 
@@ -670,7 +672,8 @@ def demo_command(args, out=sys.stdout):
     from .ros.tools import demo
     return demo.run(args.robot, report_path=args.report, out_dir=args.out,
                     duration=args.duration, clock=args.clock, namespace=args.namespace,
-                    out=out, view=args.view, cartesian=args.cartesian)
+                    out=out, view=args.view, cartesian=args.cartesian,
+                    wait_for_view=args.wait_for_view)
 
 
 def _node_parameter(text):

@@ -34,6 +34,7 @@ one line to ``on_notice``, and the connection (or the view) goes on.
 
 import collections
 import contextlib
+import datetime
 import http
 import ipaddress
 import logging
@@ -69,6 +70,8 @@ QUOTED = 80
 _log = logging.getLogger(__name__)
 # websockets' server is swapped for one that checks handshakes while one ArmView starts
 _SERVE_LOCK = threading.Lock()
+#: Stamps from this on [s] are wall-clock (Unix) time: a simulation would have run 31 years.
+WALL_CLOCK_STAMPS = 1e9
 
 
 def origin_allowed(origin, host, served_host):
@@ -194,6 +197,14 @@ def _mesh(visual):
     return mesh
 
 
+def stamp_text(stamp):
+    """Return how the page gives a stamp [s]: simulated time as t, wall-clock time of day."""
+    if stamp >= WALL_CLOCK_STAMPS:
+        clock = datetime.datetime.fromtimestamp(stamp).strftime('%H:%M:%S.%f')[:-3]
+        return f'at {clock} (wall clock)'
+    return f'at t = {stamp:.3f} s'
+
+
 class _Arm:
     """The viser meshes of one arm (actual or ghost) under ``prefix``."""
 
@@ -222,6 +233,11 @@ class _Arm:
             if handle is not None:
                 handle.remove()
 
+    def set_visible(self, visible):
+        for handle in self.handles:
+            if handle is not None:
+                handle.visible = visible
+
 
 class ArmView:
     """
@@ -242,7 +258,7 @@ class ArmView:
     ``on_push(force)`` the push tool [N] (zero when released, or when the page holding it
     goes); ``on_cancel()``, ``on_reset()``; ``on_notice(key, line)`` a line for the log (a
     refusal, a released push; a burst of one ``key`` is for the caller to throttle), else a
-    warning of this module's logger.
+    warning of this module's logger; ``on_page()`` a page connected.
 
     """
 
@@ -264,16 +280,18 @@ class ArmView:
         logging.getLogger('websockets.server').addFilter(self._connection_failed)
         # (loop.set_exception_handler only stores the handler: safe from this thread)
         self.server.get_event_loop().set_exception_handler(self._loop_exception)
+        self.server.on_client_connect(self._client_came)
         self.server.on_client_disconnect(self._client_gone)
         self.url = f'http://{host}:{port}'
         self.interactive = interactive
         self.on_target = self.on_joint_goal = self.on_push = None
-        self.on_cancel = self.on_reset = None
+        self.on_cancel = self.on_reset = self.on_page = None
         self._pusher = None         # the client id of the page holding a push
         self._lock = threading.RLock()
         self._model = self._arm = self._ghost = None
         self._path = collections.deque(maxlen=PATH_LENGTH)
         self._path_handle = self._waypoints = self._handle = self._grid = None
+        self._tip_reference = None
         self._sliders, self._gui_robot = [], []
         self._slid = -np.inf        # when a slider was last moved on the page (monotonic, s)
         self.q = None
@@ -315,7 +333,8 @@ class ArmView:
             for part in (self._arm, self._ghost):
                 if part is not None:
                     part.remove()
-            others = [self._handle, self._path_handle, self._waypoints, self._grid]
+            others = [self._handle, self._path_handle, self._waypoints, self._grid,
+                      self._tip_reference]
             for handle in self._sliders + self._gui_robot + others:
                 if handle is not None:
                     handle.remove()
@@ -325,7 +344,7 @@ class ArmView:
                                                     cell_size=size / 20)
             self._arm = _Arm(self.server, scene, '/arm')
             self._ghost = _Arm(self.server, scene, '/reference', opacity=GHOST_OPACITY)
-            self._path_handle = self._waypoints = self._handle = None
+            self._path_handle = self._waypoints = self._handle = self._tip_reference = None
             q0 = np.clip(np.zeros(model.dof), model.lower, model.upper)
             self._arm.show(q0)
             self._ghost.show(q0)
@@ -424,6 +443,10 @@ class ArmView:
         if self.on_push is not None:
             self.on_push(np.zeros(3))
 
+    async def _client_came(self, client):
+        if self.on_page is not None:
+            self.on_page()
+
     async def _client_gone(self, client):
         if client.client_id != self._pusher:
             return
@@ -475,7 +498,7 @@ class ArmView:
             moved = self.q is None or not np.array_equal(q, self.q)
             self.q = q
             text = ', '.join(f'{n} = {v:.5f}' for n, v in zip(self._model.joint_names, q))
-            when = '' if stamp is None else f' at t = {stamp:.3f} s'
+            when = '' if stamp is None else f' {stamp_text(stamp)}'
             self._positions.content = f'joint positions{when}: {text}'
             if not moved:       # nothing to redraw (the page renders what changes)
                 return
@@ -497,10 +520,30 @@ class ArmView:
                         thickness=0.004 * reach(self._model))
 
     def show_reference(self, q):
-        """Draw the ghost arm at the reference ``q`` (n,)."""
+        """Draw the ghost arm at the reference ``q`` (n,); None: hide it (no joint reference)."""
         with self._lock:
             if self._model is not None:
-                self._ghost.show(np.asarray(q, dtype=float))
+                if q is not None:
+                    self._ghost.show(np.asarray(q, dtype=float))
+                self._ghost.set_visible(q is not None)
+
+    def show_tip_reference(self, position):
+        """Mark the tip's reference ``position`` (3,) [m, base frame]; None: no mark."""
+        with self._lock:
+            if self._model is None:
+                return
+            if position is None:
+                if self._tip_reference is not None:
+                    self._tip_reference.remove()
+                    self._tip_reference = None
+                return
+            points = np.asarray(position, dtype=np.float32).reshape(1, 3)
+            if self._tip_reference is None:
+                self._tip_reference = self.server.scene.add_point_cloud(
+                    '/tip_reference', points, colors=(30, 160, 60),
+                    point_size=0.04 * reach(self._model), point_shape='circle')
+            else:
+                self._tip_reference.points = points
 
     def show_waypoints(self, qs):
         """Mark the tip at each of the goal's points ``qs`` (k, n); empty: none."""

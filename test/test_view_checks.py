@@ -21,6 +21,7 @@ sliders and the tip handle through the view's handlers, with what reaches the ca
 """
 
 import asyncio
+import datetime
 import queue
 import socket
 from types import SimpleNamespace
@@ -30,12 +31,12 @@ import numpy as np
 import pytest
 from robot_dynamics import InputError, RobotModel
 from robot_dynamics.scene import reach
-from robot_dynamics.viewer import ArmView, MAX_PUSH, origin_allowed, push_force, slider_positions
-import viser
+from robot_dynamics.viewer import (ArmView, MAX_PUSH, origin_allowed, push_force, slider_positions,
+                                   stamp_text)
+from view_page import CAMERA, PROTOCOL
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 import websockets.sync.client
 
-PROTOCOL = [f'viser-v{viser.__version__}']
 #: Longest wait [s] for the server's answer: a bound for a failing test, not a measurement.
 ANSWER = 30.0
 
@@ -171,3 +172,30 @@ def test_a_tip_target_beyond_the_reach_is_refused(view):
     assert [view.notices.get_nowait()[0] for _ in range(2)] == ['target'] * 2
     view._target_released((1.0, 0.0, 0.5), np.zeros(2))
     assert view.targets.get_nowait()[:3, 3] == pytest.approx([1.0, 0.0, 0.5])
+
+
+def test_a_page_counts_once_it_sends_its_camera(view):
+    # as a browser's page does when it first renders (demo --wait-for-view waits for it)
+    pages = queue.Queue()
+    view.on_page = lambda: pages.put('open')
+    with _connect(view, origin=view.url) as page:
+        page.send(msgspec.msgpack.encode(CAMERA))
+        assert pages.get(timeout=ANSWER) == 'open'
+
+
+def test_stamps_read_as_simulated_time_or_the_wall_clock():
+    assert stamp_text(12.3456) == 'at t = 12.346 s'
+    # 2026-12-07 14:03:22.125 local time, from its Unix time
+    wall = datetime.datetime(2026, 12, 7, 14, 3, 22, 125000).timestamp()
+    assert stamp_text(wall) == 'at 14:03:22.125 (wall clock)'
+
+
+def test_without_a_joint_reference_the_ghost_hides_and_the_tip_reference_shows(view):
+    view.show_reference(None)
+    assert all(not h.visible for h in view._ghost.handles if h is not None)
+    view.show_tip_reference([1.0, 0.0, 0.5])
+    np.testing.assert_array_equal(view._tip_reference.points, [[1.0, 0.0, 0.5]])
+    view.show_reference([0.1, 0.2])
+    assert all(h.visible for h in view._ghost.handles if h is not None)
+    view.show_tip_reference(None)
+    assert view._tip_reference is None

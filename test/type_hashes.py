@@ -1,4 +1,5 @@
-"""Type hashes (RIHS01, REP 2011) computed from interface definitions, without building them.
+"""
+Type hashes (RIHS01, REP 2011) computed from interface definitions, without building them.
 
 The same computation rosidl runs at build time, from the .msg/.action files themselves: the
 definitions are converted to IDL (rosidl_adapter), and the type descriptions of the packages they
@@ -73,7 +74,8 @@ def stand_in_hashes(distro, share):
 
 
 def definition_hashes(package_dir, package, share, overlay=None):
-    """{'pkg/msg/Name': 'RIHS01_...'} for the .msg and .action files under package_dir.
+    """
+    Return ``{'pkg/msg/Name': 'RIHS01_...'}`` for the .msg and .action files under package_dir.
 
     overlay: a folder whose files replace package_dir's of the same relative path (a
     distribution's differing definitions). share: the folder holding the installed packages

@@ -89,7 +89,13 @@ def _end_with_the_test():
 
     A test run killed by a signal runs no fixture: its nodes (in sessions of their own) would
     go on publishing on a domain that a later run takes. A bringup ends its own nodes on SIGTERM.
+    SIGINT and SIGTERM take their default action, as from a terminal: a suite started in the
+    background by a shell without job control (``make test &`` in a script, a CI runner's)
+    runs with SIGINT ignored, which every process it starts inherits (a Ctrl-C test's demo
+    then ran to its end, deaf to the signal).
     """
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)     # PR_SET_PDEATHSIG
 
 

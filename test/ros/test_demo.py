@@ -162,6 +162,12 @@ def test_ctrl_c_mid_motion_stops_the_demo_in_one_line(processes, tmp_path):
     assert len(recording.tables[TOPICS.controller_state].messages) > 0
 
 
+def test_wait_for_view_needs_the_view(processes):
+    proc = processes.start('demo', ['robot-dynamics', 'demo', '--wait-for-view'])
+    assert proc.wait(60) == 2
+    assert 'give --view too' in processes.output(proc)
+
+
 def test_demo_in_lockstep_repeats_its_numbers(default_demo, processes, tmp_path):
     # paced to the wall clock (make demo) and as fast as the host goes: pacing only waits, so
     # both runs give the same numbers

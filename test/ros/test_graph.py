@@ -38,6 +38,7 @@ from rclpy.exceptions import ParameterException
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.expand_topic_name import expand_topic_name
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from robot_dynamics import InputError, RobotModel
 from robot_dynamics.parameter_files import flat_parameters, parameter_file, parse, robots
 from robot_dynamics.ros.nodes import parameters
@@ -388,6 +389,20 @@ def test_overrides_beat_the_files_node_section(ros_domain):
         assert node.get_parameter('rate_hz').value == 250.0
         assert node.get_parameter('realtime').value is False
         assert node.get_parameter('command_timeout').value == 0.1   # from the file
+
+
+def test_the_simulator_takes_a_command_timeout_at_run_time(ros_domain):
+    # the one parameter settable while it runs: the stepping loop's timeout changes with it,
+    # and a value outside its range is refused and changes nothing
+    specs = [spec for spec in graph.NODES if spec.name in ('model', 'simulator')]
+    with _running(ros_domain, specs, [parameter_file('scara')]) as (nodes, spin_until):
+        node = nodes['simulator']
+        spin_until(lambda: node.sim is not None, 'the simulator to have its model')
+        assert node.sim.command_timeout == 0.1          # scara.yaml
+        assert node.set_parameters([Parameter('command_timeout', value=0.5)])[0].successful
+        assert node.sim.command_timeout == 0.5
+        assert not node.set_parameters([Parameter('command_timeout', value=-1.0)])[0].successful
+        assert node.sim.command_timeout == 0.5
 
 
 def _simulator(overrides):

@@ -33,9 +33,12 @@ import urllib.request
 
 from isolation import try_lock
 from mcap.reader import make_reader
+import msgspec
 import pytest
-from readme import amended, finished, readme_commands, started, TIMEOUT
+from readme import amended, finished, readme_commands, shell, started, TIMEOUT
 from robot_dynamics import recordings
+from view_page import CAMERA, PROTOCOL
+import websockets.sync.client
 
 pytestmark = pytest.mark.ros
 
@@ -119,9 +122,22 @@ def test_the_view_block_runs_as_written(processes, tmp_path, view_port):
     arm = started(processes, tmp_path, bringup, said=f'view: {view_port}')
     assert b'<html' in _serves(view_port).lower()
     _stop(processes, arm)
-    # the demo with its view; its recording where make demo puts one, for the replay
-    output = finished(processes, tmp_path, demo)
+    # the demo with its view, its motion once a page is open (a program's, as a browser's
+    # page connects: it sends its camera); its recording where make demo puts one, for the
+    # replay
+    proc = processes.start('demo', shell(tmp_path, demo))
+    deadline = time.monotonic() + TIMEOUT
+    while 'once a page of the view is open' not in processes.output(proc):
+        assert proc.poll() is None and time.monotonic() < deadline, processes.output(proc)
+        time.sleep(0.05)
+    assert 'demo: executing' not in processes.output(proc)
+    with websockets.sync.client.connect(view_port.replace('http', 'ws'), open_timeout=60.0,
+                                        subprotocols=PROTOCOL) as page:
+        page.send(msgspec.msgpack.encode(CAMERA))
+        assert proc.wait(TIMEOUT) == 0, processes.output(proc)
+    output = processes.output(proc)
     assert f'view: {view_port}' in output and 'pick-and-place succeeded' in output, output
+    assert output.index('once a page of the view is open') < output.index('demo: executing')
     [recording] = set(re.findall(r'recording to (\S+\.mcap)', output))
     (tmp_path / 'demo').mkdir()
     shutil.copy(recording, tmp_path / 'demo' / 'demo.mcap')

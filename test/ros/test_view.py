@@ -322,6 +322,14 @@ def test_dragging_the_tip_handle_moves_the_simulated_tip_there(graph, page):
         return np.all(np.abs(error) <= reach)
 
     graph.probe.wait_for(at_target, what=f'the tip at the dragged target {target} (+-{reach} m)')
+    # the panel gives the tip's tracking error (the joint reference is empty in task space)
+
+    def panel_error():
+        found = re.search(r'tracking error \(tip\): (\S+) m', page.text())
+        return found is not None and float(found.group(1)) <= np.linalg.norm(reach)
+
+    graph.probe.wait_for(panel_error, what="the panel's tip tracking error at the target")
+    assert 'task space' in page.text() and 'nan' not in page.text()
 
 
 def test_replay_shows_the_recorded_configuration(browser, graph, page):

@@ -196,6 +196,15 @@ class SimulatorNode(Node):
             lambda: self.sim.plant.model.name if self.sim is not None else '')
         self.description = ModelSubscription(self, 'robot_description',
                                              chain_options(self.params), self.on_model)
+        self.add_post_set_parameters_callback(self._parameters_set)
+
+    def _parameters_set(self, parameters):
+        """Take a new ``command_timeout`` (the one parameter settable at run time)."""
+        for param in parameters:
+            if param.name == 'command_timeout':
+                self.params.command_timeout = param.value
+                if self.sim is not None:
+                    self.sim.command_timeout = param.value
 
     @property
     def plant(self):
@@ -309,7 +318,6 @@ class SimulatorNode(Node):
 
     def before_step(self):
         self._take_wrench()
-        self.sim.command_timeout = self.get_parameter('command_timeout').value
 
     def wrench_callback(self, msg):
         """Keep the newest external wrench for the stepping thread (checked there)."""

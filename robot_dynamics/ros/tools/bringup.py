@@ -316,7 +316,8 @@ def start_view(port, out=sys.stdout, namespace=''):
 
     It ends with this process (even a killed one); a taken port is an ``InputError`` before
     anything starts. Its address is printed once it serves (a page opened at once would find
-    nothing there), or that it ended before.
+    nothing there), or that it ended before; the process's ``page_open`` (an Event) is set once
+    a page has connected.
     """
     from ...viewer import check_port
     check_port('127.0.0.1', port)
@@ -324,6 +325,7 @@ def start_view(port, out=sys.stdout, namespace=''):
     process = subprocess.Popen([sys.executable, '-m', 'robot_dynamics.ros.tools.view', '--port',
                                 str(port), '--namespace', namespace], env=env,
                                start_new_session=True, stdout=subprocess.PIPE, text=True)
+    process.page_open = threading.Event()
     threading.Thread(target=_say_address, args=(process, out), name='view_address',
                      daemon=True).start()
     return process
@@ -331,9 +333,12 @@ def start_view(port, out=sys.stdout, namespace=''):
 
 def _say_address(process, out):
     """Pass on the line the view prints once it serves (``view: URL``); read it to its end."""
+    from .view import PAGE_OPEN
     served = False
     for line in process.stdout:
-        if not served and line.startswith('view: '):
+        if line.startswith(PAGE_OPEN):
+            process.page_open.set()
+        elif not served and line.startswith('view: '):
             served = True
             say(out, f'{line.strip()} (the arm in a browser)')
     if not served:

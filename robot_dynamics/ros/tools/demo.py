@@ -368,7 +368,8 @@ def _print_summary(report, out):
 
 
 def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION,
-        clock=None, namespace='', out=sys.stdout, view=None, cartesian=False):
+        clock=None, namespace='', out=sys.stdout, view=None, cartesian=False,
+        wait_for_view=False):
     """
     Run the demo on a bundled robot; return the exit status (0: the goal succeeded).
 
@@ -377,8 +378,11 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION,
     does. ``namespace``:
     the arm's (``graph.namespace``), where the graph, the demo's client and its recording are.
     ``view``: a port to serve the live view on while the demo runs (``bringup.start_view``), or
-    None. ``cartesian``: the lines as one Cartesian goal (the module docstring).
+    None; ``wait_for_view``: the motion starts once a page of it is open. ``cartesian``: the
+    lines as one Cartesian goal (the module docstring).
     """
+    if wait_for_view and not view:
+        raise InputError('--wait-for-view waits for a page of the view: give --view too')
     namespace = graph.namespace(namespace)
     clock = graph.DEFAULT_CLOCK if clock is None else clock
     if out_dir is not None:
@@ -429,6 +433,13 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION,
         # the report is made of the recorded controller states: none of the motion's missed
         wait_until(lambda: recorder.recording(definitions.topics(namespace).controller_state),
                    60.0, 'the recorder on the controller state')
+        if wait_for_view:
+            print(f'demo: the motion starts once a page of the view is open (--wait-for-view): '
+                  f'open http://127.0.0.1:{view}', file=out, flush=True)
+            while not viewer.page_open.wait(0.1):
+                if viewer.poll() is not None:
+                    raise RuntimeError(f'the view ended (exit status {viewer.poll()}) before a '
+                                       'page was open')
         started = ns_to_s(client.get_clock().now().nanoseconds)
         wall = time.monotonic()
         lines_start = None        # [ns] when the Cartesian goal starts, once sent

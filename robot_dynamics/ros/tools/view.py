@@ -45,7 +45,7 @@ import numpy as np
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
-from robot_dynamics_interfaces.msg import ControllerState, SimulatorStatus
+from robot_dynamics_interfaces.msg import CartesianState, ControllerState, SimulatorStatus
 from robot_dynamics_interfaces.srv import SolveIK
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -71,6 +71,24 @@ GOAL_SPEED = 0.5
 #: Shortest joint goal from the page [s].
 MIN_GOAL_TIME = 1.0
 TARGET_TOPIC = 'controller/target_pose'
+#: The line the view's process prints each time a page connects (``demo --wait-for-view``).
+PAGE_OPEN = 'view: a page is open'
+
+
+def _vector(v):
+    return np.array([v.x, v.y, v.z])
+
+
+def tracking_error_line(control, tip):
+    """Return the panel's tracking error: the joints', else the tip's (task space), else none."""
+    if len(control.error.positions):
+        return f'tracking error (max |e|): {np.max(np.abs(control.error.positions)):.2e}'
+    if tip is None:
+        return 'tracking error: no reference'
+    rotation = tip.error.pose.orientation
+    angle = 2.0 * np.arctan2(np.linalg.norm(_vector(rotation)), abs(rotation.w))
+    return (f'tracking error (tip): {np.linalg.norm(_vector(tip.error.pose.position)):.2e} m, '
+            f'{angle:.2e} rad')
 
 
 class ViewNode(Node):
@@ -85,6 +103,9 @@ class ViewNode(Node):
                                                 NEWEST_ONLY, callback_group=newest)
         self._controller = self.create_subscription(
             ControllerState, 'controller/state', lambda m: None, NEWEST_ONLY,
+            callback_group=newest)
+        self._cartesian = self.create_subscription(
+            CartesianState, 'controller/cartesian_state', lambda m: None, NEWEST_ONLY,
             callback_group=newest)
         self._status = self.create_subscription(SimulatorStatus, 'simulator/status',
                                                 lambda m: None, NEWEST_ONLY,
@@ -102,8 +123,8 @@ class ViewNode(Node):
             qos_profile=SERVICE_CLIENT)
         self._action = ActionClient(self, FollowJointTrajectory,
                                     'controller/follow_joint_trajectory')
-        self._seen = {'state': None, 'controller': None, 'status': None}
-        self._last = {'controller': None, 'status': None}
+        self._seen = {'state': None, 'controller': None, 'status': None, 'cartesian': None}
+        self._last = {'controller': None, 'status': None, 'cartesian': None}
         self._rate_sample = self._rate_value = None   # (stamp, cycles) and the control rate
         view.on_target, view.on_joint_goal = self.send_target, self.send_joint_goal
         view.on_push, view.on_cancel, view.on_reset = self.send_push, self.cancel, self.reset
@@ -150,17 +171,31 @@ class ViewNode(Node):
             if q is not None:
                 self.view.show(q, state.header.stamp.sec + 1e-9 * state.header.stamp.nanosec)
                 self._seen['state'] = now
-        for key, sub in (('controller', self._controller), ('status', self._status)):
+        for key, sub in (('controller', self._controller), ('status', self._status),
+                         ('cartesian', self._cartesian)):
             msg = take_next(sub)
             if msg is not None:
                 self._last[key], self._seen[key] = msg, now
         control = self._last['controller']
-        if control is not None and model is not None and len(control.reference.positions):
-            q = self._positions(model, control, control.reference.positions)
-            if q is not None:
-                self.view.show_reference(q)
+        if control is not None and model is not None:
+            if len(control.reference.positions):
+                q = self._positions(model, control, control.reference.positions)
+                if q is not None:
+                    self.view.show_reference(q)
+                    self.view.show_tip_reference(None)
+            else:
+                # task space: the reference is the tip's, no joint ghost
+                tip = self._tip_state(now)
+                self.view.show_reference(None)
+                self.view.show_tip_reference(
+                    None if tip is None else _vector(tip.reference.pose.position))
         if model is not None:
             self.view.set_status(self._panel(now))
+
+    def _tip_state(self, now):
+        """Return the newest CartesianState if it is current, else None."""
+        seen = self._seen['cartesian']
+        return self._last['cartesian'] if seen is not None and now - seen <= SILENT else None
 
     def _positions(self, model, msg, values=None):
         """Return the model's joints from ``msg`` (``name`` or ``joint_names``), or None."""
@@ -184,10 +219,11 @@ class ViewNode(Node):
         if c is None or silent('controller'):
             lines.append('controller: **silent**')
         else:
-            err = np.max(np.abs(c.error.positions)) if len(c.error.positions) else float('nan')
-            lines.append(f'controller: **{c.mode}**{" (SAFE MODE)" if c.mode == "safe" else ""}'
-                         f', {c.control_law}')
-            lines.append(f'tracking error (max |e|): {err:.2e}')
+            tip = None if len(c.reference.positions) else self._tip_state(now)
+            space = ' (task space)' if tip is not None else ''
+            lines.append(f'controller: **{c.mode}**{space}'
+                         f'{" (SAFE MODE)" if c.mode == "safe" else ""}, {c.control_law}')
+            lines.append(tracking_error_line(c, tip))
             lines.append(f'cycles {c.cycles}, missed {c.missed_cycles}')
             rate = self._rate(c)
             if rate is not None:
@@ -304,6 +340,7 @@ def run(host='127.0.0.1', port=8080, out=sys.stdout, args=None, stop=None, names
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda signum, frame: stop.set())
         answer_where()
+    view.on_page = lambda: print(PAGE_OPEN, file=out, flush=True)
     print(f'view: {view.url}', file=out, flush=True)
     middleware.init(args=args)
     node = None
