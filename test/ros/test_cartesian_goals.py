@@ -274,7 +274,7 @@ def test_malformed_goals_are_refused_at_once_naming_the_problem(iiwa):
     assert np.linalg.norm(iiwa.tip()[:3, 3] - before[:3, 3]) < 1e-4
 
 
-def test_the_actions_are_upstreams_types(iiwa):
+def test_the_actions_and_the_state_are_upstreams_types(iiwa):
     # what a ROS 2 client matches an action by: the type name and hash its endpoints advertise
     # (the feedback topic's writer: the controller's goal process)
     node = iiwa.probe.node
@@ -289,6 +289,13 @@ def test_the_actions_are_upstreams_types(iiwa):
             what=f"{action}'s feedback writer")
         assert [(w.topic_type, str(w.topic_type_hash)) for w in writers] == \
             [(feedback, upstream[feedback])]
+    # and joint_trajectory_controller's state, as it publishes it
+    state = 'control_msgs/msg/JointTrajectoryControllerState'
+    writers = iiwa.probe.wait_for(
+        lambda: node.get_publishers_info_by_topic('/controller/controller_state'),
+        what="the controller's /controller/controller_state writer")
+    assert [(w.topic_type, str(w.topic_type_hash)) for w in writers] == \
+        [(state, upstream[state])]
 
 
 def test_goals_of_either_kind_preempt_each_other_and_cancel_holds(iiwa):
