@@ -86,17 +86,16 @@ export PYTHONDONTWRITEBYTECODE := 1
 STAMP_DEPS := $(VENV)/.stamp-deps
 STAMP_PKG := $(VENV)/.stamp-package
 STAMP_INTERFACES := $(VENV)/.stamp-interfaces
-INTERFACES := robot_dynamics_interfaces
-# Upstream's interface packages that the controller speaks (MoveIt's and ros2_controllers' action
-# types): a ROS 2 distribution provides them; where none does, the project builds its stand-ins
-# (stand_ins/: the same names, fields and constants, hence the same type hashes).
-STAND_INS := control_msgs cartesian_control_msgs
+# The interface packages: the project's own, and its stand-ins for upstream's that the controller
+# speaks (MoveIt's and ros2_controllers' action types), built where no ROS 2 distribution provides
+# them (stand_ins/: the same names, fields and constants, hence the same type hashes).
+INTERFACES := robot_dynamics_interfaces stand_ins
 
 # Everything that ends up in the installed package. Folders are listed too, so that deleting or
 # renaming a file triggers a reinstall; __pycache__ is left out.
 PKG_SOURCES := $(shell find robot_dynamics urdf config launch resource \
 	-name __pycache__ -prune -o -print 2>/dev/null) setup.py setup.cfg package.xml
-INTERFACE_SOURCES := $(shell find $(INTERFACES) stand_ins -print)
+INTERFACE_SOURCES := $(shell find $(INTERFACES) -print)
 
 .PHONY: setup test demo bench screenshots clean chromium
 
@@ -161,21 +160,15 @@ endif
 
 # The interface packages, built with CMake against the wheels and installed into the venv prefix
 # (so nothing is needed at run time): the stand-ins not provided by another prefix of the ament
-# index (a sourced distribution), then the project's own. The wheels' CMake files carry their
-# build host's paths: tools/fix_wheel_cmake_paths.py says why and rewrites them (idempotent, so
-# every build runs it, also after new ros-* wheels came in through STAMP_DEPS).
-cmake_install = cmake -S $(1) -B $(VENV)/build/$(notdir $(1)) -DCMAKE_PREFIX_PATH=$(VENV) \
-	-DCMAKE_INSTALL_PREFIX=$(VENV) -DPython3_EXECUTABLE=$(PY) -DBUILD_TESTING=OFF \
-	-DROS_DISTRO=$(ROS_DISTRO) && cmake --build $(VENV)/build/$(notdir $(1)) -j2 \
-	&& cmake --install $(VENV)/build/$(notdir $(1))
-provided_elsewhere = $(PY) -c 'import sys; from ament_index_python.packages import \
-	get_package_prefix as prefix; sys.exit(prefix(sys.argv[1]) == sys.argv[2])' $(1) $(VENV)
-$(STAMP_INTERFACES): $(STAMP_DEPS) $(INTERFACE_SOURCES) tools/fix_wheel_cmake_paths.py
-	$(call step,building the interfaces (CMake): $(STAND_INS) (where no distribution has them) \
-		and $(INTERFACES),interfaces,$(PY) tools/fix_wheel_cmake_paths.py $(VENV) \
-		$(foreach p,$(STAND_INS),&& { $(call provided_elsewhere,$(p)) \
-			|| { $(call cmake_install,stand_ins/$(p)); }; }) \
-		&& $(call cmake_install,$(INTERFACES)))
+# index (a sourced distribution), then the project's own (tools/build_interfaces.py). The wheels'
+# CMake files carry their build host's paths: tools/fix_wheel_cmake_paths.py says why and
+# rewrites them (idempotent, so every build runs it, also after new ros-* wheels came in through
+# STAMP_DEPS).
+$(STAMP_INTERFACES): $(STAMP_DEPS) $(INTERFACE_SOURCES) tools/fix_wheel_cmake_paths.py \
+		tools/build_interfaces.py
+	$(call step,building the interfaces (CMake),interfaces,\
+		$(PY) tools/fix_wheel_cmake_paths.py $(VENV) \
+		&& $(PY) tools/build_interfaces.py $(VENV) $(ROS_DISTRO))
 	@touch $@
 
 # Not -q: pytest's header names the ROS 2 distribution and the rclpy, rcl and RMW versions the run
