@@ -35,7 +35,7 @@ from isolation import try_lock
 from mcap.reader import make_reader
 import msgspec
 import pytest
-from readme import amended, finished, readme_commands, shell, started, TIMEOUT
+from readme import amended, finished, readme_commands, started, TIMEOUT
 from robot_dynamics import recordings
 from view_page import CAMERA, PROTOCOL
 import websockets.sync.client
@@ -125,11 +125,7 @@ def test_the_view_block_runs_as_written(processes, tmp_path, view_port):
     # the demo with its view, its motion once a page is open (a program's, as a browser's
     # page connects: it sends its camera); its recording where make demo puts one, for the
     # replay
-    proc = processes.start('demo', shell(tmp_path, demo))
-    deadline = time.monotonic() + TIMEOUT
-    while 'once a page of the view is open' not in processes.output(proc):
-        assert proc.poll() is None and time.monotonic() < deadline, processes.output(proc)
-        time.sleep(0.05)
+    proc = started(processes, tmp_path, demo, said='once a page of the view is open')
     assert 'demo: executing' not in processes.output(proc)
     with websockets.sync.client.connect(view_port.replace('http', 'ws'), open_timeout=60.0,
                                         subprotocols=PROTOCOL) as page:

@@ -56,7 +56,7 @@ from ..nodes.runner import answer_where, bound_the_exit, teardown
 from ..nodes.throttle import Throttle
 from ..wire import middleware
 from ..wire.compat import ActionClient
-from ..wire.conversions import duration_msg, pose_stamped
+from ..wire.conversions import duration_msg, pose_stamped, xyz
 from ..wire.on_demand import OnDemand, take_next
 from ..wire.qos import DESCRIPTION_QOS, NEWEST_ONLY, SERVICE_CLIENT
 from ...errors import InputError, ModelError, RobotDynamicsError
@@ -75,10 +75,6 @@ TARGET_TOPIC = 'controller/target_pose'
 PAGE_OPEN = 'view: a page is open'
 
 
-def _vector(v):
-    return np.array([v.x, v.y, v.z])
-
-
 def tracking_error_line(control, tip):
     """Return the panel's tracking error: the joints', else the tip's (task space), else none."""
     if len(control.error.positions):
@@ -86,8 +82,8 @@ def tracking_error_line(control, tip):
     if tip is None:
         return 'tracking error: no reference'
     rotation = tip.error.pose.orientation
-    angle = 2.0 * np.arctan2(np.linalg.norm(_vector(rotation)), abs(rotation.w))
-    return (f'tracking error (tip): {np.linalg.norm(_vector(tip.error.pose.position)):.2e} m, '
+    angle = 2.0 * np.arctan2(np.linalg.norm(xyz(rotation)), abs(rotation.w))
+    return (f'tracking error (tip): {np.linalg.norm(xyz(tip.error.pose.position)):.2e} m, '
             f'{angle:.2e} rad')
 
 
@@ -188,7 +184,7 @@ class ViewNode(Node):
                 tip = self._tip_state(now)
                 self.view.show_reference(None)
                 self.view.show_tip_reference(
-                    None if tip is None else _vector(tip.reference.pose.position))
+                    None if tip is None else xyz(tip.reference.pose.position))
         if model is not None:
             self.view.set_status(self._panel(now))
 

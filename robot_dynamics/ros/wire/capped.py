@@ -134,8 +134,8 @@ class CappedPoints:
 
         def converted(pointer):
             message = layout.from_address(pointer)
-            over = [(path, _at(message, path).points) for path in paths
-                    if _at(message, path).points.size > limit]
+            over = [(path, points) for path in paths
+                    if (points := _at(message, path).points).size > limit]
             if not over:
                 return convert(pointer)
             counts = [points.size for _, points in over]

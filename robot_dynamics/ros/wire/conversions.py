@@ -259,7 +259,8 @@ def check_controlled_frame(frame, model):
                      'empty controlled_frame meaning it) is controlled')
 
 
-def _vector(v):
+def xyz(v):
+    """Return ``[x, y, z]`` of a geometry_msgs Vector3, Point or the like."""
     return [v.x, v.y, v.z]
 
 
@@ -283,16 +284,16 @@ def cartesian_arrays(msg, model, count=None):
             raise PostureError(f'point {k} gives a posture: not followed by this controller '
                                '(its nullspace posture is the nullspace.posture parameter); '
                                'leave posture empty')
-        if np.any(np.array(_vector(p.jerk.linear) + _vector(p.jerk.angular)) != 0.0):
+        if np.any(np.array(xyz(p.jerk.linear) + xyz(p.jerk.angular)) != 0.0):
             raise InputError(f'point {k} gives a jerk: not followed by this controller (the '
                              'motion between points is given by pose, twist and '
                              'acceleration); leave jerk 0')
     times = np.array([to_seconds(p.time_from_start) for p in msg.points])
-    positions = np.array([_vector(p.pose.position) for p in msg.points])
-    quaternions = np.array([_vector(p.pose.orientation) + [p.pose.orientation.w]
+    positions = np.array([xyz(p.pose.position) for p in msg.points])
+    quaternions = np.array([xyz(p.pose.orientation) + [p.pose.orientation.w]
                             for p in msg.points])
-    twists = np.array([_vector(p.twist.linear) + _vector(p.twist.angular) for p in msg.points])
-    accelerations = np.array([_vector(p.acceleration.linear) + _vector(p.acceleration.angular)
+    twists = np.array([xyz(p.twist.linear) + xyz(p.twist.angular) for p in msg.points])
+    accelerations = np.array([xyz(p.acceleration.linear) + xyz(p.acceleration.angular)
                               for p in msg.points])
     twists = None if not np.any(twists != 0.0) else twists
     accelerations = None if not np.any(accelerations != 0.0) else accelerations
