@@ -754,7 +754,7 @@ def excite_command(args, out=sys.stdout):
     """Run ``robot-dynamics excite``; return the exit status."""
     import numpy as np
     from . import excitation
-    from .robots import from_source
+    from .model import from_source
     from .trajectory import check_limits, TrajectoryPoints
     model, _ = from_source(robot=args.robot or '', urdf_file=args.urdf or '',
                            base_link=args.base_link, tip_link=args.tip_link)

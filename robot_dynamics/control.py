@@ -50,9 +50,10 @@ laws are the standard ones, e.g. Siciliano et al., Robotics: Modelling, Planning
 
 The catalogue: :func:`default_law` builds any of :data:`LAWS` with gains for one
 natural frequency and damping ratio, for ``robot-dynamics simulate`` and the controller node.
+What the laws share with :class:`~robot_dynamics.task_space.OperationalSpace` (:class:`Law`,
+:class:`Friction`, the gains, the base class) is in :mod:`robot_dynamics.law_base`.
 """
 
-import enum
 import math
 from typing import NamedTuple
 
@@ -61,9 +62,12 @@ import numpy as np
 from . import kinematics
 from .dynamics import friction_regressor, friction_torques, slotine_li_regressor
 from .errors import as_array, as_joint_array, choice, InputError, ShapeError
+from .law_base import (BaseLaw, effort_limits, Friction, joint_gains, Law, task_gains,
+                       TASK_ROWS)
 from .limits import middle
 from .linalg import damped_least_squares
 from .spatial import matrix_to_rotvec
+from .task_space import OperationalSpace
 
 #: Default damping of the least-squares inverse in task space [m or rad]: a tiny
 #: regularisation that only matters near singularities.
@@ -74,37 +78,9 @@ NULL_SPACE_DAMPING = 10.0
 #: this times the square of its bound half-width times ``(Y^T s)_k``. Larger learns faster;
 #: a loop at 1 kHz kept the PUMA 560 with a 2 kg payload stable at this value, not at 10 times it.
 DEFAULT_ADAPTATION_GAIN = 1e-4
-#: Names of the task rows (twist components, base frame), the keys of task gains by name.
-TASK_ROWS = ('vx', 'vy', 'vz', 'wx', 'wy', 'wz')
 
 _ZERO6 = np.zeros(6)
 _ZERO6.setflags(write=False)
-
-
-class Law(enum.Enum):
-    """The control laws; the strings are the names used on the command line and in reports."""
-
-    PD = 'pd'
-    PD_GRAVITY = 'pd_gravity'
-    PID = 'pid'
-    COMPUTED_TORQUE = 'computed_torque'
-    RESOLVED_ACCELERATION = 'resolved_acceleration'
-    ADAPTIVE = 'adaptive'
-    OPERATIONAL_SPACE = 'operational_space'
-
-
-class Friction(enum.Enum):
-    """
-    Friction feed-forward of the model-based laws (viscous + Coulomb, as the model's dynamics).
-
-    ``'none'``; ``'reference'``: at the desired velocity (no chatter: it does not feed the
-    measured velocity back through the steep Coulomb term, which a digital loop cannot cancel
-    exactly); ``'measured'``: at the measured velocity (exact cancellation in continuous time).
-    """
-
-    NONE = 'none'
-    REFERENCE = 'reference'
-    MEASURED = 'measured'
 
 
 class Command(NamedTuple):
@@ -129,60 +105,6 @@ class Command(NamedTuple):
     saturated: np.ndarray
     tau_requested: np.ndarray
     error: np.ndarray
-
-
-def joint_gains(value, model, name, *, allow_inf=False):
-    """
-    Return per-joint gains (n,) from a scalar, a sequence of n values or ``{joint: value}``.
-
-    Parameters
-    ----------
-    value : float, array_like or mapping
-        The gains; every value must be finite (or ``+inf`` with ``allow_inf``) and >= 0. A
-        mapping must name every joint.
-    model : RobotModel
-        Gives the joint count and names.
-    name : str
-        Name used in error messages (e.g. ``'kp'``).
-    allow_inf : bool
-        Accept ``+inf`` (e.g. "no limit").
-
-    Returns
-    -------
-    numpy.ndarray, shape (n,)
-        Read-only gains.
-
-    """
-    n = model.dof
-    value = _by_name(value, model.joint_names, name, 'joint')
-    if allow_inf:
-        arr = as_array(value, (), name, finite=False)
-        if np.isnan(arr).any() or np.isneginf(arr).any():
-            raise InputError(f'{name}: expected numbers >= 0 or inf, got {arr}')
-    else:
-        arr = as_array(value, (), name)
-    if arr.ndim > 1 or arr.size not in (1, n):
-        raise ShapeError(f'{name}: expected a scalar or {n} values (one per joint), got shape '
-                         f'{arr.shape}')
-    arr = np.broadcast_to(arr.reshape(-1), (n,)).copy()
-    if np.any(arr < 0.0):
-        j = int(np.flatnonzero(arr < 0.0)[0])
-        raise InputError(f'{name}[{j}] (joint {model.joint_names[j]!r}) = {arr[j]}: gains must '
-                         'be >= 0')
-    arr.setflags(write=False)
-    return arr
-
-
-def _by_name(value, names, name, what):
-    """Return ``value``, or a mapping ``{key: x}`` as a list in the order of ``names``."""
-    if not hasattr(value, 'keys'):
-        return value
-    unknown = sorted(set(value) - set(names))
-    missing = [k for k in names if k not in value]
-    if unknown or missing:
-        raise InputError(f'{name}: {what} names must be {list(names)}; unknown {unknown}, '
-                         f'missing {missing}')
-    return [value[k] for k in names]
 
 
 def critically_damped(natural_frequency, damping_ratio=1.0):
@@ -218,66 +140,7 @@ def _check_finite(values, what):
                          '(overflowing gains or reference?)')
 
 
-def _effort(model, effort_limit):
-    if effort_limit is None:
-        return model.effort_limit
-    lim = joint_gains(effort_limit, model, 'effort_limit', allow_inf=True)
-    if np.any(lim <= 0.0):
-        j = int(np.flatnonzero(lim <= 0.0)[0])
-        raise InputError(f'effort_limit[{j}] = {lim[j]}: limits must be > 0 (inf: no limit)')
-    return lim
-
-
-class _Law:
-    """
-    What every law shares: its :class:`Law`, and new gains for a law that keeps its settings.
-
-    A subclass keeps the keyword arguments of its constructor in ``_arguments`` and names its
-    gains in ``gain_names``; ``_gain_keys`` are the names the gains are keyed by.
-    """
-
-    law = None
-    gain_names = ('kp', 'kd')
-
-    def with_gains(self, **gains):
-        """
-        Return this law with new gains; its other settings (and a PID's state) are kept.
-
-        Parameters
-        ----------
-        **gains
-            Gains named as in the constructor (``gain_names``), each given as the constructor
-            takes it and validated the same way. A mapping may name only the joints (or task
-            rows) that change; the other entries keep their values.
-
-        Returns
-        -------
-        PD, PDGravity, PID, ComputedTorque or ResolvedAcceleration
-            A new law of this one's class. This one is left as it was, also when the gains are
-            rejected (``InputError`` or ``ShapeError`` naming the gain).
-
-        """
-        unknown = sorted(set(gains) - set(self.gain_names))
-        if unknown:
-            raise InputError(f'with_gains: {type(self).__name__} has no gains {unknown}; its '
-                             f'gains are {list(self.gain_names)}')
-        changed = {name: {**dict(zip(self._gain_keys, getattr(self, name).tolist())), **value}
-                   if hasattr(value, 'keys') else value for name, value in gains.items()}
-        return type(self)(self.model, **{**self._arguments, **changed})
-
-    def for_one_state(self):
-        """
-        Return ``compute(t, q, qd, reference) -> Command`` for one state, checked once.
-
-        A control loop's fast path: the caller gives finite float arrays ``q``, ``qd`` (n,) and
-        a reference of three (n,) arrays (a :class:`~robot_dynamics.controller.Controller` has
-        checked them), and gets what :meth:`compute` gives, without its checks on every call.
-        A law without a faster way returns its ``compute``.
-        """
-        return self.compute
-
-
-class _JointLaw(_Law):
+class _JointLaw(BaseLaw):
     """Common parts of the joint-space laws: gains, limits, reference checks, saturation."""
 
     def __init__(self, model, kp, kd, *, effort_limit=None, saturate=True):
@@ -286,7 +149,7 @@ class _JointLaw(_Law):
         self.model = model
         self.kp = joint_gains(kp, model, 'kp')
         self.kd = joint_gains(kd, model, 'kd')
-        self.effort_limit = _effort(model, effort_limit)
+        self.effort_limit = effort_limits(model, effort_limit)
         self.saturate = bool(saturate)
 
     def __repr__(self):
@@ -501,7 +364,7 @@ class PID(_JointLaw):
 
     def with_gains(self, **gains):
         """
-        Return this PID with new gains and the same state (see :meth:`_Law.with_gains`).
+        Return this PID with new gains and the same state (see :meth:`BaseLaw.with_gains`).
 
         The integral of the error is kept, so the integral torque becomes ``ki_new int(e) dt``,
         clamped to ``integral_limit`` at the next call.
@@ -595,7 +458,7 @@ class ComputedTorque(_JointLaw):
         return self._command(tau, e)
 
     def for_one_state(self):
-        """Return the law for one state, checked once (see :meth:`_Law.for_one_state`)."""
+        """Return the law for one state, checked once (see :meth:`BaseLaw.for_one_state`)."""
         model, kp, kd = self.model, self.kp, self.kd
         prepared = model.prepare()         # one compiled RNEA call, into a buffer
         measured = self.friction is Friction.MEASURED
@@ -613,19 +476,6 @@ class ComputedTorque(_JointLaw):
         return compute
 
 
-def _task_gains_array(value, name):
-    """Return task gains (6,) from a scalar, six values or ``{row: value}`` (:data:`TASK_ROWS`)."""
-    arr = as_array(_by_name(value, TASK_ROWS, name, 'task row'), (), name)
-    if arr.ndim > 1 or arr.size not in (1, 6):
-        raise ShapeError(f'{name}: expected a scalar or 6 values (vx vy vz wx wy wz), got '
-                         f'shape {arr.shape}')
-    arr = np.broadcast_to(arr.reshape(-1), (6,)).copy()
-    if np.any(arr < 0.0):
-        raise InputError(f'{name}: gains must be >= 0, got {arr}')
-    arr.setflags(write=False)
-    return arr
-
-
 def _flat_batch(x, batch, tail):
     """Return ``x`` (..., ``*tail``) broadcast to the batch shape ``batch``, as (B, ``*tail``)."""
     if x.shape[:x.ndim - len(tail)] != batch:
@@ -633,7 +483,7 @@ def _flat_batch(x, batch, tail):
     return x.reshape((-1,) + tail)
 
 
-class ResolvedAcceleration(_Law):
+class ResolvedAcceleration(BaseLaw):
     """
     Resolved-acceleration control of the tip in task space (Luh, Walker and Paul 1980).
 
@@ -678,8 +528,8 @@ class ResolvedAcceleration(_Law):
                            'null_space_damping': null_space_damping, 'friction': friction,
                            'effort_limit': effort_limit, 'saturate': saturate}
         self.model = model
-        self.kp = self._task_gains(kp, 'kp')
-        self.kd = self._task_gains(kd, 'kd')
+        self.kp = task_gains(kp, 'kp')
+        self.kd = task_gains(kd, 'kd')
         mask = model.task_mask if mask is None else as_array(mask, (6,), 'mask').reshape(6)
         if not np.all((mask == 0.0) | (mask == 1.0)) or not mask.any():
             raise InputError(f'mask: expected six 0/1 weights with at least one 1, got {mask}')
@@ -691,7 +541,7 @@ class ResolvedAcceleration(_Law):
         if self.damping < 0.0 or self.null_space_damping < 0.0:
             raise InputError('damping and null_space_damping must be >= 0')
         self.friction = choice(friction, Friction, 'friction')
-        self.effort_limit = _effort(model, effort_limit)
+        self.effort_limit = effort_limits(model, effort_limit)
         self.saturate = bool(saturate)
         self._orientation = bool(self.mask[3:].any())
         self._redundant = model.dof > self.rows.size
@@ -699,10 +549,6 @@ class ResolvedAcceleration(_Law):
     def __repr__(self):
         return (f'ResolvedAcceleration({self.model.name!r}, kp={self.kp.tolist()}, '
                 f'kd={self.kd.tolist()}, mask={self.mask.tolist()})')
-
-    @staticmethod
-    def _task_gains(value, name):
-        return _task_gains_array(value, name)
 
     @property
     def gains(self):
@@ -940,7 +786,7 @@ class Adaptive(_JointLaw):
         self.state = AdaptiveState(self.state.estimate, _time(time))
 
     def with_gains(self, **gains):
-        """Return this law with new gains and the same estimate (see :meth:`_Law.with_gains`)."""
+        """Return this law with new gains and the same estimate (:meth:`BaseLaw.with_gains`)."""
         law = super().with_gains(**gains)
         law.state = self.state
         return law
@@ -1001,7 +847,7 @@ def _frozen(x):
 
 _CLASSES = {Law.PD: PD, Law.PD_GRAVITY: PDGravity, Law.PID: PID,
             Law.COMPUTED_TORQUE: ComputedTorque, Law.RESOLVED_ACCELERATION: ResolvedAcceleration,
-            Law.ADAPTIVE: Adaptive}
+            Law.ADAPTIVE: Adaptive, Law.OPERATIONAL_SPACE: OperationalSpace}
 
 
 def make_law(law, model, **parameters):
@@ -1021,14 +867,10 @@ def make_law(law, model, **parameters):
 
     Returns
     -------
-    PD, PDGravity, PID, ComputedTorque, ResolvedAcceleration or Adaptive
+    PD, PDGravity, PID, ComputedTorque, ResolvedAcceleration, Adaptive or OperationalSpace
 
     """
-    law = choice(law, Law, 'law')
-    if law is Law.OPERATIONAL_SPACE:
-        from .task_space import OperationalSpace   # it builds on this module
-        return OperationalSpace(model, **parameters)
-    return _CLASSES[law](model, **parameters)
+    return _CLASSES[choice(law, Law, 'law')](model, **parameters)
 
 
 # ---- the catalogue: laws with gains from a natural frequency ------------------------------------

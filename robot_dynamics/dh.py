@@ -33,6 +33,9 @@ Optional per row: ``name`` (joint), ``link`` (frame i), ``mass`` [kg], ``com`` [
 A YAML file holds ``joints:`` (the rows) and optionally ``name``, ``convention``, ``gravity``
 (3, base frame), ``base`` (pose of DH frame 0 in ``base_link``) and ``tool`` (pose of the tool
 in frame n); a pose is a 4x4 matrix or ``{xyz: [..], rpy: [..]}``.
+
+Below :class:`~robot_dynamics.model.RobotModel`: :func:`model_fields` reads the fields its
+constructor takes; ``RobotModel.from_dh`` builds and checks the model.
 """
 
 import enum
@@ -42,7 +45,6 @@ import numpy as np
 import yaml
 
 from .errors import choice, ModelError
-from .model import DEFAULT_GRAVITY, RobotModel
 from .spatial import rot_x, rot_z, transform, xyz_rpy_to_transform
 
 
@@ -93,7 +95,8 @@ def _array(value, shape, what):
     return v
 
 
-def _pose(value, what):
+def pose(value, what):
+    """Return a table's ``base`` or ``tool`` as a (4, 4) transform; None gives the identity."""
     if value is None:
         return np.eye(4)
     if isinstance(value, dict):
@@ -125,7 +128,8 @@ def inertia_tensor(value, what):
                      f'got shape {v.shape}')
 
 
-def _read(source):
+def read_table(source):
+    """Return ``(doc, name)``: the table as a mapping with ``joints``, the model's default name."""
     if isinstance(source, (str, Path)):
         path = Path(source)
         if not path.is_file():
@@ -144,13 +148,14 @@ def _read(source):
     return {'joints': list(source)}, 'dh_robot'
 
 
-def model_from_dh(source, convention=None):
+def model_fields(source, convention=None):
     """
-    Build a :class:`RobotModel` from DH rows (see the module docstring).
+    Return the fields of a ``RobotModel`` (a dict) from DH rows (see the module docstring).
 
     ``convention`` given here overrides the YAML file's ``convention`` (default standard).
+    Without ``gravity`` in the table the model's default applies.
     """
-    doc, default_name = _read(source)
+    doc, default_name = read_table(source)
     convention = choice(convention or doc.get('convention', 'standard'), Convention,
                         'DH convention', error=ModelError)
     rows = doc['joints']
@@ -159,8 +164,8 @@ def model_from_dh(source, convention=None):
     if not isinstance(rows, (list, tuple)):
         raise ModelError(f'joints: expected a list of DH rows, got {rows!r}')
     n = len(rows)
-    base = _pose(doc.get('base'), 'base')
-    tool = _pose(doc.get('tool'), 'tool')
+    base = pose(doc.get('base'), 'base')
+    tool = pose(doc.get('tool'), 'tool')
     names, types, placement, axes = [], [], [], []
     mass, com, inertia = np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3, 3))
     lim = {k: np.full(n, v) for k, v in (('lower', -np.inf), ('upper', np.inf),
@@ -211,11 +216,13 @@ def model_from_dh(source, convention=None):
                 raise ModelError(f'{where}: link name {name!r} is already used by another frame')
         frames.update(new)
     frames['tool0'] = (n, T_prev @ tool)
-    return RobotModel(
-        name=str(doc.get('name', default_name)), joint_names=tuple(names),
-        joint_types=tuple(types), joint_placement=np.array(placement),
-        joint_axis=np.array(axes), mass=mass, com=com, inertia=inertia,
-        lower=lim['lower'], upper=lim['upper'], velocity_limit=lim['velocity'],
-        effort_limit=lim['effort'], damping=lim['damping'], friction=lim['friction'],
-        frames=frames, base_link='base_link', tip_link='tool0',
-        gravity=_array(doc.get('gravity', DEFAULT_GRAVITY), (3,), 'gravity'))
+    fields = {
+        'name': str(doc.get('name', default_name)), 'joint_names': tuple(names),
+        'joint_types': tuple(types), 'joint_placement': np.array(placement),
+        'joint_axis': np.array(axes), 'mass': mass, 'com': com, 'inertia': inertia,
+        'lower': lim['lower'], 'upper': lim['upper'], 'velocity_limit': lim['velocity'],
+        'effort_limit': lim['effort'], 'damping': lim['damping'], 'friction': lim['friction'],
+        'frames': frames, 'base_link': 'base_link', 'tip_link': 'tool0'}
+    if 'gravity' in doc:
+        fields['gravity'] = _array(doc['gravity'], (3,), 'gravity')
+    return fields

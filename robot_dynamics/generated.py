@@ -34,6 +34,10 @@ it measured 15x less than ctypes with ``arr.ctypes.data`` pointers, and 50x less
 :func:`count_operations` counts the multiplications and additions of a program: a product of
 k factors is k - 1 multiplications (a factor -1 is a sign, free; ``x**k`` is k - 1), a sum of
 k terms k - 1 additions (subtractions included); divisions and functions (sin, cos) apart.
+
+This module is below the model (``RobotModel.prepare(generated=True)`` reaches it) and
+:mod:`robot_dynamics.symbolic` above it (it builds models of DH tables), so the sympy helpers
+both use, :func:`exact` and :func:`skew`, are here.
 """
 
 import dataclasses
@@ -49,13 +53,24 @@ import numpy as np
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from .symbolic import exact, skew
-
 #: Changes with the generator, so that a new version never loads an old file (2: the module is
 #: imported by name, as numba's cache needs; version 1's caches named it '<dynamic>').
 GENERATOR_VERSION = 2
 
 _IMPORTING = threading.Lock()
+
+
+def exact(x):
+    """Return ``x`` as an exact sympy number: an integer when within 1e-12, else its decimal."""
+    r = round(float(x))
+    if abs(float(x) - r) < 1e-12:
+        return sp.Integer(r)
+    return sp.Rational(repr(float(x)))
+
+
+def skew(v):
+    """Return the cross-product matrix ``[v]x`` (3, 3) of a 3-vector: ``[v]x w = v x w``."""
+    return sp.Matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
 
 
 class Program:

@@ -29,18 +29,21 @@ Internal representation (shared by URDF and DH models, in the spirit of Pinocchi
 
 Algorithms live in their own modules (kinematics, dynamics, ik) as functions of the model; the
 methods here only forward to them, so one model can serve any number of callers and threads.
+The description formats (urdf, dh) and the bundled robots' files (robots) are below the model
+too: they give the fields and files that the constructors here build a model of.
 """
 
 import collections
 import dataclasses
 import os
+from pathlib import Path
 import time
 import types
 from types import MappingProxyType
 
 import numpy as np
 
-from . import dynamics, ik, integrators, kinematics, limits, prepared
+from . import dh, dynamics, ik, integrators, kinematics, limits, prepared, robots, scene, urdf
 from .errors import closest, InputError, LIST_LIMIT, listed, ModelError
 
 JOINT_TYPES = ('revolute', 'continuous', 'prismatic')
@@ -171,9 +174,8 @@ class RobotModel:
         clipped to their limits (a mimic joint: at its master's locked value), and listed in
         ``model.locked_joints``.
         """
-        from .urdf import model_from_urdf
-        return model_from_urdf(source, base_link=base_link, tip_link=tip_link,
-                               locked_joints=locked_joints)
+        return cls(**urdf.model_fields(source, base_link=base_link, tip_link=tip_link,
+                                       locked_joints=locked_joints))
 
     @classmethod
     def from_dh(cls, source, convention=None):
@@ -183,25 +185,28 @@ class RobotModel:
         ``convention`` is ``'standard'`` or ``'modified'``; by default the YAML file's
         ``convention`` key, else standard.
         """
-        from .dh import model_from_dh
-        return model_from_dh(source, convention=convention)
+        return cls(**dh.model_fields(source, convention=convention))
 
     @classmethod
     def load(cls, name):
         """Load a bundled robot by name (see :meth:`available`)."""
-        from .robots import load
-        return load(name)
+        path = robots.path(name)
+        if path.suffix == '.urdf':
+            return cls.from_urdf(str(path))
+        return cls.from_dh(str(path))
 
     @staticmethod
     def available():
         """Return the names that :meth:`load` accepts."""
-        from .robots import available
-        return available()
+        return robots.available()
 
     def to_urdf(self):
-        """Export as URDF XML that :meth:`from_urdf` reads back to the same model."""
-        from .urdf import model_to_urdf
-        return model_to_urdf(self)
+        """
+        Export as URDF XML that :meth:`from_urdf` reads back to the same model.
+
+        The links carry the geometry of :func:`robot_dynamics.scene.primitive_visuals`.
+        """
+        return urdf.model_to_urdf(self, scene.primitive_visuals(self))
 
     def replace(self, **changes):
         """Return a copy with some fields changed (e.g. scaled ``mass``), validated anew."""
@@ -437,3 +442,42 @@ class RobotModel:
     def ik_all(self, target, **options):
         """Every closed-form IK solution (list of (n,) arrays); see robot_dynamics.ik.ik_all."""
         return ik.ik_all(self, target, **options)
+
+
+def from_source(*, robot='', urdf_file='', dh_file='', robot_description='', base_link=None,
+                tip_link=None, locked_joints=None):
+    """
+    Build a model from exactly one source and return ``(model, urdf)``.
+
+    Sources: ``robot`` (a bundled name), ``urdf_file``, ``dh_file`` (a DH table in YAML) or
+    ``robot_description`` (URDF XML text). ``urdf`` is the URDF text that describes the model to
+    others (a ``/robot_description`` topic): the file's own text for URDF sources, so that
+    viewers keep meshes and every other part of the robot, else ``model.to_urdf()``. The chain
+    options (``base_link``, ``tip_link``, ``locked_joints``) apply to URDF sources; the same
+    options applied to ``urdf`` rebuild the same model. Raises ``InputError`` unless exactly one
+    source is given, ``ModelError`` for a bad description.
+    """
+    given = {k: v for k, v in (('robot', robot), ('urdf_file', urdf_file), ('dh_file', dh_file),
+                               ('robot_description', robot_description)) if v}
+    if len(given) != 1:
+        raise InputError('give exactly one of robot, urdf_file, dh_file, robot_description; got '
+                         f'{sorted(given) or "none"}')
+    chain = {'base_link': base_link or None, 'tip_link': tip_link or None,
+             'locked_joints': dict(locked_joints) if locked_joints else None}
+    if robot:
+        source = robots.path(robot)
+        if source.suffix != '.urdf':
+            dh_file = str(source)
+        else:
+            urdf_file = str(source)
+    if dh_file:
+        if any(chain.values()):
+            raise InputError(f'base_link, tip_link and locked_joints apply to URDF sources, not '
+                             f'to the DH table {dh_file!r}')
+        model = RobotModel.from_dh(dh_file)
+        return model, model.to_urdf()
+    if urdf_file:
+        if not Path(urdf_file).is_file():
+            raise InputError(f'urdf_file {urdf_file!r} does not exist')
+        robot_description = Path(urdf_file).read_text()
+    return RobotModel.from_urdf(robot_description, **chain), robot_description

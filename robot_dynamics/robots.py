@@ -17,7 +17,8 @@ Bundled robots: the URDF files in ``urdf/`` and the DH tables ``config/*.dh.yaml
 
 The files are ROS 2 package data (``share/robot_dynamics``). They are found in the source tree
 when running from a checkout, else through the ament index (``AMENT_PREFIX_PATH``), else in the
-Python prefix where ``pip install`` puts data files.
+Python prefix where ``pip install`` puts data files. This module finds them;
+``RobotModel.load`` builds their models.
 """
 
 import os
@@ -70,52 +71,3 @@ def path(name):
     if name not in files:
         raise InputError(f'unknown robot {name!r}; available: {sorted(files)}')
     return files[name]
-
-
-def load(name):
-    """Load the bundled robot ``name`` as a RobotModel."""
-    from .model import RobotModel
-    p = path(name)
-    if p.suffix == '.urdf':
-        return RobotModel.from_urdf(str(p))
-    return RobotModel.from_dh(str(p))
-
-
-def from_source(*, robot='', urdf_file='', dh_file='', robot_description='', base_link=None,
-                tip_link=None, locked_joints=None):
-    """
-    Build a model from exactly one source and return ``(model, urdf)``.
-
-    Sources: ``robot`` (a bundled name), ``urdf_file``, ``dh_file`` (a DH table in YAML) or
-    ``robot_description`` (URDF XML text). ``urdf`` is the URDF text that describes the model to
-    others (a ``/robot_description`` topic): the file's own text for URDF sources, so that
-    viewers keep meshes and every other part of the robot, else ``model.to_urdf()``. The chain
-    options (``base_link``, ``tip_link``, ``locked_joints``) apply to URDF sources; the same
-    options applied to ``urdf`` rebuild the same model. Raises ``InputError`` unless exactly one
-    source is given, ``ModelError`` for a bad description.
-    """
-    from .model import RobotModel
-    given = {k: v for k, v in (('robot', robot), ('urdf_file', urdf_file), ('dh_file', dh_file),
-                               ('robot_description', robot_description)) if v}
-    if len(given) != 1:
-        raise InputError('give exactly one of robot, urdf_file, dh_file, robot_description; got '
-                         f'{sorted(given) or "none"}')
-    chain = {'base_link': base_link or None, 'tip_link': tip_link or None,
-             'locked_joints': dict(locked_joints) if locked_joints else None}
-    if robot:
-        source = path(robot)
-        if source.suffix != '.urdf':
-            dh_file = str(source)
-        else:
-            urdf_file = str(source)
-    if dh_file:
-        if any(chain.values()):
-            raise InputError(f'base_link, tip_link and locked_joints apply to URDF sources, not '
-                             f'to the DH table {dh_file!r}')
-        model = RobotModel.from_dh(dh_file)
-        return model, model.to_urdf()
-    if urdf_file:
-        if not Path(urdf_file).is_file():
-            raise InputError(f'urdf_file {urdf_file!r} does not exist')
-        robot_description = Path(urdf_file).read_text()
-    return RobotModel.from_urdf(robot_description, **chain), robot_description

@@ -22,7 +22,7 @@ URDF) or a mesh file. Three sources:
 - :func:`primitive_visuals`: geometry generated from the kinematics alone (a cylinder along
   each link between joint origins, a housing on each joint along its axis, a rod for each
   prismatic joint as long as its stroke, a tool flange at the tip), one colour per body. The
-  bundled URDFs carry it, and :func:`~robot_dynamics.urdf.model_to_urdf` writes it (DH robots);
+  bundled URDFs carry it, and ``RobotModel.to_urdf`` writes it (DH robots);
 - :func:`urdf_visuals`: the ``<visual>`` elements of a URDF, meshes resolved to files
   (:func:`resolve_mesh`); a body none of whose links has a visual gets capsules between its
   joint origins (:func:`segments`);
@@ -43,7 +43,7 @@ import numpy as np
 
 from . import kinematics
 from .errors import ModelError
-from .urdf import _origin, _parse, body_links
+from .urdf import body_links, origin_pose, parse
 
 SHAPES = ('box', 'cylinder', 'sphere', 'capsule', 'mesh')
 #: Body colours (RGBA, 0..1): base, then one per moving body, cycled; far apart in hue.
@@ -208,7 +208,7 @@ def urdf_visuals(source, model, base_dir=None, package_dirs=None):
     """
     if base_dir is None and not str(source).lstrip().startswith('<'):
         base_dir = Path(str(source)).parent
-    robot = _parse(source)
+    robot = parse(source)
     named = {m.name: m for m in robot.materials or ()}
     visuals, drawn = [], set()
     for link in robot.links:
@@ -241,7 +241,7 @@ def _visual(link, v, named, default_rgba, base_dir, package_dirs):
         material = named[material.name]
     rgba = (tuple(float(c) for c in material.color.rgba)
             if material is not None and material.color is not None else default_rgba)
-    origin = _origin(v.origin)
+    origin = origin_pose(v.origin)
     if kind == 'box':
         return Visual(link, origin, 'box', tuple(float(s) for s in g.size), rgba)
     if kind == 'cylinder':

@@ -45,7 +45,10 @@ import itertools
 import numpy as np
 import sympy as sp
 
+from . import dh
 from .errors import InputError
+from .generated import exact, skew
+from .model import RobotModel
 
 _AXES = 'xyz'
 #: Up to this many joints :func:`derive` simplifies by default: sympy's trigsimp of a 6-joint
@@ -56,21 +59,8 @@ _INERTIA_INDEX = (('xx', 0, 0), ('xy', 0, 1), ('yy', 1, 1), ('xz', 0, 2), ('yz',
                   ('zz', 2, 2))
 
 
-def exact(x):
-    """Return ``x`` as an exact sympy number: an integer when within 1e-12, else its decimal."""
-    r = round(float(x))
-    if abs(float(x) - r) < 1e-12:
-        return sp.Integer(r)
-    return sp.Rational(repr(float(x)))
-
-
 def _exact_matrix(a):
     return sp.Matrix(np.vectorize(exact, otypes=[object])(np.asarray(a, dtype=float)))
-
-
-def skew(v):
-    """Return the cross-product matrix ``[v]x`` (3, 3) of a 3-vector: ``[v]x w = v x w``."""
-    return sp.Matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
 
 
 def rotation(axis, angle):
@@ -197,9 +187,8 @@ def dh_chain(source, convention=None):
     ``g``. The COM of link i is ``a_i + c_ix`` from joint i along the link (frame i is at its far
     end).
     """
-    from . import dh
-    model = dh.model_from_dh(source, convention=convention)      # validates the table
-    doc, _ = dh._read(source)
+    model = RobotModel.from_dh(source, convention=convention)      # validates the table
+    doc, _ = dh.read_table(source)
     convention = dh.Convention(convention or doc.get('convention', 'standard'))
     symbols = {}
 
@@ -231,8 +220,8 @@ def dh_chain(source, convention=None):
 
     ch = chain(model)
     placement, mass, first, inertia = [], [], [], []
-    # the previous DH frame in the previous body (dh.model_from_dh's T_prev)
-    previous = _exact_matrix(dh._pose(doc.get('base'), 'base'))
+    # the previous DH frame in the previous body (dh.model_fields' T_prev)
+    previous = _exact_matrix(dh.pose(doc.get('base'), 'base'))
     for i, row in enumerate(doc['joints']):
         k = i + 1
         a, d = symbol(f'a_{k}', row['a']), symbol(f'd_{k}', row['d'])

@@ -58,11 +58,12 @@ from typing import NamedTuple
 import numpy as np
 
 from ._jit import kernel_array, njit
-from .control import _effort, _Law, _task_gains_array, Friction, joint_gains, Law, TASK_ROWS
 from .dynamics import (COULOMB_VELOCITY_SCALE, crba_state, crba_work, friction_torque,
                        rnea_state, rnea_work)
 from .errors import as_array, as_joint_array, choice, InputError, ShapeError, unknown_name
 from .kinematics import _pose_jacobian, AXES, check_task_mask, mask_axes  # noqa: F401
+from .law_base import (BaseLaw, effort_limits, Friction, joint_gains, Law, task_gains,
+                       TASK_ROWS)
 from .linalg import cholesky_solve
 from .spatial import rotation_log
 
@@ -95,7 +96,7 @@ class TaskCommand(NamedTuple):
     near_singularity: np.ndarray
 
 
-class OperationalSpace(_Law):
+class OperationalSpace(BaseLaw):
     """
     Cartesian impedance / operational-space control of the tip (see the module docstring).
 
@@ -151,7 +152,7 @@ class OperationalSpace(_Law):
         check_task_mask(model, mask)
         self.mask = _frozen(mask)
         self.rows = np.flatnonzero(self.mask)
-        self.stiffness = _task_gains_array(stiffness, 'stiffness')
+        self.stiffness = task_gains(stiffness, 'stiffness')
         if np.any(self.stiffness[self.rows] <= 0.0):
             raise InputError(f'stiffness: expected > 0 on the controlled rows '
                              f'{[TASK_ROWS[r] for r in self.rows]}, got '
@@ -171,7 +172,7 @@ class OperationalSpace(_Law):
         if not 0.0 < self.singular_threshold < 1.0:
             raise InputError('singular_threshold: expected a number in (0, 1), got '
                              f'{singular_threshold}')
-        self.effort_limit = _effort(model, effort_limit)
+        self.effort_limit = effort_limits(model, effort_limit)
         self.saturate = bool(saturate)
         body, T_body_link = model.link_body(model.tip_link)
         self._constants = tuple(kernel_array(np.asarray(x, dtype=float)) for x in (
@@ -258,7 +259,7 @@ class OperationalSpace(_Law):
         One compiled call: the tip's pose, J and ``Jdot qd``, M (CRBA) and h (RNEA) and the law
         (the same kernel as :meth:`compute`); the caller gives finite float64 arrays (n,) and a
         reference of a (4, 4) pose and (6,) twist and acceleration, C-contiguous (see
-        :meth:`robot_dynamics.control._Law.for_one_state`).
+        :meth:`robot_dynamics.law_base.BaseLaw.for_one_state`).
         """
         constants, parameters, n = self._constants, self._parameters, self.model.dof
         work = _work(n)       # one caller at a time per compute, as a control loop is

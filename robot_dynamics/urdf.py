@@ -15,6 +15,10 @@
 """
 Robot models from URDF (parsed with urdfdom-py's ``urdf_parser_py``) and back to URDF.
 
+Below :class:`~robot_dynamics.model.RobotModel`: :func:`model_fields` reads the fields its
+constructor takes (``RobotModel.from_urdf`` builds and checks the model) and
+:func:`model_to_urdf` writes any model with the visuals it is given.
+
 Supported: revolute, continuous, prismatic and fixed joints; joint origin xyz/rpy; any axis;
 inertial origin and full inertia tensor; limits; dynamics damping/friction.
 
@@ -60,7 +64,6 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 from .errors import ModelError, quoted
-from .model import RobotModel
 from .spatial import axis_angle_to_matrix, matrix_to_rpy, transform, xyz_rpy_to_transform
 
 MOVING = ('revolute', 'continuous', 'prismatic')
@@ -116,7 +119,8 @@ def _text_of(source):
     return text
 
 
-def _parse(source):
+def parse(source):
+    """Return urdf_parser_py's robot of ``source`` (a file path or the XML text)."""
     try:
         from urdf_parser_py import xml_reflection
         from urdf_parser_py.urdf import URDF
@@ -145,7 +149,8 @@ def _parse(source):
     return robot
 
 
-def _origin(elem):
+def origin_pose(elem):
+    """Return the pose (4, 4) that an ``<origin>`` element gives (None: the identity)."""
     if elem is None:
         return np.eye(4)
     xyz = elem.xyz if elem.xyz is not None else (0.0, 0.0, 0.0)
@@ -158,7 +163,7 @@ def _body_inertia(link):
     inertial = link.inertial
     if inertial is None:
         return None
-    T = _origin(inertial.origin)
+    T = origin_pose(inertial.origin)
     i = inertial.inertia
     tensor = np.zeros((3, 3)) if i is None else np.array(
         [[i.ixx, i.ixy, i.ixz], [i.ixy, i.iyy, i.iyz], [i.ixz, i.iyz, i.izz]], dtype=float)
@@ -379,15 +384,15 @@ def _chain(robot, base_link, tip_link):
     return base_link, tip_link, chosen, joints, chain
 
 
-def model_from_urdf(source, base_link=None, tip_link=None, locked_joints=None):
+def model_fields(source, base_link=None, tip_link=None, locked_joints=None):
     """
-    Build a :class:`RobotModel` for the chain ``base_link`` -> ``tip_link`` of a URDF.
+    Return the fields of a ``RobotModel`` (a dict): the chain ``base_link`` -> ``tip_link``.
 
     ``source`` is a file path or the XML text; ``locked_joints`` maps joints off the chain to
     the value [rad or m] they are locked at. Base, tip and locking follow the rules of the module
     docstring; a ``ModelError`` names whatever does not fit them.
     """
-    robot = _parse(source)
+    robot = parse(source)
     base_link, tip_link, chosen, joints, chain = _chain(robot, base_link, tip_link)
     locked = _lock(joints, chain, dict(locked_joints or {}), {j.name for j in robot.joints},
                    base_link, tip_link)
@@ -398,7 +403,7 @@ def model_from_urdf(source, base_link=None, tip_link=None, locked_joints=None):
     placement = [None] * len(chain)
     for j in joints:
         body, T_body_parent = frames[j.parent]
-        T_body_joint = T_body_parent @ _origin(j.origin)
+        T_body_joint = T_body_parent @ origin_pose(j.origin)
         if j.name in index:
             placement[index[j.name]] = T_body_joint
             frames[j.child] = (index[j.name] + 1, np.eye(4))
@@ -439,22 +444,22 @@ def model_from_urdf(source, base_link=None, tip_link=None, locked_joints=None):
         return 0.0 if value is None else float(value)
 
     lower, upper = np.array([_position_limits(j) for j in chain]).T
-    model = RobotModel(
-        name=robot.name or 'robot',
-        joint_names=tuple(j.name for j in chain),
-        joint_types=tuple(j.type for j in chain),
-        joint_placement=np.array(placement),
-        joint_axis=np.array([_axis(j) for j in chain]),
-        mass=mass, com=com, inertia=inertia, lower=lower, upper=upper,
-        velocity_limit=np.array([limit(j, 'velocity') for j in chain]),
-        effort_limit=np.array([limit(j, 'effort') for j in chain]),
-        damping=np.array([dyn(j, 'damping') for j in chain]),
-        friction=np.array([dyn(j, 'friction') for j in chain]),
-        frames=frames, base_link=base_link, tip_link=tip_link, locked_joints=locked)
-    _log.info('URDF %r: chain %r -> %r (%s), %d joints; locked joints %s%s', model.name,
+    fields = {
+        'name': robot.name or 'robot',
+        'joint_names': tuple(j.name for j in chain),
+        'joint_types': tuple(j.type for j in chain),
+        'joint_placement': np.array(placement),
+        'joint_axis': np.array([_axis(j) for j in chain]),
+        'mass': mass, 'com': com, 'inertia': inertia, 'lower': lower, 'upper': upper,
+        'velocity_limit': np.array([limit(j, 'velocity') for j in chain]),
+        'effort_limit': np.array([limit(j, 'effort') for j in chain]),
+        'damping': np.array([dyn(j, 'damping') for j in chain]),
+        'friction': np.array([dyn(j, 'friction') for j in chain]),
+        'frames': frames, 'base_link': base_link, 'tip_link': tip_link, 'locked_joints': locked}
+    _log.info('URDF %r: chain %r -> %r (%s), %d joints; locked joints %s%s', fields['name'],
               base_link, tip_link, 'tip chosen by rule' if chosen else 'tip given', n,
               locked or 'none', f'; 0 read as no limit: {unlimited}' if unlimited else '')
-    return model
+    return fields
 
 
 def _limit(value):
@@ -515,16 +520,17 @@ def geometry_elements(link, visual):
             ET.SubElement(material, 'color', rgba=rgba)
 
 
-def model_to_urdf(model):
+def model_to_urdf(model, visuals):
     """
-    Write ``model`` as URDF XML (a string) that :func:`model_from_urdf` reads back identically.
+    Write ``model`` as URDF XML (a string) that :func:`model_fields` reads back identically.
 
     Each body becomes a link carrying the merged inertia (origin at the COM, inertia about it);
-    every other named frame becomes a massless link on a fixed joint. The links get the
-    primitive geometry of :func:`robot_dynamics.scene.primitive_visuals` as ``<visual>`` and
-    ``<collision>`` (for RViz, Foxglove and ``robot-dynamics view``). ``model.gravity`` has no
-    place in URDF and is not written, nor is ``model.locked_joints``: the locked joints are
-    already merged into the bodies and frames.
+    every other named frame becomes a massless link on a fixed joint. Each of ``visuals``
+    (primitive :class:`~robot_dynamics.scene.Visual` on links of the model; ``RobotModel.to_urdf``
+    gives :func:`robot_dynamics.scene.primitive_visuals`, for RViz, Foxglove and
+    ``robot-dynamics view``) becomes a ``<visual>`` and a ``<collision>`` of its link.
+    ``model.gravity`` has no place in URDF and is not written, nor is ``model.locked_joints``:
+    the locked joints are already merged into the bodies and frames.
     """
     root = ET.Element('robot', name=model.name)
     root.append(ET.Comment(f' written by robot_dynamics RobotModel.to_urdf() from model '
@@ -574,8 +580,7 @@ def model_to_urdf(model):
             _origin_elem(joint, np.linalg.solve(T_parent, T))
             if body == model.dof:
                 parent, T_parent = link, T
-    from .scene import primitive_visuals     # scene builds on this module
-    for visual in primitive_visuals(model):
+    for visual in visuals:
         geometry_elements(link_elems[visual.link], visual)
     ET.indent(root)
     return ET.tostring(root, encoding='unicode', xml_declaration=True) + '\n'
@@ -659,7 +664,7 @@ def set_dynamic_parameters(source, model, note=None):
     - every other link merged into the body (fixed to it at any depth, or behind a locked joint)
       loses its ``<inertial>``: the identified parameters describe the rigid body as a whole,
       and the data cannot split them among its links; the chain link carries them, so
-      :func:`model_from_urdf` merges the links back to exactly the identified body. Keeping the
+      ``RobotModel.from_urdf`` merges the links back to exactly the identified body. Keeping the
       other links' inertials and subtracting them instead could give negative masses;
     - the body's joint gets ``<dynamics damping friction>`` (viscous, Coulomb), its other
       attributes kept.
@@ -674,8 +679,10 @@ def set_dynamic_parameters(source, model, note=None):
                 f'{list(model.joint_names)}, links {model.link_names}): the parameters cannot '
                 'be written into it')
     try:
-        described = model_from_urdf(text, base_link=model.base_link, tip_link=model.tip_link,
-                                    locked_joints=dict(model.locked_joints))
+        # checked (axes normalised) by the model's own class, which this module is below
+        described = type(model).from_urdf(text, base_link=model.base_link,
+                                          tip_link=model.tip_link,
+                                          locked_joints=dict(model.locked_joints))
     except ModelError as exc:
         raise ModelError(f'{mismatch}; {exc}') from None
     if described.joint_names != model.joint_names or not (

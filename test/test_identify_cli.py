@@ -37,7 +37,7 @@ import pytest
 from robot_dynamics import cli, closed_loop, control, identification, identify, recordings, \
     RobotModel
 from robot_dynamics.errors import InputError
-from robot_dynamics.robots import from_source
+from robot_dynamics.model import from_source
 from robot_dynamics.ros.tools.definitions import message_definition, TOPICS
 from robot_dynamics.trajectory import TrajectoryPoints
 

@@ -35,7 +35,7 @@ import pytest
 from robot_dynamics import cli, closed_loop, pick_and_place, plots, recorded_motion, recordings, \
     replay, RobotModel, ShapeError
 from robot_dynamics.errors import InputError
-from robot_dynamics.robots import from_source
+from robot_dynamics.model import from_source
 from robot_dynamics.ros.tools.definitions import message_definition, TOPICS
 
 NS = 1_000_000_000

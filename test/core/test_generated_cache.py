@@ -36,9 +36,9 @@ TIMEOUT = 600            # s: only against a hang; compiling on a busy host take
 CHILD = """
 import json, sys, warnings
 import numpy as np
-from robot_dynamics import generated, robots
+from robot_dynamics import generated, RobotModel
 warnings.simplefilter('error', RuntimeWarning)
-model = robots.load(sys.argv[1])
+model = RobotModel.load(sys.argv[1])
 fast = model.prepare(generated=True)
 k, n, err = fast.generated, model.dof, 0.0
 rng = np.random.default_rng(int(sys.argv[2]))

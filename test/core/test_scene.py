@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 from randomchain import random_q
 from robot_dynamics import RobotModel, robots
+from robot_dynamics.model import from_source
 from robot_dynamics.scene import (body_colour, camera_framing, primitive_visuals, reach,
                                   resolve_mesh, Scene, segments, urdf_visuals)
 from test_real_urdfs import robots_dir
@@ -61,7 +62,7 @@ def test_bundled_geometry_leaves_the_dynamics_unchanged(name):
 @pytest.mark.parametrize('name', URDF_ROBOTS + DH_ROBOTS)
 def test_every_body_is_drawn_in_its_own_colour(name):
     model = RobotModel.load(name)
-    _, urdf = robots.from_source(robot=name)
+    _, urdf = from_source(robot=name)
     visuals = urdf_visuals(urdf, model)
     assert all(v.shape == 'cylinder' for v in visuals)     # primitives, no capsule fallback
     colours = {}
@@ -95,7 +96,7 @@ def test_bundled_geometry_is_the_generated_one(name):
 @pytest.mark.parametrize('name', ['scara', 'puma560', 'planar_3r'])
 def test_visual_poses_are_fk_of_their_links(name):
     model = RobotModel.load(name)
-    scene = Scene.from_urdf(robots.from_source(robot=name)[1], model)
+    scene = Scene.from_urdf(from_source(robot=name)[1], model)
     q = random_q(np.random.default_rng(1), model, (7,))
     poses = scene.poses(q)
     assert poses.shape == (7, len(scene.visuals), 4, 4)

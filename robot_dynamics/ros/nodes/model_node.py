@@ -30,7 +30,7 @@ from .description import chain_options, CHAIN_PARAMETERS
 from .parameters import declare, Spec
 from .runner import run_node
 from ..wire.qos import DESCRIPTION_QOS
-from ...robots import from_source
+from ...model import from_source
 
 PARAMETERS = (
     Spec('robot', '', 'Bundled robot name (robot-dynamics info lists them).'),

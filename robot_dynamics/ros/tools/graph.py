@@ -57,9 +57,10 @@ from ..nodes import GOAL_NODE_SUFFIX
 from ..nodes.parameters import check, joint_of, ROS_PARAMETERS, unknown_parameter
 from ...control import LAWS
 from ...errors import InputError, ModelError
+from ...model import from_source
 from ...parameter_files import (file_values, flat_parameters, parameter_files, parse, robots,
                                 section_targets)
-from ...robots import from_source, share_directory
+from ...robots import share_directory
 
 PACKAGE = 'robot_dynamics'
 
