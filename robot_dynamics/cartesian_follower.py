@@ -43,7 +43,7 @@ from .errors import InputError
 from .follower import DEFAULT_STOP_TIME, Event, Outcome
 from .scene import reach
 from .spatial import matrix_to_rotvec, rotvec_to_matrix
-from .trajectory import check_duration, TaskPoint
+from .trajectory import check_duration, TaskPoint, TrajectoryPoint
 
 
 class CartesianTolerances(NamedTuple):
@@ -172,10 +172,25 @@ class CartesianFollower:
                                           start_time=t)
         self.active = None
 
-    def start(self, reference, t):
-        """Continue from the reference ``(pose, twist, acceleration)`` at ``t`` (to rest)."""
+    def goals(self):
+        """Return the tag of the running goal, if any (a goal starts when it is submitted)."""
+        return [] if self.active is None else [self.active.tag]
+
+    def handover(self, t, q):
+        """Return where a joint follower continues from: the arm's position ``q``, at rest."""
+        return TrajectoryPoint.at_rest(q)
+
+    def take_over(self, point, t):
+        """
+        Continue at ``t`` from the joint-space ``point``, brought to rest.
+
+        The tip's pose, twist ``J qd`` and acceleration ``J qdd + Jd qd`` at the point.
+        """
+        q, qd = point.q, point.qd
+        J = self.model.jacobian(q)
         self.active = None
-        self._to_rest(TaskPoint(*reference), t)
+        self._to_rest(TaskPoint(self.model.fk(q), J @ qd,
+                                J @ point.qdd + self.model.jacobian_dot(q, qd) @ qd), t)
 
     def submit(self, goal, t, q, *, check=True):
         """
@@ -198,7 +213,7 @@ class CartesianFollower:
                 check_motion(self.model, motion, q)
         except InputError as exc:
             return [Event.goal_ended(goal.tag, Outcome.INVALID, str(exc))]
-        events = self.preempt('preempted by a newer goal')
+        events = self.drop(Outcome.PREEMPTED, 'preempted by a newer goal')
         self.motion, self.active = motion, goal
         return events
 
@@ -214,7 +229,7 @@ class CartesianFollower:
                            max_angular_velocity, start_time=t, reach=self.reach)
         if check:
             check_motion(self.model, motion, q)
-        events = self.preempt('preempted by a target pose')
+        events = self.drop(Outcome.PREEMPTED, 'preempted by a target pose')
         self.motion = motion
         return events
 
@@ -230,17 +245,19 @@ class CartesianFollower:
             return []
         return self._end_active(t, Outcome.STOPPED, message)
 
-    def update(self, t, pose, twist):
+    def update(self, t, q, qd):
         """
-        Advance to ``t`` with the measured tip ``pose`` (4, 4) and ``twist`` (6,).
+        Advance to ``t`` with the measured joint state ``(q, qd)`` (n,).
 
         Returns ``(reference, events)``: the :class:`~robot_dynamics.trajectory.TaskPoint` at
-        ``t`` and the running goal's end, if it ends.
+        ``t`` and the running goal's end, if it ends (its tolerances are checked on the tip's
+        pose and twist ``J qd``).
         """
         point = self.motion.sample(t)
         goal = self.active
         if goal is None:
             return point, []
+        pose, twist = self.model.fk(q), self.model.jacobian(q) @ qd
         tol = goal.tolerances
         errors = (point.pose[:3, 3] - pose[:3, 3],
                   matrix_to_rotvec(point.pose[:3, :3] @ pose[:3, :3].T),
@@ -290,17 +307,15 @@ class CartesianFollower:
             np.concatenate((ref.pose[None, :3, :3], orientations)), twists, accs,
             start_time=t, **start)
 
-    def preempt(self, message):
-        """End the running goal as ``PREEMPTED`` (``message``); the reference runs on."""
+    def drop(self, outcome, message):
+        """End the running goal with ``outcome`` (``message``); the reference runs on."""
         events = [] if self.active is None else [
-            Event.goal_ended(self.active.tag, Outcome.PREEMPTED, message)]
+            Event.goal_ended(self.active.tag, outcome, message)]
         self.active = None
         return events
 
     def _end_active(self, t, outcome, message):
-        events = [] if self.active is None else [
-            Event.goal_ended(self.active.tag, outcome, message)]
-        self.active = None
+        events = self.drop(outcome, message)
         self._to_rest(self.motion.sample(t), t)
         return events
 

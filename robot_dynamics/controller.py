@@ -82,7 +82,7 @@ import copy
 import enum
 import math
 import time
-from typing import NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional, Union
 
 import numpy as np
 
@@ -92,10 +92,11 @@ from .cartesian_follower import CartesianFollower
 from .control import Law
 from .errors import choice, InputError
 from .events import Event, Kind, Outcome
-from .follower import DEFAULT_STOP_TIME, Goal, TrajectoryFollower
+from .follower import DEFAULT_STOP_TIME, Follower, Goal, TrajectoryFollower
 from .limits import middle
 from .plant import Interface
 from .sources import Arbiter, DEFAULT_SOURCE_TIMEOUT
+from .stamps import Grid
 from .trajectory import TaskPoint, TrajectoryPoint
 
 #: Default age [s, on the states' clock] of the newest state beyond which the states are stale.
@@ -121,6 +122,11 @@ DEFAULT_MAX_LINEAR_VELOCITY = 0.25
 DEFAULT_MAX_ANGULAR_VELOCITY = 1.0
 #: A gap between cycles longer than this many periods counts the cycles in between as missed.
 MISSED_GAP = 1.5
+#: Default rates [Hz, on the states' clock] of the controller's state, of its tip's state and of
+#: a running goal's feedback (:class:`Cycling`).
+DEFAULT_STATE_RATE_HZ = 100.0
+DEFAULT_TIP_RATE_HZ = 100.0
+DEFAULT_FEEDBACK_RATE_HZ = 20.0
 
 
 class Mode(enum.Enum):
@@ -130,6 +136,13 @@ class Mode(enum.Enum):
     HOLD = 'hold'
     TRAJECTORY = 'trajectory'
     SAFE = 'safe'
+
+
+class Trigger(enum.Enum):
+    """What starts a control cycle (:class:`Cycling`)."""
+
+    STATE = 'state'
+    TIMER = 'timer'
 
 
 class SafeMode(enum.Enum):
@@ -143,8 +156,10 @@ class Cycle(NamedTuple):
     """
     What one call produced: the command to send now, and what to report.
 
-    ``command`` (n,) is None when nothing is to be sent. ``reference`` is the followed point,
-    ``q`` and ``qd`` the state it was compared with, ``requested`` what the law asked for before
+    ``command`` (n,) is None when nothing is to be sent. ``reference`` is the followed point
+    (a joint :class:`~robot_dynamics.trajectory.TrajectoryPoint`, or a tip
+    :class:`~robot_dynamics.trajectory.TaskPoint` in task space), ``q`` and ``qd`` the state it
+    was compared with, ``requested`` what the law asked for before
     saturation (the command itself for the position and velocity interfaces and for the safe
     command), ``saturated`` (n,) the joints clipped to their effort limits; these are None when
     nothing is sent. ``t`` is the time of the call on the states' clock.
@@ -153,12 +168,38 @@ class Cycle(NamedTuple):
     t: float
     mode: Mode
     command: Optional[np.ndarray]
-    reference: Optional[TrajectoryPoint]
+    reference: Optional[Union[TrajectoryPoint, TaskPoint]]
     q: Optional[np.ndarray]
     qd: Optional[np.ndarray]
     requested: Optional[np.ndarray]
     saturated: Optional[np.ndarray]
     events: list
+
+    @property
+    def joint_reference(self):
+        """Return the reference as a joint TrajectoryPoint, or None in task space."""
+        return self.reference if isinstance(self.reference, TrajectoryPoint) else None
+
+    def tip_reference(self, model):
+        """
+        Return the reference as a tip :class:`~robot_dynamics.trajectory.TaskPoint` of ``model``.
+
+        In joint space the tip's pose and twist ``J qd`` at the joint reference (its
+        acceleration None: not worked out for a report).
+        """
+        if isinstance(self.reference, TaskPoint):
+            return self.reference
+        q, qd = self.reference.q, self.reference.qd
+        return TaskPoint(model.fk(q), model.jacobian(q) @ qd, None)
+
+
+class _Space(NamedTuple):
+    """A space the controller runs in: its follower, its command, what starts it."""
+
+    follower: Follower
+    #: ``(t, q, qd, reference) -> (command, requested, saturated, events)``
+    command: Callable
+    start: Callable
 
 
 class Controller:
@@ -228,11 +269,12 @@ class Controller:
         self.follower = TrajectoryFollower(model, stop_time=stop_time)
         # task space: Cartesian goals and targets, then a compliant hold, until a joint goal
         self.cartesian = CartesianFollower(model, stop_time=stop_time)
-        self.task_space = False
-        #: The task law's condition number of the controlled rows of J at the newest cycle in
-        #: task space (nan before the first).
-        self.condition_number = math.nan
-        self._near_singularity = False
+        self._joints = _Space(self.follower, self._joint_command, self._start_joints)
+        self._task = _Space(self.cartesian, self._task_command, self._start_task)
+        self._space = self._joints
+        self._posture = None            # where the arm was when task space began
+        self._task_compute = None
+        self._start_joints()
         self.max_linear_velocity = float(max_linear_velocity)
         self.max_angular_velocity = float(max_angular_velocity)
         self.set_task_law(task_law)
@@ -308,32 +350,18 @@ class Controller:
                 self.missed_cycles += int(round(gap)) - 1
         self._last_cycle = t
         q, qd = self.q, self.qd
-        events = []
+        space, events = self._space, []
         try:
-            if self.task_space:
-                reference, ended = self._task_reference(t, q, qd)
-                compute = self._task_compute
-            else:
-                reference, ended = self.follower.update(t, q, qd)
-                compute = self._compute
+            reference, ended = space.follower.update(t, q, qd)
             events += ended
-            if self.task_space or self.interface is Interface.EFFORT:
-                command = compute(t, q, qd, reference)
-                if self.task_space:
-                    events += self._singularity_events(command)
-                values, requested, saturated = command.tau, command.tau_requested, \
-                    command.saturated
-            else:
-                values = reference.q if self.interface is Interface.POSITION else \
-                    reference.qd + self.velocity_feedback * (reference.q - q)
-                requested, saturated = values, np.zeros(self.model.dof, dtype=bool)
+            values, requested, saturated, said = space.command(t, q, qd, reference)
+            events += said
         except Exception as exc:  # noqa: B902 - whatever failed, the drives get the safe command
             failed = self.fault(f'control cycle failed: {type(exc).__name__}: {exc}')
             return failed._replace(events=events + failed.events)
         self.cycles += 1
         self.saturated_cycles += saturated
-        running = self.cartesian.active if self.task_space else self.follower.active
-        self.mode = Mode.TRAJECTORY if running is not None else Mode.HOLD
+        self.mode = Mode.TRAJECTORY if space.follower.active is not None else Mode.HOLD
         return Cycle(t, self.mode, values, reference, q, qd, requested, saturated, events)
 
     def no_state(self, elapsed, wall_elapsed=None):
@@ -414,11 +442,11 @@ class Controller:
         Changes nothing, so it can run outside the control cycle (the node calls it off the
         cycle's lock, so that a long goal's spline costs no cycle); :meth:`submit` then only
         takes it, or its refusal, unless the reference changed meanwhile. Before the first state
-        and in task space (the joint reference restarts where the arm is) it is built when
-        submitted.
+        it is built when submitted, and so it is again when the joint reference restarted where
+        the arm is meanwhile (a joint goal in task space).
         """
         time = self.time
-        if time is None or self.task_space:
+        if time is None:
             return goal
         return self.follower.prepare(goal, time)
 
@@ -434,15 +462,12 @@ class Controller:
         if self.mode in (Mode.WAITING, Mode.SAFE):
             return [Event(Kind.GOAL_ENDED, f'the controller is {self.mode.value}: no fresh joint '
                                            'states', goal.tag, Outcome.INVALID)]
-        if self.task_space:
-            # the joint reference starts where the arm is; the Cartesian motion ends only when
-            # the goal is accepted
-            self.follower.hold(self.q, self.time)
+        left = self._switch(self._joints)
         events = self.follower.submit(goal, self.time)
         if any(e.tag is goal.tag for e in events):
+            self._restore(left)
             return events
-        if self.task_space:
-            events += self._leave_task_space('preempted by a joint goal')
+        events += self._preempted(left, 'preempted by a joint goal')
         times = np.asarray(goal.time_from_start, dtype=float)
         delay = 0.0 if goal.start_time is None else goal.start_time - self.time
         when = 'now' if delay <= 0.0 else f'in {delay:.3f} s'
@@ -452,25 +477,26 @@ class Controller:
 
     def cancel(self, tag):
         """End the goal ``tag`` at the newest state's time (a running one stops smoothly)."""
-        if self.task_space:
-            return self.cartesian.cancel(tag, self.time)
-        return self.follower.cancel(tag, self.time)
+        return self._space.follower.cancel(tag, self.time)
 
     @property
     def goals(self):
         """Return the tags of the goal waiting for its start and of the running one (if any)."""
-        if self.task_space:
-            return [] if self.cartesian.active is None else [self.cartesian.active.tag]
-        return [g.tag for g in (self.follower.pending, self.follower.active) if g is not None]
+        return self._space.follower.goals()
+
+    @property
+    def followed(self):
+        """Return the follower in force: :attr:`follower` (joint space) or :attr:`cartesian`."""
+        return self._space.follower
 
     # ---- task space -----------------------------------------------------------------------------
 
     def set_task_law(self, task_law):
         """Use ``task_law`` (an OperationalSpace law) for Cartesian goals from the next cycle."""
         self.task_law = task_law
-        self._task_compute = None
-        if task_law is not None and self.task_space:
-            self._task_compute = self._posture_law().for_one_state()
+        # built where task space begins (its posture), and again for a new law after that
+        self._task_compute = None if task_law is None or self._posture is None else \
+            self._posture_law().for_one_state()
 
     def submit_cartesian(self, goal, *, check=True):
         """
@@ -485,15 +511,15 @@ class Controller:
         refused = self._task_refusal()
         if refused:
             return [Event(Kind.GOAL_ENDED, refused, goal.tag, Outcome.INVALID)]
-        saved = self._enter_task_space()
+        left = self._switch(self._task)
         events = self.cartesian.submit(goal, self.time, self.q, check=check)
         if any(e.tag is goal.tag for e in events):
-            self._restore_joint_space(saved)
+            self._restore(left)
             return events
         accepted = Event(Kind.GOAL_ACCEPTED, f'accepted: a Cartesian goal of '
                                              f'{len(goal.time_from_start)} points over '
                                              f'{self.cartesian.motion.duration:.3f} s', goal.tag)
-        return [accepted] + events + _preempted(saved)
+        return [accepted] + events + self._preempted(left, 'preempted by a Cartesian goal')
 
     def set_target(self, pose, *, check=True):
         """
@@ -506,14 +532,14 @@ class Controller:
         refused = self._task_refusal()
         if refused:
             raise InputError(refused)
-        saved = self._enter_task_space()
+        left = self._switch(self._task)
         try:
             events = self.cartesian.target(pose, self.time, self.max_linear_velocity,
                                            self.max_angular_velocity, self.q, check=check)
         except InputError:
-            self._restore_joint_space(saved)
+            self._restore(left)
             raise
-        return events + _preempted(saved)
+        return events + self._preempted(left, 'preempted by a Cartesian goal')
 
     def _task_refusal(self):
         if self.mode in (Mode.WAITING, Mode.SAFE):
@@ -522,44 +548,65 @@ class Controller:
             return 'Cartesian goals need the effort interface and a task-space law'
         return ''
 
-    def _enter_task_space(self):
+    def _switch(self, space, t=None):
         """
-        Switch to task space from the joint reference in force; return what to restore.
+        Bring ``space`` in force at ``t`` (the newest state's time), continuing the reference.
 
-        None when already in task space; else the joint follower's reference, waiting goal and
-        running goal, which end as ``PREEMPTED`` (:func:`_preempted`) if the switch is kept.
+        Returns what was left (None: ``space`` was in force): the space, whose goals are still
+        to end (:meth:`_preempted`), and its figures, or :meth:`_restore` brings both back (a
+        refused goal changes nothing).
         """
-        if self.task_space:
+        if space is self._space:
             return None
-        t = self.time
-        point = self.follower.trajectory.sample(t)
-        T, J, Jd = self.model.fk(point.q), self.model.jacobian(point.q), \
-            self.model.jacobian_dot(point.q, point.qd)
-        saved = (self.follower.trajectory, self.follower.pending, self.follower.active)
-        self.cartesian.start(TaskPoint(T, J @ point.qd, J @ point.qdd + Jd @ point.qd), t)
-        self.task_space = True
-        self._near_singularity = False
+        left = (self._space, self.condition_number, self._near_singularity)
+        t = self.time if t is None else t
+        space.follower.take_over(self._space.follower.handover(t, self.q), t)
+        self._space = space
+        space.start()
+        return left
+
+    def _restore(self, left):
+        """Undo :meth:`_switch`: what was left is in force again, its reference unchanged."""
+        if left is not None:
+            self._space, self.condition_number, self._near_singularity = left
+
+    @staticmethod
+    def _preempted(left, message):
+        """End the goals of the space left by :meth:`_switch` (``PREEMPTED``); the events."""
+        return [] if left is None else left[0].follower.drop(Outcome.PREEMPTED, message)
+
+    def _start_joints(self):
+        """Joint space begins: no task-space figures."""
+        #: The task law's condition number of the controlled rows of J at the newest cycle in
+        #: task space (nan before the first, and in joint space).
         self.condition_number = math.nan
+        self._near_singularity = False
+
+    def _start_task(self):
+        """Task space begins: the null space holds the posture where the arm is now."""
+        self._start_joints()
         self._posture = self.q.copy()
         self.set_task_law(self.task_law)
-        return saved
+
+    def _joint_command(self, t, q, qd, reference):
+        """Return the joint reference's command: the law's effort, or the drives' reference."""
+        if self.interface is Interface.EFFORT:
+            command = self._compute(t, q, qd, reference)
+            return command.tau, command.tau_requested, command.saturated, []
+        values = reference.q if self.interface is Interface.POSITION else \
+            reference.qd + self.velocity_feedback * (reference.q - q)
+        return values, values, np.zeros(self.model.dof, dtype=bool), []
+
+    def _task_command(self, t, q, qd, reference):
+        """Return the tip reference's command: the task law's effort and its singularity."""
+        command = self._task_compute(t, q, qd, reference)
+        return (command.tau, command.tau_requested, command.saturated,
+                self._singularity_events(command))
 
     @property
     def near_singularity(self):
         """Return whether the task law damped its inverse at the newest cycle in task space."""
         return self._near_singularity
-
-    def _restore_joint_space(self, saved):
-        """Undo :meth:`_enter_task_space` (a refused goal changes nothing)."""
-        if saved is not None:
-            self.follower.trajectory, self.follower.pending, self.follower.active = saved
-            self.task_space = False
-
-    def _leave_task_space(self, message):
-        """End the Cartesian goal (``PREEMPTED``) and return to joint space; return events."""
-        ended = self.cartesian.preempt(message)
-        self.task_space = False
-        return ended
 
     def _posture_law(self):
         """Return the task law, its posture where the Cartesian motion started if it has none."""
@@ -577,11 +624,6 @@ class Controller:
                  'away from the singularity again')
         return [Event(Kind.NEAR_SINGULARITY, f'{words} (condition number '
                                              f'{float(command.condition_number):.3g})')]
-
-    def _task_reference(self, t, q, qd):
-        """Return the tip reference at ``t`` and the goal events, from the measured state."""
-        T = self.model.fk(q)
-        return self.cartesian.update(t, T, self.model.jacobian(q) @ qd)
 
     def set_law(self, law):
         """
@@ -705,19 +747,15 @@ class Controller:
 
     def _end_goals(self, t, reason):
         """End every goal (``STOPPED``) and bring the reference to rest; return the events."""
-        if self.task_space:
-            # what the controller holds after a fault or a gap: the joint position, as ever
-            ended = self.cartesian.stop(t, reason)
-            self.task_space = False
-            self.follower.hold(self.q, t)
-            return ended
+        followed = self._space.follower
         try:
-            return self.follower.stop(t, reason)
+            ended = followed.stop(t, reason)
         except Exception:  # noqa: B902 - a follower that failed: end its goals without it
-            ended = [Event.goal_ended(g.tag, Outcome.STOPPED, reason)
-                     for g in (self.follower.pending, self.follower.active) if g is not None]
-            self.follower.hold(self.q, t)
-            return ended
+            ended = followed.drop(Outcome.STOPPED, reason)
+            followed.take_over(TrajectoryPoint.at_rest(self.q), t)
+        # what the controller holds after a fault or a gap: the joint reference, as ever
+        self._switch(self._joints, t)
+        return ended
 
     def _safe(self, t, events):
         command = self.safe_command()
@@ -735,13 +773,6 @@ class Controller:
 
     def _nothing(self, t, events):
         return Cycle(t, self.mode, None, None, None, None, None, None, events)
-
-
-def _preempted(saved):
-    """Return the joint goals' events of a switch to task space (``_enter_task_space``)."""
-    return [] if saved is None else [Event.goal_ended(g.tag, Outcome.PREEMPTED,
-                                                      'preempted by a Cartesian goal')
-                                     for g in saved[1:] if g is not None]
 
 
 class StateWatch:
@@ -781,6 +812,88 @@ class StateWatch:
         return self.controller.no_state(self.elapsed(now), wall)
 
 
+class Cycling:
+    """
+    The controller node's loop over a port: joint states in; commands and reports out.
+
+    What the controller node runs in its cycle's thread, and a test's graph on a clock of its own
+    (as :class:`~robot_dynamics.simulator.Stepping` is the simulator's). Each usable joint state
+    (:meth:`state`) is answered at once (``trigger`` ``'state'``) or kept for the timer's
+    cycles (:meth:`tick`, ``'timer'``); the watchdog (:class:`StateWatch`, on ``clock``) answers
+    :meth:`look`; whatever fails on the way gives the safe command (:meth:`Controller.fault`).
+    The ``port`` moves messages and makes no decision:
+
+    - ``send_command(cycle)``: send the cycle's command (n,) in model order;
+    - ``publish_state(cycle)``, ``publish_tip(cycle)``, ``publish_feedback(cycle, tag)``: the
+      controller's state, its tip's state and the running goal's (``tag``) feedback, each on a
+      grid of the states' clock (``rates``: ``(state, tip, feedback)`` [Hz], 0: none); the
+      state also at once when the mode changes, the tip's not in safe mode;
+    - ``report(events)``.
+
+    ``sim_time``: the states are on simulated time (:class:`StateWatch`); the times ``now`` [s]
+    given below are the node's clock (``/clock`` there), unused on wall time.
+    """
+
+    def __init__(self, controller, port, *, sim_time, trigger=Trigger.STATE,
+                 rates=(DEFAULT_STATE_RATE_HZ, DEFAULT_TIP_RATE_HZ, DEFAULT_FEEDBACK_RATE_HZ),
+                 clock=time.monotonic):
+        self.controller, self.port = controller, port
+        self.trigger = choice(trigger, Trigger, 'trigger')
+        self.watch = StateWatch(controller, sim_time, clock)
+        self._state_grid, self._tip_grid, self._feedback_grid = (Grid(r) for r in rates)
+        self._published_mode = None
+
+    def state(self, t, q, qd, source=None, now=None):
+        """Take the state ``(q, qd)`` measured at ``t`` by ``source`` (``Controller.update``)."""
+        c = self.controller
+        if self.trigger is Trigger.STATE:
+            self._run(c.update, t, q, qd, source, now)
+        else:
+            self.port.report(c.observe(t, q, qd, source, now))
+        if c.time == t:
+            self.watch.taken()
+
+    def tick(self, now=None):
+        """Run the timer's cycle on the newest state, at its time plus the time since."""
+        c = self.controller
+        if c.time is not None:
+            self._run(c.cycle, c.time + max(0.0, self.watch.elapsed(now)))
+
+    def look(self, now=None):
+        """Look at the states' age (every :attr:`StateWatch.period` or sooner)."""
+        if self.controller.time is not None:
+            self._run(self.watch.look, now)
+
+    def send(self, cycle):
+        """Send a cycle's command and publish what is due; report its events."""
+        port = self.port
+        if cycle.command is not None:
+            port.send_command(cycle)
+            if self._state_grid.due(cycle.t, now=cycle.mode is not self._published_mode):
+                self._published_mode = cycle.mode
+                port.publish_state(cycle)
+            if cycle.mode is not Mode.SAFE and self._tip_grid.due(cycle.t):
+                port.publish_tip(cycle)
+            goal = self.controller.followed.active
+            tag = None if goal is None else goal.tag     # (None: a goal from a topic)
+            if tag is not None and self._feedback_grid.due(cycle.t):
+                port.publish_feedback(cycle, tag)
+        port.report(cycle.events)
+
+    def _run(self, step, *args):
+        """Send what ``step(*args)`` gives; anything that fails on the way: the safe command."""
+        try:
+            self.send(step(*args))
+        except Exception as exc:  # noqa: B902 - the loop goes on; the drives get the safe command
+            cycle = self.controller.fault(f'control cycle failed in the node: '
+                                          f'{type(exc).__name__}: {exc}')
+            try:
+                if cycle.command is not None:
+                    self.port.send_command(cycle)
+            finally:
+                self.port.report(cycle.events)
+
+
 def configured_controller(model, law, parameter, *, interface='effort', task_law=None):
     """
     Return the :class:`Controller` of ``model`` and ``law`` that the controller node describes.
@@ -804,5 +917,20 @@ def configured_controller(model, law, parameter, *, interface='effort', task_law
                                        DEFAULT_MAX_ANGULAR_VELOCITY))
 
 
-__all__ = ['configured_controller', 'Controller', 'Cycle', 'Event', 'Goal', 'Kind', 'Mode',
-           'SafeMode', 'StateWatch']
+def configured_cycling(controller, port, parameter, *, sim_time, clock=time.monotonic):
+    """
+    Return the :class:`Cycling` of ``controller`` over ``port`` that the controller node runs.
+
+    ``parameter(name, default)`` gives the node's ``trigger``, ``state_publish_rate_hz``,
+    ``cartesian.state_publish_rate_hz`` and ``action_monitor_rate_hz``.
+    """
+    return Cycling(controller, port, sim_time=sim_time,
+                   trigger=parameter('trigger', Trigger.STATE.value),
+                   rates=(parameter('state_publish_rate_hz', DEFAULT_STATE_RATE_HZ),
+                          parameter('cartesian.state_publish_rate_hz', DEFAULT_TIP_RATE_HZ),
+                          parameter('action_monitor_rate_hz', DEFAULT_FEEDBACK_RATE_HZ)),
+                   clock=clock)
+
+
+__all__ = ['configured_controller', 'configured_cycling', 'Controller', 'Cycle', 'Cycling',
+           'Event', 'Goal', 'Kind', 'Mode', 'SafeMode', 'StateWatch', 'Trigger']

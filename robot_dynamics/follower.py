@@ -38,10 +38,14 @@ controller node only converts messages:
   tolerance, a cancel or a stop from outside bring the reference to rest smoothly (constant
   deceleration over ``stop_time``) and hold there.
 
+Both followers of a controller, this one and the task-space
+:class:`~robot_dynamics.cartesian_follower.CartesianFollower`, keep one protocol
+(:class:`Follower`), so that the controller runs either without asking which it has.
+
 Times are seconds on the controller's clock; joint arrays are (n,) in model order.
 """
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Protocol
 
 import numpy as np
 
@@ -151,6 +155,48 @@ class Joined(NamedTuple):
     now: bool = False       # the goal had no start time: it starts when it is taken
 
 
+class Follower(Protocol):
+    """
+    A reference that a controller follows, in joint space or in task space, with its goals.
+
+    The controller measures joint states ``(q, qd)`` (n,) and asks:
+
+    - :meth:`update` ``(t, q, qd)``: ``(reference, events)``, the reference at ``t`` and the
+      events of its goals (started, succeeded, a tolerance violated);
+    - :meth:`goals`: the tags of its goals, waiting and running; ``active``: the running one;
+    - :meth:`cancel` ``(tag, t)`` and :meth:`stop` ``(t, message)``: goals end, the reference
+      comes to rest smoothly; :meth:`drop` ``(outcome, message)``: goals end, the reference
+      runs on (another follower takes over);
+    - :meth:`handover` ``(t, q)``: the joint-space point (a
+      :class:`~robot_dynamics.trajectory.TrajectoryPoint`) from which another follower
+      continues at ``t`` (``q``: where the arm is), and :meth:`take_over` ``(point, t)``:
+      continue from such a point.
+    """
+
+    active: Optional[object]
+
+    def update(self, t, q, qd):
+        """Return ``(reference, events)`` at ``t`` from the measured state ``(q, qd)``."""
+
+    def goals(self):
+        """Return the tags of the goals, waiting and running."""
+
+    def cancel(self, tag, t):
+        """End the goal ``tag`` (brought to rest smoothly); return its events."""
+
+    def stop(self, t, message):
+        """Bring the reference to rest smoothly, every goal ``STOPPED``; return the events."""
+
+    def drop(self, outcome, message):
+        """End every goal with ``outcome``, the reference unchanged; return the events."""
+
+    def handover(self, t, q):
+        """Return the joint-space point at ``t`` from which another follower continues."""
+
+    def take_over(self, point, t):
+        """Continue from the joint-space ``point`` at ``t``, at rest when it is (no goal)."""
+
+
 class TrajectoryFollower:
     """
     The reference of a joint controller: hold, follow goals, stop; one per controller.
@@ -228,6 +274,25 @@ class TrajectoryFollower:
             events.append(Event.goal_ended(self.pending.tag, Outcome.PREEMPTED,
                                            'preempted by a newer goal before it started'))
         self.pending = goal
+        return events
+
+    def goals(self):
+        """Return the tags of the goal waiting for its start and of the running one."""
+        return [g.tag for g in (self.pending, self.active) if g is not None]
+
+    def handover(self, t, q):
+        """Return the reference at ``t``: where another follower continues from."""
+        return self.trajectory.sample(t)
+
+    def take_over(self, point, t):
+        """Hold the position of ``point`` from ``t`` on (the arm is there, at rest)."""
+        self.hold(point.q, t)
+
+    def drop(self, outcome, message):
+        """End the waiting and the running goal with ``outcome``; the reference runs on."""
+        events = [Event.goal_ended(g.tag, outcome, message)
+                  for g in (self.pending, self.active) if g is not None]
+        self.pending = self.active = None
         return events
 
     def cancel(self, tag, t):

@@ -57,4 +57,27 @@ def periods(seconds, rate_hz):
     return s_to_ns(seconds) * num // (den * NS_PER_S)
 
 
-__all__ = ['join', 'ns_to_s', 'NS_PER_S', 'periods', 's_to_ns', 'split']
+class Grid:
+    """
+    The times to publish at on a grid of ``rate_hz`` [Hz] of a clock: once in each period.
+
+    Asked at each cycle's time, it says yes at the first cycle of a period (:func:`periods`:
+    runs that start at different times sample alike). A rate of 0 or less: never.
+    """
+
+    def __init__(self, rate_hz):
+        self.rate_hz = float(rate_hz)
+        self._next = None       # the next period to publish in
+
+    def due(self, seconds, now=False):
+        """Return whether to publish at ``seconds`` [s]; ``now``: yes, whatever the period."""
+        if self.rate_hz <= 0.0:
+            return False
+        period = periods(seconds, self.rate_hz)
+        if not now and self._next is not None and period < self._next:
+            return False
+        self._next = period + 1
+        return True
+
+
+__all__ = ['Grid', 'join', 'ns_to_s', 'NS_PER_S', 'periods', 's_to_ns', 'split']

@@ -96,7 +96,8 @@ def test_a_cartesian_goal_follows_the_line_and_then_holds(name):
         err = Rotation.from_matrix(final[:3, :3] @ T1[:3, :3].T).magnitude()
         assert err < 0.01
     # after it, a compliant hold at the last pose
-    assert rig.controller.task_space and rig.controller.mode is Mode.HOLD
+    assert rig.controller.followed is rig.controller.cartesian
+    assert rig.controller.mode is Mode.HOLD
     rig.run(0.3)
     assert np.linalg.norm(rig.tips[-1][:3, 3] - T1[:3, 3]) < 1e-3
 
@@ -114,16 +115,55 @@ def test_goals_of_either_kind_preempt_each_other():
     assert {(e.kind, e.outcome) for e in events if e.tag is joint_tag} == \
         {(Kind.GOAL_ENDED, Outcome.PREEMPTED)}
     rig.run(1.0)
-    assert rig.controller.task_space
+    assert rig.controller.followed is rig.controller.cartesian
     events = rig.controller.submit(Goal(back_tag, None, np.array([2.0]), rig.q0[None, :], None,
                                         None, Tolerances.unchecked(n)))
     assert rig.ended(cart_tag) == [] and \
         [e.outcome for e in events if e.tag is cart_tag] == [Outcome.PREEMPTED]
     rig.events += events
     rig.run(2.5)
-    assert not rig.controller.task_space
+    assert rig.controller.followed is rig.controller.follower
     assert rig.ended(back_tag) == [Outcome.SUCCEEDED]
     assert np.abs(rig.plant.q - rig.q0).max() < 1e-3
+
+
+def test_the_followers_hand_over_the_reference_in_one_protocol():
+    # mid-motion, the Cartesian follower takes over the joint reference's tip motion: pose,
+    # twist and acceleration equal to the finite differences of the tip along the joint
+    # reference (truth independent of the Jacobians that the hand-over uses)
+    rig = Rig('iiwa14')
+    model, joints, tip = rig.model, rig.controller.follower, rig.controller.cartesian
+    tag = object()
+    joints.submit(Goal(tag, None, np.array([2.0]), (rig.q0 + 0.3)[None, :], None, None,
+                       Tolerances.unchecked(model.dof)), 0.0)
+    joints.update(0.0, rig.q0, np.zeros(model.dof))
+    t, h = 0.7, 1e-4
+    point = joints.handover(t, None)
+    tip.take_over(point, t)
+    ours = tip.motion.sample(t)
+    poses = [model.fk(joints.trajectory.sample(t + k * h).q) for k in (-1, 0, 1)]
+    np.testing.assert_allclose(ours.pose, poses[1], atol=1e-12)
+    np.testing.assert_allclose(ours.twist[:3], (poses[2][:3, 3] - poses[0][:3, 3]) / (2 * h),
+                               atol=1e-6)
+    rotation = Rotation.from_matrix(poses[2][:3, :3] @ poses[0][:3, :3].T).as_rotvec()
+    np.testing.assert_allclose(ours.twist[3:], rotation / (2 * h), atol=1e-6)
+    # then to rest within the stop time, where the twist held for half of it would take it
+    rest = tip.motion.sample(t + tip.stop_time)
+    np.testing.assert_allclose(rest.twist, 0.0, atol=1e-12)
+    np.testing.assert_allclose(rest.pose[:3, 3], ours.pose[:3, 3] + 0.5 * tip.stop_time
+                               * ours.twist[:3], atol=1e-12)
+    # dropping a follower's goals ends them and leaves its reference where it runs
+    before = joints.trajectory.sample(1.0)
+    assert [(e.tag, e.outcome) for e in joints.drop(Outcome.PREEMPTED, 'gone')] == \
+        [(tag, Outcome.PREEMPTED)]
+    assert joints.goals() == [] and joints.active is None
+    np.testing.assert_array_equal(joints.trajectory.sample(1.0).q, before.q)
+    # and back: the joint follower takes over at the arm, at rest
+    q = rig.q0 + 0.1
+    joints.take_over(tip.handover(t, q), t)
+    back = joints.trajectory.sample(t + 0.5)
+    np.testing.assert_array_equal(back.q, q)
+    assert not back.qd.any()
 
 
 def _outcome(rig, tolerances, push=None, until=1.5):
@@ -181,7 +221,7 @@ def test_cancel_brings_the_tip_to_rest_and_holds():
     rig.run(0.6)
     tips = np.array(rig.tips[-100:])[:, :3, 3]
     assert np.abs(tips - tips[-1]).max() < 1e-4          # at rest after stop_time
-    assert rig.controller.task_space
+    assert rig.controller.followed is rig.controller.cartesian
 
 
 def test_refused_goals_change_nothing_and_stale_states_stop_the_goal():
@@ -191,12 +231,12 @@ def test_refused_goals_change_nothing_and_stale_states_stop_the_goal():
     events = rig.controller.submit_cartesian(goal)
     assert [e.outcome for e in events] == [Outcome.INVALID]
     assert 'beyond the reach of the arm' in events[0].message
-    assert not rig.controller.task_space
+    assert rig.controller.followed is rig.controller.follower
     with pytest.raises(InputError, match='beyond the reach of the arm'):
         far = T0.copy()
         far[:3, 3] *= 2.0
         rig.controller.set_target(far)
-    assert not rig.controller.task_space
+    assert rig.controller.followed is rig.controller.follower
     # a target within reach, then the states stop: the goal-less task hold ends, joint hold
     near = T0.copy()
     near[:3, 3] *= 0.9
@@ -211,7 +251,7 @@ def test_refused_goals_change_nothing_and_stale_states_stop_the_goal():
     cycle = rig.controller.no_state(1.0)
     assert cycle.mode is Mode.SAFE
     assert [e.outcome for e in cycle.events if e.tag is moving] == [Outcome.STOPPED]
-    assert not rig.controller.task_space
+    assert rig.controller.followed is rig.controller.follower
 
 
 def test_the_stretched_arm_says_once_that_it_is_near_a_singularity():

@@ -71,8 +71,6 @@ error that ends it), its last command is the safe command. The loop's messages t
 per cycle.
 """
 
-import enum
-import math
 import sys
 import threading
 import time
@@ -105,15 +103,16 @@ from ..wire.on_demand import OnDemand, SubscriptionThread
 from ..wire.qos import LOCKSTEP_ALL, LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
 from ...cartesian_follower import check_reach
 from ...control import configured_law, DEFAULT_ADAPTATION_GAIN, Law, LAWS
-from ...controller import (configured_controller, DEFAULT_MAX_ANGULAR_VELOCITY,
-                           DEFAULT_MAX_LINEAR_VELOCITY, DEFAULT_RATE_HZ, DEFAULT_STATE_TIMEOUT,
-                           DEFAULT_VELOCITY_FEEDBACK, DEFAULT_WALL_STATE_TIMEOUT, Kind, Mode,
-                           SafeMode, StateWatch)
+from ...controller import (configured_controller, configured_cycling,
+                           DEFAULT_FEEDBACK_RATE_HZ, DEFAULT_MAX_ANGULAR_VELOCITY,
+                           DEFAULT_MAX_LINEAR_VELOCITY, DEFAULT_RATE_HZ, DEFAULT_STATE_RATE_HZ,
+                           DEFAULT_STATE_TIMEOUT, DEFAULT_TIP_RATE_HZ, DEFAULT_VELOCITY_FEEDBACK,
+                           DEFAULT_WALL_STATE_TIMEOUT, Kind, Mode, SafeMode, Trigger)
 from ...diagnostics import controller_status, ControllerFigures, ControllerThresholds
 from ...errors import choice, InputError
 from ...follower import DEFAULT_STOP_TIME, Outcome, Tolerances
 from ...plant import Interface
-from ...stamps import ns_to_s, periods, s_to_ns
+from ...stamps import ns_to_s, s_to_ns
 from ...task_space import (configured_task_law, DAMPING_RATIO,
                            DEFAULT_NULL_STIFFNESS, DEFAULT_STIFFNESS, mask_axes, tip_state)
 
@@ -121,13 +120,6 @@ from ...task_space import (configured_task_law, DAMPING_RATIO,
 #: The JointTrajectoryPoint argument of :func:`trajectory_point` that a command interface's
 #: commands are
 _OUTPUT = {Interface.EFFORT: 'effort', Interface.POSITION: 'q', Interface.VELOCITY: 'qd'}
-
-
-class Trigger(enum.Enum):
-    """What starts a control cycle."""
-
-    STATE = 'state'
-    TIMER = 'timer'
 
 
 _Result = FollowJointTrajectory.Result
@@ -163,7 +155,7 @@ TASK_PARAMETERS = (
     Spec('cartesian.max_angular_velocity', DEFAULT_MAX_ANGULAR_VELOCITY,
          'Peak tip angular speed of the motion to a target pose [rad/s].', False,
          (1e-6, 1000.0)),
-    Spec('cartesian.state_publish_rate_hz', 100.0,
+    Spec('cartesian.state_publish_rate_hz', DEFAULT_TIP_RATE_HZ,
          "Rate of ~/cartesian_state [Hz, on the states' clock]; 0: none.", True,
          (0.0, 10000.0)),
     Spec('nullspace.stiffness', DEFAULT_NULL_STIFFNESS,
@@ -216,10 +208,11 @@ PARAMETERS = (
          'error [1/s] (0: the reference velocity alone, open loop).', bounds=(0.0, 1e4)),
     Spec('stop_time', DEFAULT_STOP_TIME,
          'Time to bring a motion to rest after a cancel or an abort [s].', bounds=(0.001, 60.0)),
-    Spec('state_publish_rate_hz', 100.0, 'Rate of ~/state and ~/controller_state [Hz, on the '
-                                         "states' clock]; 0: none.", bounds=(0.0, 10000.0)),
-    Spec('action_monitor_rate_hz', 20.0, "Rate of the action feedback [Hz, on the states' "
-                                         'clock].', bounds=(0.1, 1000.0)),
+    Spec('state_publish_rate_hz', DEFAULT_STATE_RATE_HZ,
+         "Rate of ~/state and ~/controller_state [Hz, on the states' clock]; 0: none.",
+         bounds=(0.0, 10000.0)),
+    Spec('action_monitor_rate_hz', DEFAULT_FEEDBACK_RATE_HZ,
+         "Rate of the action feedback [Hz, on the states' clock].", bounds=(0.1, 1000.0)),
     Spec('hardware', False, 'Checks for a real arm: effort limits for every joint of an effort '
                             'interface, joint_states that cover the model within '
                             'startup_timeout (else the node exits with status 1), and a '
@@ -270,7 +263,7 @@ class ControllerNode(Node):
         self._specs = {spec.name: spec for spec in PARAMETERS + ROS_PARAMETERS}
         self.law_name = choice(p.control_law, Law, 'control_law', allowed=LAWS)
         self.interface = choice(p.command_interface, Interface, 'command_interface')
-        self.trigger = choice(p.trigger, Trigger, 'trigger')
+        choice(p.trigger, Trigger, 'trigger')       # refused now, not when a model comes
         choice(p.safe_mode, SafeMode, 'safe_mode')      # refused now, not when a model comes
         self.controller = None
         self.command_publisher = None
@@ -315,9 +308,6 @@ class ControllerNode(Node):
             self.get_logger().warning(
                 'neither rclpy nor rcl gives the publisher of a message here: a second publisher '
                 'of joint_states cannot be told apart from the first')
-        # the next period of each rate to publish in (cycle.t x rate reaching it)
-        self._next_state_publish = self._next_feedback = self._next_cartesian = -math.inf
-        self._published_mode = None
         # on simulated time, the lockstep simulator's QoS: no state and no answer is lost, and
         # a recorder that matches late still receives the newest LOCKSTEP_DEPTH states
         recorded = LOCKSTEP_WRITER if self.sim_time else RECORDED
@@ -339,7 +329,10 @@ class ControllerNode(Node):
         self._states_qos = LOCKSTEP_ALL if deep else LOCKSTEP_NEWEST if self.sim_time \
             else NEWEST_ONLY
         self._joint_states = joint_states = self._subscribe_states()
-        if self.trigger is Trigger.TIMER:
+        self.cycling = configured_cycling(self.controller, self,
+                                          lambda name, _: self.get_parameter(name).value,
+                                          sim_time=self.sim_time)
+        if self.cycling.trigger is Trigger.TIMER:
             self.create_timer(1.0 / p.rate_hz, self.timer_callback)
         if p.hardware:
             self._check_effort_limits()
@@ -347,16 +340,14 @@ class ControllerNode(Node):
         self.get_logger().info(
             f'{self.law_name.value} control of {self.joints.names} ({self.interface.value} '
             f'commands on {self.command_publisher.topic_name}), cycles on each '
-            f'{self.trigger.value}, '
+            f'{self.cycling.trigger.value}, '
             f'{"simulated" if self.sim_time else "wall"} time; waiting for joint_states')
-        # the watchdog in the same thread, on the wall clock (a simulated clock stops when its
-        # simulator does)
-        self._watch = StateWatch(self.controller, self.sim_time)
         self.throttle('waiting for states', REMINDER_PERIOD)     # the first reminder a period on
         self.state_thread = SubscriptionThread(self, joint_states, self.joint_state_callback,
                                                self._lock, 'controller_states',
                                                periodic=self.watch,
-                                               period=self._watch.period, with_info=True,
+                                               period=self.cycling.watch.period,
+                                               with_info=True,
                                                newest_of=(lambda data, info: publisher_gid(info))
                                                if deep else None)
         self.goals = GoalProcess(self, self.description.urdf, chain_options(p), self._checked)
@@ -518,19 +509,12 @@ class ControllerNode(Node):
         t = ns_to_s(stamp_ns) if stamp_ns or self.sim_time else self._now()
         # simulated time: /clock tells how old a state is on arrival (0 before the first)
         now = (self._now() or None) if self.sim_time else None
-        if self.trigger is Trigger.STATE:
-            self._run(self.controller.update, t, q, qd, source, now)
-        else:
-            self._report(self.controller.observe(t, q, qd, source, now))
-        if self.controller.time == t:
-            self._watch.taken()
+        self.cycling.state(t, q, qd, source, now)
 
     def timer_callback(self):
         """``timer`` trigger mode: a cycle on the newest state at the timer's time."""
         with self._lock:
-            if self.controller.time is not None:
-                self._run(self.controller.cycle,
-                          self.controller.time + max(0.0, self._watch.elapsed(self._now())))
+            self.cycling.tick(self._now())
 
     def watch(self):
         """Ask the controller what to send while no state comes; pass on cancel requests."""
@@ -547,10 +531,10 @@ class ControllerNode(Node):
             if self.throttle('waiting for states', REMINDER_PERIOD):
                 self._remind_states()
             return
-        self._run(self._watch.look, self._now())
+        self.cycling.look(self._now())
         for handle in self.controller.goals:
             if handle is not None and handle.is_cancel_requested:
-                self._report(self.controller.cancel(handle))
+                self.report(self.controller.cancel(handle))
 
     def _subscribe_states(self):
         return self.create_subscription(JointState, 'joint_states', lambda msg: None,
@@ -570,37 +554,18 @@ class ControllerNode(Node):
             seen = silent(count)
         self.get_logger().warning(f'still waiting for joint states on {topic}: {seen}')
 
-    def _run(self, step, *args):
-        """Send what ``step(*args)`` gives; anything that fails on the way: the safe command."""
-        try:
-            self._send(step(*args))
-        except Exception as exc:  # noqa: B902 - the node goes on; the drives get the safe command
-            self._send_fault(f'control cycle failed in the node: {type(exc).__name__}: {exc}')
+    # ---- the port of the cycle (robot_dynamics.controller.Cycling) ----------------------------
 
-    def _send(self, cycle):
-        """Publish a Cycle's command, the controller state and feedback; report its events."""
-        if cycle.command is not None:
-            self.command_publisher.publish(
-                write_float64_array(self.joints.model_to_names(cycle.command)))
-            if cycle.mode is not Mode.SAFE and not self.sim_time:
-                self._latencies.append(time.time() - cycle.t)
-            self._publish_state(cycle)
-            self._publish_cartesian_state(cycle)
-            self._publish_feedback(cycle)
-            if cycle.saturated.any() and self.throttle('saturation', 1.0):
-                self.get_logger().warning(
-                    'saturating at the effort limits: '
-                    f'{[self.model.joint_names[j] for j in np.flatnonzero(cycle.saturated)]}')
-        self._report(cycle.events)
-
-    def _send_fault(self, reason):
-        cycle = self.controller.fault(reason)
-        try:
-            if cycle.command is not None:
-                self.command_publisher.publish(
-                    write_float64_array(self.joints.model_to_names(cycle.command)))
-        finally:
-            self._report(cycle.events)
+    def send_command(self, cycle):
+        """Publish a cycle's command; note its latency, and its saturation (throttled)."""
+        self.command_publisher.publish(
+            write_float64_array(self.joints.model_to_names(cycle.command)))
+        if cycle.mode is not Mode.SAFE and not self.sim_time:
+            self._latencies.append(time.time() - cycle.t)
+        if cycle.saturated.any() and self.throttle('saturation', 1.0):
+            self.get_logger().warning(
+                'saturating at the effort limits: '
+                f'{[self.model.joint_names[j] for j in np.flatnonzero(cycle.saturated)]}')
 
     def _figures(self):
         """Return the controller's figures for /diagnostics now."""
@@ -617,7 +582,7 @@ class ControllerNode(Node):
         latencies, self._latencies = self._latencies, []
         return None if self.sim_time else latencies
 
-    def _report(self, events):
+    def report(self, events):
         """Log each event once; give ended action goals their results."""
         log = self.get_logger()
         # one call site per severity: rclpy refuses a call site that changes severity
@@ -684,7 +649,7 @@ class ControllerNode(Node):
                 c = self.controller
                 self._check_reach((goal, (c.max_linear_velocity, c.max_angular_velocity)))
                 with self._lock:
-                    self._report(self.controller.set_target(goal, check=False))
+                    self.report(self.controller.set_target(goal, check=False))
             elif kind == CARTESIAN:
                 tolerances = goal.tolerances
                 goal = goal._replace(tag=handle, tolerances=tolerances._replace(
@@ -692,13 +657,13 @@ class ControllerNode(Node):
                     or self.get_parameter('constraints.goal_time').value))
                 self._check_reach(goal)
                 with self._lock:
-                    self._report(self.controller.submit_cartesian(goal, check=False))
+                    self.report(self.controller.submit_cartesian(goal, check=False))
             else:
                 goal = self.controller.prepare(goal._replace(
                     tag=handle,
                     tolerances=with_defaults(goal.tolerances, self._default_tolerances())))
                 with self._lock:
-                    self._report(self.controller.submit(goal))
+                    self.report(self.controller.submit(goal))
         except InputError as exc:
             self._refuse(kind, handle, exc)
 
@@ -728,15 +693,9 @@ class ControllerNode(Node):
 
     # ---- messages out ---------------------------------------------------------------------------
 
-    def _publish_feedback(self, cycle):
-        c = self.controller
-        active = c.cartesian.active if c.task_space else c.follower.active
-        handle = active.tag if active is not None else None
-        rate = self.params.action_monitor_rate_hz
-        if handle is None or periods(cycle.t, rate) < self._next_feedback:
-            return
-        self._next_feedback = periods(cycle.t, rate) + 1
-        if c.task_space:
+    def publish_feedback(self, cycle, handle):
+        """Publish the action feedback of the goal ``handle`` in the cycle."""
+        if handle.kind == CARTESIAN:
             feedback = FollowCartesianTrajectory.Feedback()
             feedback.header.stamp = self.get_clock().now().to_msg()
             feedback.desired, feedback.actual, feedback.error, _ = self._tip_points(cycle)
@@ -752,7 +711,7 @@ class ControllerNode(Node):
         feedback.actual = trajectory_point(to_names(q), to_names(qd))
         feedback.error = trajectory_point(to_names(reference.q - q), to_names(reference.qd - qd))
         if hasattr(feedback, 'index'):      # control_msgs 6 (Kilted) numbers the point in use
-            feedback.index = c.follower.active.point_index(cycle.t)
+            feedback.index = self.controller.followed.active.point_index(cycle.t)
         handle.publish_feedback(feedback)
 
     def _tip_points(self, cycle):
@@ -760,43 +719,30 @@ class ControllerNode(Node):
         c = self.controller
         mask = c.task_law.mask if c.task_law is not None else self.model.task_mask
         pose, twist, cond = tip_state(self.model, cycle.q, cycle.qd, mask)
-        if c.task_space:
-            ref, cond = cycle.reference, c.condition_number
-        else:
-            ref = tip_state(self.model, cycle.reference.q, cycle.reference.qd, mask)
+        ref = cycle.tip_reference(self.model)
         error = np.eye(4)
-        error[:3, 3] = ref[0][:3, 3] - pose[:3, 3]
-        error[:3, :3] = ref[0][:3, :3] @ pose[:3, :3].T
-        return (cartesian_point(ref[0], ref[1], ref[2] if c.task_space else None),
-                cartesian_point(pose, twist), cartesian_point(error, ref[1] - twist), cond)
+        error[:3, 3] = ref.pose[:3, 3] - pose[:3, 3]
+        error[:3, :3] = ref.pose[:3, :3] @ pose[:3, :3].T
+        return (cartesian_point(*ref), cartesian_point(pose, twist),
+                cartesian_point(error, ref.twist - twist), cond)
 
-    def _publish_cartesian_state(self, cycle):
-        rate = self.params.cartesian_state_publish_rate_hz
-        if rate <= 0.0 or cycle.mode is Mode.SAFE or periods(cycle.t, rate) < self._next_cartesian:
-            return
-        self._next_cartesian = periods(cycle.t, rate) + 1
+    def publish_tip(self, cycle):
+        """Publish the tip's state of the cycle (CartesianState), if anybody listens."""
         if not self.cartesian_publisher.get_subscription_count():
             return      # the tip's FK and Jacobian are not worked out in the cycle for nobody
         c = self.controller
         msg = CartesianState(controlled_frame=self.model.tip_link,
-                             near_singularity=c.task_space and c.near_singularity,
+                             near_singularity=c.near_singularity,
                              controlled_axes=mask_axes(c.task_law.mask) if c.task_law else [])
         msg.reference, msg.actual, msg.error, msg.condition_number = self._tip_points(cycle)
         msg.header.stamp = time_msg(s_to_ns(c.time))
         msg.header.frame_id = self.model.base_link
         self.cartesian_publisher.publish(msg)
 
-    def _publish_state(self, cycle):
-        rate = self.params.state_publish_rate_hz
-        # on a grid of the states' clock, so that runs in lockstep sample alike; and at once when
-        # the mode changes (a clock whose states stopped does not move)
-        if rate <= 0.0 or (periods(cycle.t, rate) < self._next_state_publish
-                           and cycle.mode is self._published_mode):
-            return
-        self._next_state_publish = periods(cycle.t, rate) + 1
-        self._published_mode = cycle.mode
+    def publish_state(self, cycle):
+        """Publish the controller's state of the cycle (and joint_trajectory_controller's)."""
         c, to_names = self.controller, self.joints.model_to_names
-        reference, q, qd = cycle.reference, cycle.q, cycle.qd
+        reference, q, qd = cycle.joint_reference, cycle.q, cycle.qd
         msg = ControllerState(joint_names=self.joints.names, control_law=self.law_name.value,
                               mode=cycle.mode.value, cycles=c.cycles,
                               missed_cycles=c.missed_cycles)
@@ -804,7 +750,7 @@ class ControllerNode(Node):
         state_ns = s_to_ns(c.time)
         msg.state_stamp = time_msg(state_ns)
         msg.feedback = trajectory_point(to_names(q), to_names(qd))
-        if not c.task_space:
+        if reference is not None:      # (none in task space)
             msg.reference = trajectory_point(to_names(reference.q), to_names(reference.qd),
                                              to_names(reference.qdd))
             msg.error = trajectory_point(to_names(reference.q - q),
@@ -850,7 +796,7 @@ class ControllerNode(Node):
                 self.command_publisher.wait_for_all_acked(Duration(seconds=FINAL_ACK_TIMEOUT))
                 self.get_logger().info(f'stopping: sent the safe command '
                                        f'{self.joints.model_to_names(cycle.command).tolist()}')
-            self._report(cycle.events)
+            self.report(cycle.events)
 
     def destroy_node(self):
         """Stop the cycle's thread, send the final command, stop the goal process, tear down."""
