@@ -36,17 +36,17 @@ from typing import NamedTuple
 import numpy as np
 
 from . import control, time_scaling, trajectory
-from .cartesian_follower import CartesianGoal
 from .control import DEFAULT_DAMPING_RATIO, default_law, DEFAULT_NATURAL_FREQUENCY, LAWS
 from .controller import configured_controller, Controller, Cycle
-from .dh import inertia_tensor
 from .errors import as_array, choice, InputError
 from .follower import check_points, Goal, Tolerances
 from .limits import middle
-from .simulator import configured_simulator, Simulator
+from .model import chain_options
+# with_payload: a simulated arm's payload, the library loop's users take it from here too
+from .simulator import (configured_plant, configured_simulator, Simulator,  # noqa: F401
+                        with_payload)
 from .spatial import pose_error
 from .task_space import configured_task_law
-from .urdf import combine_inertia
 
 DEFAULT_DURATION = 4.0            # s
 DEFAULT_PLANT_RATE = 1000.0       # Hz, RK4
@@ -214,44 +214,6 @@ def with_model_error(model, fraction):
     return model.replace(mass=model.mass * scale, inertia=model.inertia * scale)
 
 
-def with_payload(model, mass, com=(0.0, 0.0, 0.0), inertia=None):
-    """
-    Return ``model`` carrying a payload rigidly attached at its tip (merged into the last body).
-
-    Parameters
-    ----------
-    model : RobotModel
-        The arm.
-    mass : float
-        Payload mass [kg], >= 0.
-    com : array_like, shape (3,)
-        Payload centre of mass [m] in the tip frame (``model.tip_link``).
-    inertia : array_like, shape (3, 3) or (6,), optional
-        Payload inertia about its centre of mass, tip axes [kg m^2]: a 3x3 matrix or
-        ``[ixx, ixy, ixz, iyy, iyz, izz]``; default zero (a point mass).
-
-    Returns
-    -------
-    RobotModel
-        The same arm whose last body holds the payload too (parallel axes, as ``from_urdf``
-        merges fixed links): what a real arm is after it grasps an object the controller's
-        model does not know.
-
-    """
-    mass = float(mass)
-    if not (np.isfinite(mass) and mass >= 0.0):
-        raise InputError(f'payload mass: expected kg >= 0, got {mass}')
-    com = as_array(com, (3,), 'payload com').reshape(3)
-    tensor = inertia_tensor(inertia, 'payload inertia')
-    _, T = model.frames[model.tip_link]
-    R = T[:3, :3]
-    m, c, inertia = combine_inertia([(model.mass[-1], model.com[-1], model.inertia[-1]),
-                                     (mass, R @ com + T[:3, 3], R @ tensor @ R.T)])
-    return model.replace(mass=np.append(model.mass[:-1], m),
-                         com=np.vstack((model.com[:-1], c)),
-                         inertia=np.concatenate((model.inertia[:-1], inertia[None])))
-
-
 # ---- the loop -----------------------------------------------------------------------------------
 
 class Record(NamedTuple):
@@ -298,11 +260,11 @@ def closed_loop(simulator, controller, duration, *, goals=(), torque_noise=0.0, 
     controller : Controller
         Or any object whose ``update(t, q, qd)`` returns a
         :class:`~robot_dynamics.controller.Cycle`-like answer (``command`` or None,
-        ``saturated``, ``events``).
+        ``saturated``, ``events``) and whose ``take(goal)`` takes the goals.
     duration : float
         Simulated time [s] from the simulator's present state.
     goals : sequence of (float, Goal or CartesianGoal)
-        Goals handed to ``controller.submit`` (``submit_cartesian``) once the newest state's
+        Goals handed to ``controller.take`` once the newest state's
         time reaches the given time [s] (after that state's cycle, as a goal that arrives
         between two states).
     torque_noise : float
@@ -343,10 +305,7 @@ def closed_loop(simulator, controller, duration, *, goals=(), torque_noise=0.0, 
             calls.append(time.perf_counter() - start)
             events += [(t, e) for e in cycle.events]
             while pending and pending[0][0] <= t:
-                goal = pending.pop(0)[1]
-                submit = controller.submit_cartesian if isinstance(goal, CartesianGoal) \
-                    else controller.submit
-                events += [(t, e) for e in submit(goal)]
+                events += [(t, e) for e in controller.take(pending.pop(0)[1])]
             if cycle.command is not None:
                 command, flags = cycle.command, cycle.saturated
                 noise = rng.normal(0.0, torque_noise, n) if torque_noise > 0.0 else 0.0
@@ -435,8 +394,10 @@ def graph_loop(model, simulator_values=None, controller_values=None):
     parameters, ``{dotted name: value}`` (a bundled robot's ``config/<robot>.yaml`` as
     :func:`robot_dynamics.parameter_files.file_values` reads it; what is missing has the nodes'
     default): the simulator's rate, joints, initial state, friction, command interface, command
-    time-out, brakes and payload; the controller's law with its natural frequency, damping,
-    friction compensation, adaptation gain and per-joint gains (``gains.<joint>.kp/kd/ki``),
+    time-out, brakes and simulated arm (another URDF, a payload:
+    :func:`~robot_dynamics.simulator.configured_plant`); the controller's law with its natural
+    frequency, damping, friction compensation, adaptation gain and per-joint gains
+    (``gains.<joint>.kp/kd/ki``),
     safe mode, time-outs, velocity feedback, stop time, the task-space law (``cartesian.*``,
     ``nullspace.*``: :func:`~robot_dynamics.task_space.configured_task_law`) and goal constraints
     (``constraints.<joint>.trajectory/goal``, ``goal_time``, ``stopped_velocity_tolerance``),
@@ -456,15 +417,9 @@ def graph_loop(model, simulator_values=None, controller_values=None):
         out = np.empty(n)
         out[order] = values
         return out
-    if sim_p.get('plant_urdf_file'):
-        raise InputError('plant_urdf_file: not taken by the library loop (load that URDF as the '
-                         'simulated model instead)')
-    plant = model
-    if sim_p.get('payload_mass', 0.0) > 0.0:
-        plant = with_payload(model, sim_p['payload_mass'], sim_p.get('payload_com') or
-                             (0.0, 0.0, 0.0), sim_p.get('payload_inertia') or None)
     simulator = configured_simulator(
-        plant, sim_p.get, q0=in_model_order(sim_p.get('initial_positions'), 'initial_positions'),
+        configured_plant(model, sim_p.get, chain_options(sim_p.get)), sim_p.get,
+        q0=in_model_order(sim_p.get('initial_positions'), 'initial_positions'),
         qd0=in_model_order(sim_p.get('initial_velocities'), 'initial_velocities'),
         realtime=False, lockstep=True)
     interface = ctl_p.get('command_interface', sim_p.get('command_interface', 'effort'))

@@ -88,7 +88,7 @@ import numpy as np
 
 from . import gains
 from .awake import AwakeTime
-from .cartesian_follower import CartesianFollower
+from .cartesian_follower import CartesianFollower, CartesianGoal, check_reach
 from .control import Law
 from .errors import choice, InputError
 from .events import Event, Kind, Outcome
@@ -474,6 +474,39 @@ class Controller:
         return [Event(Kind.GOAL_ACCEPTED, f'accepted: {len(times)} points over '
                                           f'{times[-1]:.3f} s, starting {when}', goal.tag)] \
             + (events)
+
+    def judge(self, goal, q=None):
+        """
+        Return ``goal`` judged against the arm, ready for :meth:`take`; changes nothing.
+
+        ``goal``: a joint :class:`~robot_dynamics.follower.Goal` (its trajectory from the
+        reference in force, :meth:`prepare`: a refusal comes from :meth:`take`), a
+        :class:`~robot_dynamics.cartesian_follower.CartesianGoal` or a target pose (4, 4) (their
+        motion's reach and limits from the arm at rest at ``q``, the newest state's by default:
+        ``InputError`` if not). The costly part of taking a goal, for a caller to run outside
+        the control cycle.
+        """
+        if isinstance(goal, Goal):
+            return self.prepare(goal)
+        q = self.q if q is None else q
+        if q is None:
+            raise InputError('no joint state yet: nothing can move')
+        check_reach(self.model, goal if isinstance(goal, CartesianGoal) else
+                    (goal, (self.max_linear_velocity, self.max_angular_velocity)), q)
+        return goal
+
+    def take(self, goal, *, judged=False):
+        """
+        Take a joint goal, a Cartesian goal or a target pose (see :meth:`judge`); the events.
+
+        :meth:`submit`, :meth:`submit_cartesian` or :meth:`set_target` (``InputError`` for a
+        target that cannot be followed), the reach checked here unless ``judged``.
+        """
+        if isinstance(goal, Goal):
+            return self.submit(goal)
+        if isinstance(goal, CartesianGoal):
+            return self.submit_cartesian(goal, check=not judged)
+        return self.set_target(goal, check=not judged)
 
     def cancel(self, tag):
         """End the goal ``tag`` at the newest state's time (a running one stops smoothly)."""

@@ -444,6 +444,24 @@ class RobotModel:
         return ik.ik_all(self, target, **options)
 
 
+def chain_options(parameter):
+    """
+    Return the ``RobotModel.from_urdf`` chain keywords of a node's chain parameters.
+
+    ``parameter(name, default)`` gives ``base_link``, ``tip_link`` (empty: the URDF's rule),
+    ``locked_joint_names`` and ``locked_joint_positions`` (one position per name, else
+    ``InputError``).
+    """
+    names = list(parameter('locked_joint_names', None) or ())
+    positions = list(parameter('locked_joint_positions', None) or ())
+    if len(names) != len(positions):
+        raise InputError(f'locked_joint_names has {len(names)} names but locked_joint_positions '
+                         f'has {len(positions)} values')
+    return {'base_link': parameter('base_link', '') or None,
+            'tip_link': parameter('tip_link', '') or None,
+            'locked_joints': dict(zip(names, positions))}
+
+
 def from_source(*, robot='', urdf_file='', dh_file='', robot_description='', base_link=None,
                 tip_link=None, locked_joints=None):
     """

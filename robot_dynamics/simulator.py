@@ -86,12 +86,15 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from .awake import AwakeTime
+from .dh import inertia_tensor
 from .diagnostics import SimulatorFigures
 from .errors import as_array, InputError, RobotDynamicsError
 from .events import Event, Kind
+from .model import RobotModel
 from .plant import Plant
 from .sources import Arbiter, DEFAULT_SOURCE_TIMEOUT
 from .stamps import NS_PER_S as _NS, ns_to_s
+from .urdf import combine_inertia
 
 #: A step this late [s] says that the process stalled (a :class:`Kind.STALL` event).
 STALL = 0.05
@@ -576,6 +579,68 @@ class Stepping:
         return self.sim.answered
 
 
+def with_payload(model, mass, com=(0.0, 0.0, 0.0), inertia=None):
+    """
+    Return ``model`` carrying a payload rigidly attached at its tip (merged into the last body).
+
+    Parameters
+    ----------
+    model : RobotModel
+        The arm.
+    mass : float
+        Payload mass [kg], >= 0.
+    com : array_like, shape (3,)
+        Payload centre of mass [m] in the tip frame (``model.tip_link``).
+    inertia : array_like, shape (3, 3) or (6,), optional
+        Payload inertia about its centre of mass, tip axes [kg m^2]: a 3x3 matrix or
+        ``[ixx, ixy, ixz, iyy, iyz, izz]``; default zero (a point mass).
+
+    Returns
+    -------
+    RobotModel
+        The same arm whose last body holds the payload too (parallel axes, as ``from_urdf``
+        merges fixed links): what a real arm is after it grasps an object the controller's
+        model does not know.
+
+    """
+    mass = float(mass)
+    if not (np.isfinite(mass) and mass >= 0.0):
+        raise InputError(f'payload mass: expected kg >= 0, got {mass}')
+    com = as_array(com, (3,), 'payload com').reshape(3)
+    tensor = inertia_tensor(inertia, 'payload inertia')
+    _, T = model.frames[model.tip_link]
+    R = T[:3, :3]
+    m, c, inertia = combine_inertia([(model.mass[-1], model.com[-1], model.inertia[-1]),
+                                     (mass, R @ com + T[:3, 3], R @ tensor @ R.T)])
+    return model.replace(mass=np.append(model.mass[:-1], m),
+                         com=np.vstack((model.com[:-1], c)),
+                         inertia=np.concatenate((model.inertia[:-1], inertia[None])))
+
+
+def configured_plant(model, parameter, chain):
+    """
+    Return the arm that the simulator node's parameters simulate for the described ``model``.
+
+    ``parameter(name, default)`` gives ``plant_urdf_file`` (another URDF of the same joints,
+    read with the ``chain`` keywords of ``RobotModel.from_urdf``; empty: ``model``) and
+    ``payload_mass``, ``payload_com``, ``payload_inertia`` (:func:`with_payload`; a mass of 0:
+    none). The node and :func:`~robot_dynamics.closed_loop.graph_loop` both build it here.
+    """
+    plant = model
+    urdf_file = parameter('plant_urdf_file', '')
+    if urdf_file:
+        plant = RobotModel.from_urdf(urdf_file, **chain)
+        if list(plant.joint_names) != list(model.joint_names):
+            raise InputError(f'plant_urdf_file {urdf_file!r}: its chain has the joints '
+                             f'{list(plant.joint_names)}, the robot description '
+                             f'{list(model.joint_names)}')
+    mass = parameter('payload_mass', 0.0)
+    if mass > 0.0:
+        plant = with_payload(plant, mass, parameter('payload_com', None) or (0.0, 0.0, 0.0),
+                             parameter('payload_inertia', None) or None)
+    return plant
+
+
 def configured_simulator(model, parameter, *, q0=None, qd0=None, **fixed):
     """
     Return the :class:`Simulator` of ``model`` that the simulator node's parameters describe.
@@ -606,4 +671,5 @@ def configured_simulator(model, parameter, *, q0=None, qd0=None, **fixed):
     return Simulator(model, rate, q0=q0, qd0=qd0, **{**options, **fixed})
 
 
-__all__ = ['configured_simulator', 'Simulator', 'Status', 'Stepped', 'Stepping', 'Tick', 'STALL']
+__all__ = ['configured_plant', 'configured_simulator', 'Simulator', 'Status', 'Stepped',
+           'Stepping', 'Tick', 'STALL', 'with_payload']

@@ -27,20 +27,25 @@ controller that answers each state (``answer``), the joint states, statuses and 
 loop publishes, a reset as the node's ``~/reset`` asks for one. Joint arrays are in model order.
 
 :class:`LoopGraph` closes the loop with the controller node's core: the
-:class:`~robot_dynamics.controller.Controller` of the graph's parameter files answering each
-state, its watchdog (:class:`~robot_dynamics.controller.StateWatch`) looking on the same clock,
-and either node killed or started again.
+:class:`~robot_dynamics.controller.Controller` of the graph's parameter files in the node's loop
+(:class:`~robot_dynamics.controller.Cycling`: each state answered, the watchdog looking on the
+same clock, the publication grids), and either node killed or started again.
+
+:func:`library_states` runs the library's closed loop (``robot-dynamics simulate``'s) as the
+same parameter files configure it: what the graph's joint states are compared with.
 """
 
 from typing import NamedTuple
 
 import numpy as np
 from robot_dynamics import parameter_files, RobotModel
-from robot_dynamics.closed_loop import graph_loop
-from robot_dynamics.controller import StateWatch
+from robot_dynamics.closed_loop import closed_loop, goal_from_points, graph_loop
+from robot_dynamics.controller import configured_cycling
 from robot_dynamics.errors import InputError
-from robot_dynamics.simulator import configured_simulator, Stepping
+from robot_dynamics.model import chain_options
+from robot_dynamics.simulator import configured_plant, configured_simulator, Stepping
 from robot_dynamics.stamps import NS_PER_S, ns_to_s, s_to_ns
+from robot_dynamics.task_space import configured_task_law, mask_axes, tip_state
 
 #: The system clock [ns] when the test's clock reads 0 (the stamps of real time start there).
 EPOCH_NS = 1_800_000_000 * NS_PER_S
@@ -84,6 +89,40 @@ class State(NamedTuple):
         return ns_to_s(self.stamp_ns)
 
 
+def state_arrays(states):
+    """Return the ``(t, q, qd, effort)`` arrays of the joint ``states``, a row each."""
+    return (np.array([s.t for s in states]),
+            *(np.array([getattr(s, field) for s in states]) for field in ('q', 'qd', 'effort')))
+
+
+def library_states(robot, model, goals, start, end):
+    """
+    Run the library's loop as the graph is configured; return its record and states.
+
+    ``goals``: ``(submitted, points, start_time, tag)`` each, the
+    :class:`~robot_dynamics.trajectory.TrajectoryPoints` handed over once simulated time
+    reaches ``submitted`` [s]. The states are :func:`state_arrays`' from ``start`` to ``end``.
+    """
+    files = [parameter_files.parameter_file(robot)]
+    simulator, controller, tolerances = graph_loop(
+        model, parameter_files.file_values(files, 'simulator'),
+        parameter_files.file_values(files, 'controller'))
+    record = closed_loop(simulator, controller, end + 0.002, goals=[
+        (submitted, goal_from_points(model, points, tolerances, begin, tag))
+        for submitted, points, begin, tag in goals])
+    keep = (record.t >= start) & (record.t <= end + 1e-9)
+    return record, (record.t[keep], record.q[keep], record.qd[keep], record.effort[keep])
+
+
+def assert_same_states(graph, library, samples):
+    """Assert that the :func:`state_arrays` of two runs, ``samples`` each, agree to 1e-9."""
+    assert len(graph[0]) == len(library[0]) == samples
+    np.testing.assert_allclose(graph[0], library[0], rtol=0, atol=1e-12)
+    for ours, theirs, what in zip(library[1:], graph[1:],
+                                  ('positions', 'velocities', 'efforts')):
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9, err_msg=what)
+
+
 class SimulatorGraph:
     """
     The simulator's loop over an in-memory bus, on a :class:`TestClock` (see the module).
@@ -100,7 +139,8 @@ class SimulatorGraph:
         q0, qd0 = (parameters.pop(name, None) for name in ('initial_positions',
                                                            'initial_velocities'))
         self.sim = configured_simulator(
-            self.model, parameters.get,
+            configured_plant(self.model, parameters.get, chain_options(parameters.get)),
+            parameters.get,
             q0=None if q0 is None or not len(q0) else np.asarray(q0, float),
             qd0=None if qd0 is None or not len(qd0) else np.asarray(qd0, float))
         self.answer = answer
@@ -222,7 +262,10 @@ class LoopGraph:
     ``lockstep``: the simulator waits for each answer, as fast as it runs, and the controller
     is on simulated time (the newest state's stamp is ``/clock``); else both on real time.
     ``simulator`` and ``controller`` override the nodes' parameters (``{name: value}``).
-    The controller's cycles are in :attr:`cycles`, its events in :attr:`events`.
+    The controller runs its node's loop (:class:`~robot_dynamics.controller.Cycling`, this
+    graph its port): the cycles that sent a command are in :attr:`cycles`, its events in
+    :attr:`events`, what it published in :attr:`published`. Goals and targets are handed to
+    the controller as the node does once its goal process has converted them.
     """
 
     def __init__(self, robot, lockstep=True, simulator=None, controller=None):
@@ -236,6 +279,8 @@ class LoopGraph:
         self.robot, self.clock = robot, TestClock()
         self.model = RobotModel.load(robot)
         self.cycles, self.events = [], []
+        #: what the controller published, by kind: 'state', 'tip' (cycles), 'feedback'
+        self.published = {'state': [], 'tip': [], 'feedback': []}
         self.simulators = 0
         self.sim = self.controller = None
         self.start_controller()
@@ -256,11 +301,13 @@ class LoopGraph:
         self.sim = None
 
     def start_controller(self):
-        """Start a controller (as the node: the graph's parameters, a new watchdog)."""
+        """Start a controller (as the node: the graph's parameters, its loop, a new watchdog)."""
         _, self.controller, self.tolerances = graph_loop(self.model, self._simulator_values,
                                                          self._controller_values)
-        self.watch = StateWatch(self.controller, self.lockstep, self.clock)
-        self._answered = None
+        self.cycling = configured_cycling(self.controller, self, self._controller_values.get,
+                                          sim_time=self.lockstep, clock=self.clock)
+        self.watch = self.cycling.watch
+        self._answered = self._sent = None
         self._look_at = self.clock()
 
     def kill_controller(self):
@@ -298,12 +345,45 @@ class LoopGraph:
         """Cancel the goal ``tag``, now."""
         self.events += self.controller.cancel(tag)
 
+    def submit_cartesian(self, goal):
+        """Hand ``goal`` (:class:`~robot_dynamics.cartesian_follower.CartesianGoal`) over, now."""
+        self.events += self.controller.submit_cartesian(goal)
+
+    def target(self, pose):
+        """Stream a target pose (4, 4) to the controller, now; ``InputError`` if it is refused."""
+        self.events += self.controller.set_target(pose)
+
+    def set_task_parameters(self, changes):
+        """
+        Change the task law's parameters (``{name: value}``) now, as the node's parameter service.
+
+        Over the graph's parameters, not over earlier changes; raises ``InputError`` naming a
+        refused parameter, and nothing changes.
+        """
+        values = {**self._controller_values, **changes}
+        self.controller.set_task_law(configured_task_law(self.model, values.get))
+
+    def push(self, force):
+        """Push the tip with ``force`` [N] (base frame) from the next step; zero ends the push."""
+        self.sim.push(np.r_[force, 0.0, 0.0, 0.0])
+
     # ---- what came out --------------------------------------------------------------------------
 
     @property
     def states(self):
         """Return the joint states of the running simulator."""
         return self.sim.states
+
+    def tip(self, states=None):
+        """Return the tip's pose (4, 4) in the newest state, or (K, 4, 4) in ``states``."""
+        if states is None:
+            return self.model.fk(self.states[-1].q)
+        return self.model.fk(np.array([s.q for s in states]))
+
+    def cartesian_state(self):
+        """Return the controlled axes and the condition number of the newest ~/cartesian_state."""
+        cycle, mask = self.published['tip'][-1], self.controller.task_law.mask
+        return mask_axes(mask), tip_state(self.model, cycle.q, cycle.qd, mask)[2]
 
     def mode(self):
         """Return the controller's mode after its newest cycle."""
@@ -324,27 +404,36 @@ class LoopGraph:
         self._look()
         if self.controller is None or state.stamp_ns == self._answered:
             return None
-        self._answered = state.stamp_ns
+        self._answered, self._sent = state.stamp_ns, None
         # the node's clock: the stamp; on simulated time /clock, the newest state's stamp
-        cycle = self.controller.update(state.t, state.q, state.qd, self._source,
-                                       state.t if self.lockstep else None)
-        self._record(cycle)
-        if self.controller.time == state.t:
-            self.watch.taken()
-        return cycle.command
+        self.cycling.state(state.t, state.q, state.qd, self._source,
+                           state.t if self.lockstep else None)
+        return self._sent
 
     def _look(self):
         """Look as the node's watchdog does: every period of the clock."""
-        if self.controller is None or self.controller.time is None or \
-                self.clock() < self._look_at + self.watch.period:
+        if self.controller is None or self.clock() < self._look_at + self.watch.period:
             return
         self._look_at = self.clock()
         now = self.sim.states[-1].t if self.sim is not None and self.sim.states else \
             self.controller.time
-        self._record(self.watch.look(now))
+        self.cycling.look(now)
 
-    def _record(self, cycle):
-        """Keep the cycle's events, and the cycle if it sent a command (as the node publishes)."""
-        self.events += cycle.events
-        if cycle.command is not None:
-            self.cycles.append(cycle)
+    # ---- the port of the controller's loop (what the node publishes) ---------------------------
+
+    def send_command(self, cycle):
+        """Keep a cycle that sent a command; the command answers the state in hand."""
+        self.cycles.append(cycle)
+        self._sent = cycle.command
+
+    def publish_state(self, cycle):
+        self.published['state'].append(cycle)
+
+    def publish_tip(self, cycle):
+        self.published['tip'].append(cycle)
+
+    def publish_feedback(self, cycle, tag):
+        self.published['feedback'].append((cycle, tag))
+
+    def report(self, events):
+        self.events += events

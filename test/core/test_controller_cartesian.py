@@ -254,6 +254,37 @@ def test_refused_goals_change_nothing_and_stale_states_stop_the_goal():
     assert rig.controller.followed is rig.controller.follower
 
 
+def test_every_kind_of_goal_is_judged_off_the_cycle_then_taken():
+    # the node's goal thread: judge (the costly part, nothing changes), then take under the lock
+    rig = Rig('planar_2r')
+    c = rig.controller
+    joint, cart = object(), object()
+    T0 = rig.model.fk(rig.plant.q)
+    far = T0.copy()
+    far[:3, 3] *= 2.0
+    with pytest.raises(InputError, match='beyond the reach of the arm'):
+        c.judge(far)
+    goal, _, _ = rig.line_goal(cart, [0.2, 0.0, 0.2])
+    assert c.judge(goal) is goal and c.followed is c.follower and c.goals == []
+    events = c.take(goal, judged=True)
+    assert [e.kind for e in events if e.tag is cart] == [Kind.GOAL_ACCEPTED]
+    rig.events += events
+    rig.run(1.7)
+    assert rig.ended(cart) == [Outcome.SUCCEEDED]
+    # a joint goal judged: its trajectory built from the reference in force, taken as built
+    q1 = rig.plant.q + 0.1
+    judged = c.judge(Goal(joint, None, np.array([1.0]), q1[None, :], None, None,
+                          Tolerances.unchecked(rig.model.dof)))
+    assert judged.joined is not None and judged.joined.error is None
+    rig.events += c.take(judged)
+    rig.run(1.5)
+    assert rig.ended(joint) == [Outcome.SUCCEEDED] and c.followed is c.follower
+    np.testing.assert_allclose(rig.plant.q, q1, atol=1e-3)
+    # and a target pose taken unjudged is checked by take itself
+    with pytest.raises(InputError, match='beyond the reach of the arm'):
+        c.take(far)
+
+
 def test_the_stretched_arm_says_once_that_it_is_near_a_singularity():
     model = RobotModel.load('planar_2r')
     task = OperationalSpace(model, [2000.0] * 3 + [200.0] * 3, null_stiffness=10.0)

@@ -16,15 +16,18 @@
 
 import math
 
+from graph_harness import SimulatorGraph
 import numpy as np
 import pytest
 from robot_dynamics import RobotModel
+from robot_dynamics.closed_loop import graph_loop
 from robot_dynamics.diagnostics import Level, simulator_status
 from robot_dynamics.errors import InputError
 from robot_dynamics.events import Kind
 from robot_dynamics.integrators import rk4_step
+from robot_dynamics.model import chain_options
 from robot_dynamics.plant import Plant
-from robot_dynamics.simulator import DEFAULT_LOCKSTEP_TIMEOUT, Simulator, STALL
+from robot_dynamics.simulator import configured_plant, DEFAULT_LOCKSTEP_TIMEOUT, Simulator, STALL
 from scipy.optimize import fsolve
 
 DT = 1e-3
@@ -488,3 +491,32 @@ def test_plant_and_simulator_agree(arm):
         sim.tick(k * DT)
         sim.step(k * DT)
     np.testing.assert_array_equal(sim.plant.q, plant.q)
+
+
+def test_the_simulated_arm_is_another_urdf_with_a_payload_wherever_the_loop_is_built(tmp_path):
+    # the node, the library's loop and the tests' graph build it in one place: a payload
+    # they did not apply would leave a loop that no longer shows what the graph does
+    model = RobotModel.load('planar_2r')
+    heavier = model.replace(mass=model.mass * 1.5)
+    urdf = tmp_path / 'heavier.urdf'
+    urdf.write_text(heavier.to_urdf())
+    values = {'plant_urdf_file': str(urdf), 'payload_mass': 2.0, 'payload_com': [0.1, 0.0, 0.0]}
+    plant = configured_plant(model, values.get, chain_options(values.get))
+    # the URDF's masses, the payload's 2 kg on the last body, its centre of mass 10 cm out
+    np.testing.assert_allclose(plant.mass, heavier.mass + [0.0, 2.0], rtol=1e-12)
+    m, c = heavier.mass[-1], heavier.com[-1]
+    _, tip = heavier.frames[heavier.tip_link]
+    np.testing.assert_allclose(plant.com[-1], (m * c + 2.0 * (tip[:3, :3] @ [0.1, 0.0, 0.0]
+                                                              + tip[:3, 3])) / (m + 2.0),
+                               rtol=1e-12)
+    simulator, controller, _ = graph_loop(model, values)
+    assert simulator.plant.model.mass.tolist() == plant.mass.tolist()
+    assert controller.model is model        # the controller knows only the description
+    graph = SimulatorGraph('planar_2r', **values)
+    assert graph.sim.plant.model.mass.tolist() == plant.mass.tolist()
+    # another arm's URDF is refused, naming both chains
+    other = tmp_path / 'scara.urdf'
+    other.write_text(RobotModel.load('scara').to_urdf())
+    with pytest.raises(InputError, match=r'plant_urdf_file .*scara.urdf.*: its chain has the '
+                                         r'joints \[.shoulder., .elbow., .quill.\]'):
+        configured_plant(model, {'plant_urdf_file': str(other)}.get, {})

@@ -101,7 +101,6 @@ from ..wire.cdr import JointStateReader, write_float64_array
 from ..wire.conversions import cartesian_point, JointMap, time_msg, trajectory_point
 from ..wire.on_demand import OnDemand, SubscriptionThread
 from ..wire.qos import LOCKSTEP_ALL, LOCKSTEP_NEWEST, LOCKSTEP_WRITER, NEWEST_ONLY, RECORDED
-from ...cartesian_follower import check_reach
 from ...control import configured_law, DEFAULT_ADAPTATION_GAIN, Law, LAWS
 from ...controller import (configured_controller, configured_cycling,
                            DEFAULT_FEEDBACK_RATE_HZ, DEFAULT_MAX_ANGULAR_VELOCITY,
@@ -640,30 +639,23 @@ class ControllerNode(Node):
         """
         Take what the goal process passed (its thread): judge it against the arm, then submit.
 
-        Off the cycle's lock: a joint goal's spline from the reference in force, checked against
-        the limits (:meth:`Controller.prepare`; a refusal for that comes from ``submit``), a
-        Cartesian goal's or target's reach from the newest state; then submitted under it.
+        Its tag and the defaults of what it left out, then, off the cycle's lock, judged from
+        the newest state (:meth:`Controller.judge`), and taken under it.
         """
+        if kind == CARTESIAN:
+            tolerances = goal.tolerances
+            goal = goal._replace(tag=handle, tolerances=tolerances._replace(
+                goal_time=tolerances.goal_time
+                or self.get_parameter('constraints.goal_time').value))
+        elif kind != TARGET:
+            goal = goal._replace(tag=handle, tolerances=with_defaults(
+                goal.tolerances, self._default_tolerances()))
         try:
-            if kind == TARGET:
-                c = self.controller
-                self._check_reach((goal, (c.max_linear_velocity, c.max_angular_velocity)))
-                with self._lock:
-                    self.report(self.controller.set_target(goal, check=False))
-            elif kind == CARTESIAN:
-                tolerances = goal.tolerances
-                goal = goal._replace(tag=handle, tolerances=tolerances._replace(
-                    goal_time=tolerances.goal_time
-                    or self.get_parameter('constraints.goal_time').value))
-                self._check_reach(goal)
-                with self._lock:
-                    self.report(self.controller.submit_cartesian(goal, check=False))
-            else:
-                goal = self.controller.prepare(goal._replace(
-                    tag=handle,
-                    tolerances=with_defaults(goal.tolerances, self._default_tolerances())))
-                with self._lock:
-                    self.report(self.controller.submit(goal))
+            with self._lock:
+                q = self.controller.q
+            goal = self.controller.judge(goal, q)
+            with self._lock:
+                self.report(self.controller.take(goal, judged=True))
         except InputError as exc:
             self._refuse(kind, handle, exc)
 
@@ -678,14 +670,6 @@ class ControllerNode(Node):
             self.throttle.warn(log, 'target rejected', f'target pose rejected: {exc}')
         else:
             self.throttle.warn(log, 'trajectory rejected', f'trajectory rejected: {exc}')
-
-    def _check_reach(self, motion):
-        """Check a goal or target from the arm's newest state, off the cycle's lock."""
-        with self._lock:
-            q = self.controller.q
-        if q is None:
-            raise InputError('no joint state yet: nothing can move')
-        check_reach(self.model, motion, q)
 
     def _default_tolerances(self):
         return Tolerances.from_constraints(self.model.joint_names,

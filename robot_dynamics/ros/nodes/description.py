@@ -29,8 +29,8 @@ from .parameters import DOUBLE_ARRAY, Spec, STRING_ARRAY
 from .runner import freeze_heap
 from .throttle import Throttle
 from ..wire.qos import DESCRIPTION_QOS
-from ...errors import InputError, RobotDynamicsError, shortened
-from ...model import RobotModel
+from ...errors import RobotDynamicsError, shortened
+from ...model import chain_options as model_chain_options, RobotModel
 
 #: Longest report of a refused description [characters].
 MESSAGE_LIMIT = 400
@@ -54,12 +54,7 @@ CHAIN_PARAMETERS = (
 
 def chain_options(values):
     """Return the ``RobotModel.from_urdf`` keywords of the declared chain parameters."""
-    names, positions = values.locked_joint_names, values.locked_joint_positions
-    if len(names) != len(positions):
-        raise InputError(f'locked_joint_names has {len(names)} names but locked_joint_positions '
-                         f'has {len(positions)} values')
-    return {'base_link': values.base_link or None, 'tip_link': values.tip_link or None,
-            'locked_joints': dict(zip(names, positions))}
+    return model_chain_options(lambda name, _: getattr(values, name))
 
 
 def silent(count):

@@ -98,13 +98,12 @@ from ..wire.compat import RCLError
 from ..wire.conversions import joint_values, JointMap, time_msg
 from ..wire.on_demand import OnDemand, take_next, Waiter
 from ..wire.qos import LOCKSTEP_ALL, LOCKSTEP_WRITER, NEWEST_ONLY
-from ...closed_loop import with_payload
 from ...diagnostics import simulator_status, SimulatorFigures, SimulatorThresholds
 from ...errors import InputError
 from ...events import Kind
-from ...model import RobotModel
-from ...simulator import (configured_simulator, DEFAULT_COMMAND_TIMEOUT, DEFAULT_LOCKSTEP_TIMEOUT,
-                          DEFAULT_MAX_EXTERNAL_FORCE, DEFAULT_MAX_EXTERNAL_TORQUE,
+from ...simulator import (configured_plant, configured_simulator, DEFAULT_COMMAND_TIMEOUT,
+                          DEFAULT_LOCKSTEP_TIMEOUT, DEFAULT_MAX_EXTERNAL_FORCE,
+                          DEFAULT_MAX_EXTERNAL_TORQUE,
                           DEFAULT_RATE_HZ, DEFAULT_STATUS_RATE_HZ, Stepping)
 from ...stamps import ns_to_s, s_to_ns, split
 
@@ -215,7 +214,14 @@ class SimulatorNode(Node):
         """Build the simulator, then the topics, the service and the stepping thread."""
         p = self.params
         self.joints = JointMap(model, p.joints or model.joint_names)
-        model = self._plant_model(model)
+        plant = configured_plant(model, lambda name, _: getattr(p, name), chain_options(p))
+        if plant is not model:
+            self.get_logger().info(
+                'simulating an arm that differs from the robot description: '
+                + ', '.join(filter(None, (
+                    f'{p.plant_urdf_file}' if p.plant_urdf_file else '',
+                    f'a payload of {p.payload_mass:g} kg at the tip' if p.payload_mass else ''))))
+        model = plant
         simulated = p.lockstep or not p.realtime
         self.sim = configured_simulator(
             model, lambda name, default: getattr(p, name),
@@ -247,27 +253,6 @@ class SimulatorNode(Node):
             f'{"real time" if p.realtime else "as fast as possible"}'
             f'{", in lockstep with the controller" if p.lockstep else ""}'
             f'{", publishing /clock" if self.clock_publisher else ""}')
-
-    def _plant_model(self, described):
-        """Return the simulated arm: the described one, or plant_urdf_file's, with the payload."""
-        p = self.params
-        plant = described
-        if p.plant_urdf_file:
-            plant = RobotModel.from_urdf(p.plant_urdf_file, **chain_options(p))
-            if list(plant.joint_names) != list(described.joint_names):
-                raise InputError(f'plant_urdf_file {p.plant_urdf_file!r}: its chain has the '
-                                 f'joints {list(plant.joint_names)}, the robot description '
-                                 f'{list(described.joint_names)}')
-        if p.payload_mass > 0.0:
-            plant = with_payload(plant, p.payload_mass, p.payload_com or (0.0, 0.0, 0.0),
-                                 p.payload_inertia or None)
-        if plant is not described:
-            self.get_logger().info(
-                'simulating an arm that differs from the robot description: '
-                + ', '.join(filter(None, (
-                    f'{p.plant_urdf_file}' if p.plant_urdf_file else '',
-                    f'a payload of {p.payload_mass:g} kg at the tip' if p.payload_mass else ''))))
-        return plant
 
     def _initial(self, values):
         """Return initial values given in the ``joints`` order, in model order (or None)."""
