@@ -19,15 +19,21 @@ The plan starts where the demo's simulator starts the arm (``initial_positions``
 parameter file) or, as the simulator does without them, in the middle of the limits. Its limits
 are checked on the trajectory a controller builds from its points, sampled at 2 kHz: velocities
 and positions directly, efforts by the inverse dynamics with friction (Pinocchio agrees with the
-library's RNEA: test_pinocchio.py).
+library's RNEA: test_pinocchio.py). The demo's run itself, its plan executed by the graph's
+nodes, is here in one process too (``test/graph_harness.py``); through the processes, on two
+robots: test/ros/test_demo.py.
 """
 
 from pathlib import Path
 
+from graph_harness import LoopGraph
 import numpy as np
 import pytest
 from robot_dynamics import closed_loop, control, InputError, pick_and_place as pp, RobotModel
 from robot_dynamics.closed_loop import REFERENCE_EFFORT_FRACTION, REFERENCE_VELOCITY_FRACTION
+from robot_dynamics.controller import Mode
+from robot_dynamics.events import Outcome
+from robot_dynamics.follower import Goal
 from robot_dynamics.limits import middle
 from robot_dynamics.spatial import pose_error
 import yaml
@@ -192,3 +198,30 @@ def test_computed_torque_follows_the_plan_without_saturating(robot, bundled):
     assert np.sqrt(np.mean(error ** 2)) < 1e-4 and np.abs(error).max() < 1e-3
     # the commanded effort stays within the plan's share of the limits, plus what feedback adds
     assert np.all(np.abs(record.tau).max(axis=0) <= 0.6 * model.effort_limit)
+
+
+@pytest.mark.parametrize('robot', BUNDLED)
+def test_the_demo_on_the_graphs_loop_ends_where_its_plan_does_without_clipping(robot):
+    """The demo's run on the nodes' cores in lockstep, its IK the library's."""
+    arm = LoopGraph(robot)
+    arm.run_until(lambda: arm.mode() is Mode.HOLD, 1.0, 'the controller holding')
+    # planned from where the held arm is, within the limits with the controller's margins
+    motion = pp.plan(arm.model, arm.states[-1].q)
+    assert motion.ik_calls == 1 + 5 * pp.SAMPLES_PER_SEGMENT
+    velocity, effort = pp.limit_ratios(arm.model, motion)
+    assert velocity.max() <= REFERENCE_VELOCITY_FRACTION * (1.0 + BETWEEN_SAMPLES)
+    assert effort.max() <= REFERENCE_EFFORT_FRACTION * (1.0 + BETWEEN_SAMPLES)
+    assert motion.duration >= motion.nominal_duration * (1.0 - 1e-9)
+    # the files' goal_time (1 s) is stricter than the demo's (2 s)
+    arm.submit(Goal('demo', None, motion.times, motion.q, motion.qd, motion.qdd,
+                    arm.tolerances))
+    arm.run_until(arm.ended, motion.duration + 2.0, 'the goal ending')
+    [ended] = arm.ended()
+    assert ended.outcome is Outcome.SUCCEEDED, ended.message
+    arm.run_for(0.5)
+    moving = [c for c in arm.cycles if c.mode is Mode.TRAJECTORY]
+    error = np.array([c.reference.q - c.q for c in moving])
+    assert np.sqrt(np.mean(error ** 2)) < 1e-2
+    assert not any(c.saturated.any() for c in moving)
+    # held where the plan ended: above the place pose
+    np.testing.assert_allclose(arm.states[-1].q, moving[-1].reference.q, atol=5e-3)

@@ -357,8 +357,10 @@ def summary_lines(report):
         lines.append(f'  IK               {_share(report["ik_successes"], report["ik_calls"])} '
                      'calls solved' + (f', p50 {ik["p50"]:.3f} ms, p99 {ik["p99"]:.3f} ms'
                                        if ik['p50'] is not None else ''))
+    error = report['result']['error_string']
+    # the goal ended when the states stopped, or was refused because they had
     if not report['succeeded'] and not report.get('lockstep') and \
-            'joint states stopped' in report['result']['error_string']:
+            ('joint states stopped' in error or 'no fresh joint states' in error):
         lines.append(STARVED)
     return lines
 
