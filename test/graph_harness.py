@@ -282,7 +282,7 @@ class LoopGraph:
         #: what the controller published, by kind: 'state', 'tip' (cycles), 'feedback'
         self.published = {'state': [], 'tip': [], 'feedback': []}
         self.simulators = 0
-        self.sim = self.controller = None
+        self.sim = self.controller = self._stalled = None
         self.start_controller()
         self.start_simulator()
 
@@ -299,6 +299,14 @@ class LoopGraph:
     def kill_simulator(self):
         """Kill the simulator: no states, no clock."""
         self.sim = None
+
+    def stall_simulator(self):
+        """Stop the simulator's process (no states, no clock) until :meth:`resume_simulator`."""
+        self._stalled, self.sim = self.sim, None
+
+    def resume_simulator(self):
+        """Let the stalled simulator run on where it stopped (a SIGCONT)."""
+        self.sim, self._stalled = self._stalled, None
 
     def start_controller(self):
         """Start a controller (as the node: the graph's parameters, its loop, a new watchdog)."""

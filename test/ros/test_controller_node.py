@@ -16,13 +16,16 @@
 """
 The controller node in a closed loop with the simulator, each in its own process.
 
-Preemption and a smooth cancel run on the test's clock in test/core/test_graph_goals.py.
+Preemption and a smooth cancel run on the test's clock in test/core/test_graph_goals.py, two
+lockstep runs equal bit for bit through stalls of the host in test/core/test_graph_lockstep.py
+(through the processes: test_simulate.py), the scara and the puma560 tracking a quintic in
+test/core/test_graph_tracking.py.
 """
 
 import os
 from pathlib import Path
 
-from closed_loop import ABORTED, PACED, quintic, SUCCEEDED, tolerances
+from closed_loop import ABORTED, quintic, SUCCEEDED, tolerances
 from control_msgs.action import FollowJointTrajectory
 from control_msgs.msg import JointTrajectoryControllerState
 import numpy as np
@@ -33,12 +36,10 @@ import rclpy
 from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.context import Context
 from robot_dynamics import RobotModel
-from robot_dynamics.controller import DEFAULT_WALL_STATE_TIMEOUT
 from robot_dynamics.robots import path as robot_path
 from robot_dynamics.ros.nodes.controller_node import ControllerNode
 from robot_dynamics.ros.wire.compat import RCLError
 from robot_dynamics.ros.wire.conversions import time_msg, to_seconds
-from robot_dynamics.simulator import DEFAULT_LOCKSTEP_TIMEOUT
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
@@ -51,10 +52,9 @@ Result = FollowJointTrajectory.Result
 LEAD = 5.0
 
 
-@pytest.mark.parametrize('robot, bound', [('planar_2r', 1e-3), ('scara', 1e-3),
-                                          ('puma560', 1e-2)])
-def test_closed_loop_tracks_a_quintic(loop, probe, robot, bound):
-    arm = loop(robot)
+def test_closed_loop_tracks_a_quintic(loop, probe):
+    bound = 1e-3
+    arm = loop('planar_2r')
     model = arm.model
     trajectory_states = probe.collect(JointTrajectoryControllerState,
                                       '/controller/controller_state')
@@ -197,45 +197,6 @@ def test_topic_trajectory_and_gains_at_run_time(loop, probe):
     refused = set_gain(-5.0)
     assert not refused.successful and 'kp' in refused.reason
     assert set_gain(900.0).successful
-
-
-def test_lockstep_runs_are_equal_bit_for_bit(loop, probe, processes):
-    # the same goal, at the same time of the simulated clock, twice: the same joint states; in
-    # the second run the host stalls mid-motion for longer than lockstep_timeout and
-    # wall_state_timeout, which is no fault on simulated time (and shorter than the discovery
-    # lease of 5 s, after which DDS drops the stopped processes and their pending replies)
-    runs = []
-    # the same start in both runs, later than either's set-up on its paced clock (beside
-    # another suite, one set-up took 9.1 s of it)
-    start = 15.0
-    for stall in (0.0, max(DEFAULT_LOCKSTEP_TIMEOUT, DEFAULT_WALL_STATE_TIMEOUT) + 0.5):
-        arm = loop('scara', simulator=PACED)
-        model = arm.model
-        q0 = arm.position()
-        msg, _ = quintic(model, q0, q0 + [0.5, -0.6, 0.1], 1.5)
-        msg.header.stamp.sec = int(start)
-        count = len(arm.controller_states)
-        handle = arm.send_before(start, msg, goal_time=1.0)
-        if stall:
-            probe.wait_for(lambda: arm.now() > start + 0.2, what='the motion under way')
-            arm.stall(stall)
-        result = arm.result(handle)
-        assert result.status == SUCCEEDED, result.result.error_string
-        assert 'accepted: 21 points over 1.500 s, starting in' in \
-            processes.output(arm.controller)
-        probe.wait_for(lambda: arm.now() > start + 2.0, what='the goal and 0.5 s after it')
-        states = [m for m, _ in arm.states
-                  if start - 0.1 <= to_seconds(m.header.stamp) <= start + 2.0]
-        runs.append((np.array([to_seconds(m.header.stamp) for m in states]),
-                     np.array([m.position for m in states]),
-                     np.array([m.velocity for m in states]),
-                     np.array([m.effort for m in states])))
-        assert all(m.missed_cycles == 0 for m, _ in arm.controller_states[count:])
-        arm.stop()
-        arm.procs.clear()
-    assert len(runs[0][0]) == 2101 and np.all(np.diff(runs[0][0]) > 0)
-    for first, second in zip(*runs):
-        assert np.array_equal(first, second)
 
 
 def test_extra_joints_are_ignored_and_a_missing_joint_sends_nothing(processes, probe):
