@@ -53,14 +53,16 @@ safety policy, missed cycles) is the library's, on the time of the joint states:
 - ``/diagnostics`` (:mod:`~robot_dynamics.ros.nodes.diagnostics`) once a second: control rate,
   missed cycles, latency, saturation, mode; ERROR in safe mode, WARN over ``diagnostics.*``.
 
-Each cycle runs when a joint state arrives (``trigger: state``, default) and answers it with
+The loop is the library's :class:`~robot_dynamics.controller.Cycling`, the node its port. Each
+cycle runs when a joint state arrives (``trigger: state``, default) and answers it with
 exactly one command; ``trigger: timer`` runs at ``rate_hz`` on the newest state, the reference
 sampled at the timer's time. Joint states are read by a thread that waits on that subscription
 alone (:class:`~robot_dynamics.ros.wire.on_demand.SubscriptionThread`), which also runs the
 watchdog; parameters in the executor. Goals (both actions, trajectories and target poses on
 topics) are read and checked in a process of its own (:mod:`~robot_dynamics.ros.nodes.goals`:
 rclpy builds their Python objects with the interpreter's lock held), then judged against the
-arm outside the cycle's lock and submitted under it. The watchdog
+arm outside the cycle's lock (:meth:`~robot_dynamics.controller.Controller.judge`) and taken
+under it. The watchdog
 runs on the wall clock and asks the controller what to send while no state comes: the safe
 command once the newest state is older than ``state_timeout`` on the states' clock (on
 simulated time, also after ``wall_state_timeout`` of wall time in which the node ran: a
