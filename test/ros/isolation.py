@@ -101,21 +101,24 @@ def _end_with_the_test():
 
 def hung_in_middleware_teardown(output):
     """
-    Return whether ``output`` ends in the dump of a teardown past its bound inside rclpy.
+    Return whether ``output`` ends in the dump of a teardown past its bound in the middleware.
 
-    That dump (``runner.bounded_teardown``: faulthandler's "Timeout (h:mm:ss)!", then every
-    thread's stack, innermost call first) has a thread that is in rclpy's code and was sent
-    there by a node's teardown: ``run_node``, or the ``stop`` of an in-process bringup.
+    That dump (``runner.bounded_teardown``, ``runner.bound_the_exit``: faulthandler's "Timeout
+    (h:mm:ss)!", then every thread's stack, innermost call first) has a thread that is in
+    rclpy's code and was sent there by a node's teardown (``run_node``, or the ``stop`` of an
+    in-process bringup), or no thread with a Python frame left: the interpreter's exit after
+    the ROS part ended, in the C++ teardown of the middleware's (a view beside another suite).
     """
     _, timeout, dump = output.rpartition('Timeout (')
     if not timeout:
         return False
-    for stack in dump.split('(most recent call first):')[1:]:
+    stacks = dump.split('(most recent call first):')[1:]
+    for stack in stacks:
         frames = [line.strip() for line in stack.splitlines() if line.strip().startswith('File')]
         if (frames and '/rclpy/' in frames[0]
                 and any(f.endswith((' in run_node', ' in stop')) for f in frames)):
             return True
-    return False
+    return bool(stacks) and all('<no Python frame>' in stack for stack in stacks)
 
 
 class Processes:
