@@ -857,10 +857,10 @@ class Cycling:
     The ``port`` moves messages and makes no decision:
 
     - ``send_command(cycle)``: send the cycle's command (n,) in model order;
-    - ``publish_state(cycle)``, ``publish_tip(cycle)``, ``publish_feedback(cycle, tag)``: the
-      controller's state, its tip's state and the running goal's (``tag``) feedback, each on a
-      grid of the states' clock (``rates``: ``(state, tip, feedback)`` [Hz], 0: none); the
-      state also at once when the mode changes, the tip's not in safe mode;
+    - ``publish_state(cycle)``, ``publish_tip(cycle)``, ``publish_feedback(cycle, goal)``: the
+      controller's state, its tip's state and the running ``goal``'s feedback (a goal with a
+      tag), each on a grid of the states' clock (``rates``: ``(state, tip, feedback)`` [Hz],
+      0: none); the state also at once when the mode changes, the tip's not in safe mode;
     - ``report(events)``.
 
     ``sim_time``: the states are on simulated time (:class:`StateWatch`); the times ``now`` [s]
@@ -908,9 +908,9 @@ class Cycling:
             if cycle.mode is not Mode.SAFE and self._tip_grid.due(cycle.t):
                 port.publish_tip(cycle)
             goal = self.controller.followed.active
-            tag = None if goal is None else goal.tag     # (None: a goal from a topic)
-            if tag is not None and self._feedback_grid.due(cycle.t):
-                port.publish_feedback(cycle, tag)
+            # (a goal from a topic has no tag: no client to tell)
+            if goal is not None and goal.tag is not None and self._feedback_grid.due(cycle.t):
+                port.publish_feedback(cycle, goal)
         port.report(cycle.events)
 
     def _run(self, step, *args):

@@ -440,8 +440,8 @@ class LoopGraph:
     def publish_tip(self, cycle):
         self.published['tip'].append(cycle)
 
-    def publish_feedback(self, cycle, tag):
-        self.published['feedback'].append((cycle, tag))
+    def publish_feedback(self, cycle, goal):
+        self.published['feedback'].append((cycle, goal.tag))
 
     def report(self, events):
         self.events += events

@@ -50,8 +50,8 @@ class Port:
     def publish_tip(self, cycle):
         self.tips.append(cycle.t)
 
-    def publish_feedback(self, cycle, tag):
-        self.feedback.append((cycle.t, tag))
+    def publish_feedback(self, cycle, goal):
+        self.feedback.append((cycle.t, goal.tag))
 
     def report(self, events):
         self.events += events

@@ -679,8 +679,9 @@ class ControllerNode(Node):
 
     # ---- messages out ---------------------------------------------------------------------------
 
-    def publish_feedback(self, cycle, handle):
-        """Publish the action feedback of the goal ``handle`` in the cycle."""
+    def publish_feedback(self, cycle, goal):
+        """Publish the action feedback of the running ``goal`` (its tag: its handle)."""
+        handle = goal.tag
         if handle.kind == CARTESIAN:
             feedback = FollowCartesianTrajectory.Feedback()
             feedback.header.stamp = self.get_clock().now().to_msg()
@@ -697,7 +698,7 @@ class ControllerNode(Node):
         feedback.actual = trajectory_point(to_names(q), to_names(qd))
         feedback.error = trajectory_point(to_names(reference.q - q), to_names(reference.qd - qd))
         if hasattr(feedback, 'index'):      # control_msgs 6 (Kilted) numbers the point in use
-            feedback.index = self.controller.followed.active.point_index(cycle.t)
+            feedback.index = goal.point_index(cycle.t)
         handle.publish_feedback(feedback)
 
     def _tip_points(self, cycle):
