@@ -278,8 +278,12 @@ def assert_physical(model):
     assert np.all(model.damping >= 0.0) and np.all(model.friction >= 0.0)
 
 
+# the seven-joint iiwa14 met 1e-8 too, in the file's longest test (11 s on a quiet machine, a
+# minute in the whole suite; nearly all of it the optimisation of its excitation, 19 s of CPU):
+# the property (every body consistent, the estimate met to 1e-8) does not depend on the number
+# of bodies, and the planar 3R's three show it beside the SCARA's RRP and the six-joint PUMA
 @pytest.mark.parametrize('name, tolerance', [
-    ('planar_2r', 1e-8), ('scara', 1e-8), ('iiwa14', 1e-8),
+    ('planar_2r', 1e-8), ('planar_3r', 1e-8), ('scara', 1e-8),
     # the PUMA's published link 6 (0.09 kg) carries a payload 17 times heavier here, whose
     # mass the data cannot see apart from its COM along the last axis: the fit meets it near
     # the consistent set's boundary, where its last stage takes short steps
@@ -302,28 +306,36 @@ def test_consistent_model_reproduces_a_noise_free_estimate(name, tolerance):
                                expected, rtol=0, atol=10 * tolerance * np.abs(expected).max())
 
 
-def test_consistent_model_of_noisy_and_of_impossible_estimates():
-    point, tau, plant = excitation_samples('puma560')
-    model = load('puma560')
+def noisy_estimate(name):
+    """Return the estimate from ``name``'s excitation with torque noise (2 %, seeded)."""
+    point, tau, _ = excitation_samples(name)
     rng = np.random.default_rng(5)
     noisy = tau + 0.02 * np.abs(tau).max(axis=0) * rng.normal(size=tau.shape)
-    found = idf.estimate(model, point.q, point.qd, point.qdd, noisy, base=base('puma560'))
+    return idf.estimate(load(name), point.q, point.qd, point.qdd, noisy, base=base(name))
+
+
+def test_consistent_model_of_noisy_and_of_impossible_estimates():
+    model = load('puma560')
+    found = noisy_estimate('puma560')
     result = idf.consistent_model(model, found)
     assert_physical(result.model)
-    # within the estimate's uncertainty (the largest deviation, 2.7, is link 6's, which carries
-    # a payload 17 times its nominal mass)
+    # within the estimate's uncertainty (link 6 carries a payload 17 times its nominal mass)
     assert result.deviation.max() < 3.0 and np.median(result.deviation) < 0.1
     # an estimate no physical arm has: a negative inertia of the last body about its axis, and
-    # a negative Coulomb friction
+    # a negative Coulomb friction. On the planar 3R (the same names): the PUMA's fit of it ran
+    # both stages to their 1000 evaluations (4 s on a quiet machine) where the 3R's takes 17
+    model = load('planar_3r')
+    found = noisy_estimate('planar_3r')
     names = found.base.base_names
     values = found.values.copy()
-    values[names.index('link6.izz')] = -0.5
+    values[names.index('link3.izz')] = -0.5
     values[names.index('joint3.friction')] = -1.0
     impossible = found._replace(values=values)
     result = idf.consistent_model(model, impossible)
     assert_physical(result.model)
     assert 0.0 <= result.model.friction[2] < 1e-6
-    assert result.deviation[names.index('link6.izz')] > 3.0
+    assert result.deviation[names.index('link3.izz')] > 3.0
+    point, tau, _ = excitation_samples('planar_3r')
     with pytest.raises(InputError, match='friction parameters'):
         idf.consistent_model(model, idf.estimate(
             model, point.q, point.qd, point.qdd, tau,
