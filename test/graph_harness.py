@@ -261,14 +261,15 @@ class LoopGraph:
 
     ``lockstep``: the simulator waits for each answer, as fast as it runs, and the controller
     is on simulated time (the newest state's stamp is ``/clock``); else both on real time.
-    ``simulator`` and ``controller`` override the nodes' parameters (``{name: value}``).
+    ``simulator`` and ``controller`` override the nodes' parameters (``{name: value}``);
+    ``model`` is the controller's (the model node's description), the robot's by default.
     The controller runs its node's loop (:class:`~robot_dynamics.controller.Cycling`, this
     graph its port): the cycles that sent a command are in :attr:`cycles`, its events in
     :attr:`events`, what it published in :attr:`published`. Goals and targets are handed to
     the controller as the node does once its goal process has converted them.
     """
 
-    def __init__(self, robot, lockstep=True, simulator=None, controller=None):
+    def __init__(self, robot, lockstep=True, simulator=None, controller=None, model=None):
         files = [parameter_files.parameter_file(robot)]
         self.lockstep = lockstep
         self._simulator_values = {**parameter_files.file_values(files, 'simulator'),
@@ -277,7 +278,7 @@ class LoopGraph:
         self._controller_values = {**parameter_files.file_values(files, 'controller'),
                                    **(controller or {})}
         self.robot, self.clock = robot, TestClock()
-        self.model = RobotModel.load(robot)
+        self.model = RobotModel.load(robot) if model is None else model
         self.cycles, self.events = [], []
         #: what the controller published, by kind: 'state', 'tip' (cycles), 'feedback'
         self.published = {'state': [], 'tip': [], 'feedback': []}

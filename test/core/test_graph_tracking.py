@@ -16,8 +16,8 @@
 The loop tracks a quintic on the test's clock, each robot within its bound.
 
 The simulator and the controller in lockstep as the nodes run them, on the robot's parameter
-files (``test/graph_harness.py``). Through the processes, with the controller's state messages
-(planar_2r): test/ros/test_controller_node.py.
+files (``test/graph_harness.py``). Through the processes, a goal end to end with the
+controller's state messages (planar_2r): test/ros/test_controller_node.py.
 """
 
 from graph_harness import LoopGraph, state_arrays
@@ -40,7 +40,8 @@ def _rms(error):
     return np.sqrt(np.mean(np.asarray(error) ** 2))
 
 
-@pytest.mark.parametrize('robot, bound', [('scara', 1e-3), ('puma560', 1e-2)])
+@pytest.mark.parametrize('robot, bound', [('planar_2r', 1e-3), ('scara', 1e-3),
+                                          ('puma560', 1e-2)])
 def test_the_loop_tracks_a_quintic(robot, bound):
     arm = LoopGraph(robot)
     model = arm.model

@@ -20,8 +20,9 @@ parameter file) or, as the simulator does without them, in the middle of the lim
 are checked on the trajectory a controller builds from its points, sampled at 2 kHz: velocities
 and positions directly, efforts by the inverse dynamics with friction (Pinocchio agrees with the
 library's RNEA: test_pinocchio.py). The demo's run itself, its plan executed by the graph's
-nodes, is here in one process too (``test/graph_harness.py``); through the processes, on two
-robots: test/ros/test_demo.py.
+nodes, is here in one process too (``test/graph_harness.py``), on every robot (the redundant
+iiwa14 included); its goal as the demo's client sends it, run twice: test_demo_goals.py; through
+the processes: test/ros/test_demo.py.
 """
 
 from pathlib import Path

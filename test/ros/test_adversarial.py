@@ -13,12 +13,20 @@
 # limitations under the License.
 
 
-"""Inputs an adversary sends to a running lockstep SCARA: none moves the arm or ends a node."""
+"""
+Inputs an adversary sends to a running lockstep SCARA: none moves the arm or ends a node.
+
+Over the wire and through the processes: huge goals refused by the goal process while the
+cycle runs on, answers a client cannot hear, an impostor's joint states, parameters through the
+service, descriptions and joint states that do not come. What the controller decides of a goal
+or a gain (each refusal's reason, the motion that runs on to its goal, the arm held after a new
+gain) runs on the test's clock: test/core/test_graph_inputs.py.
+"""
 
 import re
 import time
 
-from closed_loop import Loop, quintic, SUCCEEDED
+from closed_loop import ABORTED, CANCELED, Loop, quintic, SUCCEEDED
 from control_msgs.action import FollowJointTrajectory
 from control_msgs.msg import JointComponentTolerance
 import numpy as np
@@ -80,7 +88,7 @@ def test_huge_goals_are_refused_at_once_and_the_motion_goes_on(arm, module_probe
     # slow, so that it still runs after the probe has sent the three (its serialisation of
     # 100,000 points takes a fraction of a second, their refusal as much)
     move = [0.5, -0.6, 0.1]
-    good, path = quintic(model, q0, q0 + move, 20.0)
+    good, _ = quintic(model, q0, q0 + move, 20.0)
     names = list(model.joint_names)
     many_joints = JointTrajectory(joint_names=names + [f'j{k}' for k in range(9997)],
                                   points=good.points)
@@ -92,16 +100,13 @@ def test_huge_goals_are_refused_at_once_and_the_motion_goes_on(arm, module_probe
     running = arm.send(good, goal_time=2.0)
     module_probe.wait_for(lambda: arm.mode() == 'trajectory', what='the motion')
     latencies = {}
-    for what, msg, code, words in (
-            ('10,000 joints', many_joints, Result.INVALID_JOINTS,
-             ['10000 joint names', 'unknown', "'j0'", '9992 more']),
-            ('100,000 points', many_points, Result.INVALID_GOAL, ['100000 points', 'at most']),
-            ('1 MB joint name', long_name, Result.INVALID_JOINTS, ["'xxxx", '1000000 characters',
-                                                                   'longer than'])):
+    for what, msg, code in (('10,000 joints', many_joints, Result.INVALID_JOINTS),
+                            ('100,000 points', many_points, Result.INVALID_GOAL),
+                            ('1 MB joint name', long_name, Result.INVALID_JOINTS)):
         result, latencies[what] = _refusal(arm, msg)
         error = result.result.error_string
-        assert result.result.error_code == code, error
-        assert all(w in error for w in words) and len(error) < 500, error
+        assert result.status == ABORTED and result.result.error_code == code, error
+        assert len(error) < 500, error
         assert arm.mode() == 'trajectory'            # refused while the motion runs
     # wall time, printed and not asserted: a busy host's business (the points of a goal of
     # 100,000 are not built, wire.capped: the refusal came in 0.2-0.4 s beside a suite)
@@ -116,14 +121,15 @@ def test_huge_goals_are_refused_at_once_and_the_motion_goes_on(arm, module_probe
     # each joint's reference on its way from q0 towards the goal (a quintic starts slowly)
     advanced = np.subtract(moving[-1].reference.positions, moving[0].reference.positions)
     assert np.all(np.sign(advanced) == np.sign(move)), advanced
-    # and it ran to its end, at its goal
-    result = arm.result(running)
-    assert result.status == SUCCEEDED, result.result.error_string
-    module_probe.wait_for(arm.holding, what='the goal held')
-    np.testing.assert_allclose(arm.position(), path.end, atol=1e-3)
     # the refusals are logged at most once a second, shortened
     log = arm.processes.output(arm.controller)
     assert 'x' * 100 not in log
+    # that the motion then runs to its goal is the loop's business (test_graph_inputs.py):
+    # here it is cancelled, and the arm held where it stopped
+    cancelling = running.cancel_goal_async()
+    module_probe.wait_for(cancelling.done, what='the cancel response')
+    assert arm.result(running).status == CANCELED
+    module_probe.wait_for(arm.holding, what='the arm held')
 
 
 def test_multi_dof_parts_of_a_goal_are_refused_not_dropped(arm, module_probe):
@@ -246,12 +252,13 @@ def _set(module_probe, name, value):
 def test_gains_beyond_the_loops_bound_and_bad_names_and_types_are_refused(arm, module_probe):
     double = lambda v: ParameterValue(type=ParameterType.PARAMETER_DOUBLE,  # noqa: E731
                                       double_value=v)
+    # through the parameter service: the node's judgement of the name and type, and the law's
+    # of the value (each refusal's reason, and the arm held after a good gain, on the test's
+    # clock: test/core/test_graph_inputs.py)
     for name, value, words in (
             ('gains.shoulder.kp', double(4e6), ['gains.shoulder.kp = 4e+06: above',
                                                 'turns unstable']),
-            ('gains.shoulder.kd', double(1e300), ['gains.shoulder.kd', 'kd < m / T']),
             ('gains.sholder.kp', double(100.0), ["no joint 'sholder'", "closest: ['shoulder'"]),
-            ('constraints.elbo.goal', double(0.01), ["no joint 'elbo'", "closest: ['elbow'"]),
             ('gains.shoulder.kp', ParameterValue(type=ParameterType.PARAMETER_INTEGER,
                                                  integer_value=4),
              ["'gains.shoulder.kp' takes a double", 'got 4 (an integer)']),
@@ -259,12 +266,7 @@ def test_gains_beyond_the_loops_bound_and_bad_names_and_types_are_refused(arm, m
                                             bool_value=False), ['use_sim_time', 'read-only'])):
         result = _set(module_probe, name, value)
         assert not result.successful and all(w in result.reason for w in words), result.reason
-    held = _measured(arm)
     assert _set(module_probe, 'gains.shoulder.kp', double(900.0)).successful
-    count = len(arm.controller_states)
-    module_probe.wait_for(lambda: len(arm.controller_states) > count + 100, what='0.4 s more')
-    assert all(m.mode == 'hold' for m, _ in arm.controller_states[count:])
-    np.testing.assert_allclose(_measured(arm), held, atol=1e-3)
 
 
 def test_a_gain_for_an_unknown_joint_stops_the_start(arm, module_processes, module_probe):
