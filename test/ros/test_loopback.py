@@ -57,9 +57,11 @@ def _assert_on_loopback(pid):
 @pytest.fixture(scope='module')
 def bringup(module_processes):
     # In lockstep a host that stalls the graph stops its clock too: the goal below runs until
-    # the kill (in real time a 50 ms stall of the simulator ends it in safe mode first).
+    # the kill (in real time a 50 ms stall of the simulator ends it in safe mode first). Paced
+    # to the wall clock: unpaced, the idle graph took a core for the whole module.
     proc = module_processes.start('bringup', ['robot-dynamics', 'bringup', '--robot',
-                                              'planar_2r', '--lockstep'])
+                                              'planar_2r', '--lockstep', '-p',
+                                              'simulator.realtime:=true'])
     _wait_output(module_processes, proc, RUNNING)
     return proc
 

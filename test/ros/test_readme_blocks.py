@@ -42,6 +42,14 @@ import websockets.sync.client
 
 pytestmark = pytest.mark.ros
 
+#: What a demo line of a block is run with: a motion of 2 s instead of the default 8 s. A block
+#: shows the demo beside another arm or with its view; the demo's own numbers at its default
+#: are test_demo's, and each second of a 1 kHz graph over DDS costs these tests a core.
+SHORT_DEMO = '--duration 2'
+#: The graphs a block's recorder records: lockstep paced to the wall clock (unpaced, each idle
+#: graph takes a core while the recorder starts).
+PACED = '--lockstep -p simulator.realtime:=true'
+
 #: The view's default address, which the README's commands use.
 VIEW = 'http://127.0.0.1:8080'
 CONTROLLER_STATE = '/controller/state'
@@ -107,10 +115,10 @@ def test_the_two_arms_block_runs_as_written(processes, tmp_path):
     assert launch.startswith('ros2 launch')       # needs a distribution: test_launch
     # The right arm on the demo's clock (lockstep paced to the wall clock): in real time a
     # host stall ends the goal, as on an arm (test_faults); whether one comes is the host's.
-    arm = started(processes, tmp_path, amended(right, '--lockstep -p simulator.realtime:=true'))
+    arm = started(processes, tmp_path, amended(right, PACED))
     finished(processes, tmp_path, goal)
     assert 'succeeded' in finished(processes, tmp_path, send)
-    output = finished(processes, tmp_path, demo)
+    output = finished(processes, tmp_path, amended(demo, SHORT_DEMO))
     assert 'scara: pick-and-place succeeded' in output and '/left/' in output, output
     _stop(processes, started(processes, tmp_path, left))
     output = _stop(processes, arm)
@@ -125,7 +133,8 @@ def test_the_view_block_runs_as_written(processes, tmp_path, view_port):
     # the demo with its view, its motion once a page is open (a program's, as a browser's
     # page connects: it sends its camera); its recording where make demo puts one, for the
     # replay
-    proc = started(processes, tmp_path, demo, said='once a page of the view is open')
+    proc = started(processes, tmp_path, amended(demo, SHORT_DEMO),
+                   said='once a page of the view is open')
     assert 'demo: executing' not in processes.output(proc)
     with websockets.sync.client.connect(view_port.replace('http', 'ws'), open_timeout=60.0,
                                         subprotocols=PROTOCOL) as page:
@@ -163,7 +172,7 @@ def _recorded(processes, probe, folder, command, topics):
 def test_the_recorder_block_runs_as_written(processes, probe, tmp_path):
     record, record_some, plot, plot_bag, record_cell, plot_left = readme_commands(
         'recorder_node --ros-args -p path:=cell.mcap')
-    graph = started(processes, tmp_path, 'robot-dynamics bringup --robot scara --lockstep')
+    graph = started(processes, tmp_path, f'robot-dynamics bringup --robot scara {PACED}')
     everything = ('/joint_states', CONTROLLER_STATE, '/robot_description')
     _recorded(processes, probe, tmp_path, record, everything)
     _recorded(processes, probe, tmp_path, record_some, everything[:2])
@@ -177,7 +186,7 @@ def test_the_recorder_block_runs_as_written(processes, probe, tmp_path):
     finished(processes, tmp_path, plot_bag)
     # two arms in namespaces, one recording
     arms = [started(processes, tmp_path, f'robot-dynamics bringup --robot {robot} --namespace '
-                                         f'{side} --lockstep')
+                                         f'{side} {PACED}')
             for robot, side in (('scara', 'left'), ('planar_2r', 'right'))]
     _recorded(processes, probe, tmp_path, record_cell,
               ('/left/joint_states', '/right/joint_states'))
