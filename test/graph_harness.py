@@ -40,7 +40,7 @@ from typing import NamedTuple
 import numpy as np
 from robot_dynamics import parameter_files, RobotModel
 from robot_dynamics.closed_loop import closed_loop, goal_from_points, graph_loop
-from robot_dynamics.controller import configured_cycling
+from robot_dynamics.controller import configured_cycling, Mode
 from robot_dynamics.errors import InputError
 from robot_dynamics.model import chain_options
 from robot_dynamics.simulator import configured_plant, configured_simulator, Stepping
@@ -51,6 +51,8 @@ from robot_dynamics.task_space import configured_task_law, mask_axes, tip_state
 EPOCH_NS = 1_800_000_000 * NS_PER_S
 #: The shortest wait for a command [s].
 WAIT_FLOOR = 1e-6
+#: Largest joint speed [rad/s or m/s] of an arm at rest.
+REST_VELOCITY = 1e-3
 
 
 class TestClock:
@@ -345,6 +347,13 @@ class LoopGraph:
             assert self.clock() < end, f'{what}: not within {within:g} s'
             self.clock.advance(self.watch.period)
             self._look()
+
+    def hold_at_rest(self, within=5.0):
+        """Run until the controller holds the arm at rest (below REST_VELOCITY); return where."""
+        self.run_until(lambda: self.mode() is Mode.HOLD
+                       and np.abs(self.states[-1].qd).max() < REST_VELOCITY, within,
+                       'the arm held at rest')
+        return self.states[-1].q
 
     def submit(self, goal):
         """Hand ``goal`` (:class:`~robot_dynamics.follower.Goal`) to the controller, now."""

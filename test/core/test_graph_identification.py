@@ -46,8 +46,6 @@ PAYLOAD_KG = 1.5
 ADAPTATION_GAIN = 1e-2
 #: The excitation's length [s], as ``robot-dynamics excite --duration 10``.
 EXCITATION_S = 10.0
-#: Largest joint speed [rad/s] of an arm at rest.
-REST_VELOCITY = 1e-3
 #: How long after its last point a goal may take to settle [s] (the ROS test's goals' tolerance).
 GOAL_TIME = 5.0
 #: The motion tracked: from where the arm holds, by this much and back [rad].
@@ -59,14 +57,6 @@ def _graph(law='computed_torque', model=None, simulator=None):
     return LoopGraph(ROBOT, simulator={'payload_mass': PAYLOAD_KG, **(simulator or {})},
                      controller={'control_law': law, 'adaptation_gain': ADAPTATION_GAIN},
                      model=model)
-
-
-def _held(arm):
-    """Run until the controller holds the arm at rest; return where."""
-    arm.run_until(lambda: arm.mode() is Mode.HOLD
-                  and np.abs(arm.states[-1].qd).max() < REST_VELOCITY, 5.0,
-                  'the arm held at rest')
-    return arm.states[-1].q
 
 
 def _repeated(arm, q0, repetitions, segment):
@@ -105,7 +95,7 @@ def identified(tmp_path_factory):
                                         'simulator')['initial_positions']
     motion = excitation.optimise(model, start=start, duration=EXCITATION_S)
     arm = _graph()
-    _held(arm)
+    arm.hold_at_rest()
     points = TrajectoryPoints(model.joint_names, *motion.points())
     # as `robot-dynamics send` hands the file over: from the newest state, the default tolerances
     arm.submit(goal_from_points(model, points, arm.tolerances, tag='excitation'))
@@ -147,7 +137,7 @@ def test_the_identified_model_tracks_better(identified):
     for name, description in (('nominal', nominal), ('identified', urdf)):
         arm = _graph(model=RobotModel.from_urdf(str(description)),
                      simulator={'plant_urdf_file': str(nominal)})
-        _, error = _follow(arm, _repeated(arm, _held(arm), 1, 1.5))
+        _, error = _follow(arm, _repeated(arm, arm.hold_at_rest(), 1, 1.5))
         rms[name] = float(np.sqrt(np.mean(error ** 2)))
     print(f'computed torque tracking rms [rad]: nominal model {rms["nominal"]:.3g}, '
           f'identified {rms["identified"]:.3g}')
@@ -159,7 +149,7 @@ def test_the_adaptive_law_learns_the_payload_through_the_controllers_loop():
     per_repetition = {}
     for law in ('computed_torque', 'adaptive'):
         arm = _graph(law)
-        t, error = _follow(arm, _repeated(arm, _held(arm), repetitions, segment))
+        t, error = _follow(arm, _repeated(arm, arm.hold_at_rest(), repetitions, segment))
         k = np.minimum(((t - t[0]) // (2 * segment)).astype(int), repetitions - 1)
         per_repetition[law] = [float(np.sqrt(np.mean(error[k == r] ** 2)))
                                for r in range(repetitions)]

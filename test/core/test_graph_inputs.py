@@ -48,8 +48,6 @@ from robot_dynamics.trajectory import point_to_point
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-#: Largest joint speed [rad/s or m/s] of an arm at rest.
-REST_VELOCITY = 1e-3
 #: How long after it is handed over a goal with a start time starts [s].
 LEAD = 0.5
 
@@ -57,9 +55,7 @@ LEAD = 0.5
 def _held(robot, **options):
     """Return the robot's graph, held at rest."""
     arm = LoopGraph(robot, **options)
-    arm.run_until(lambda: arm.mode() is Mode.HOLD
-                  and np.abs(arm.states[-1].qd).max() < REST_VELOCITY, 5.0,
-                  'the arm held at rest')
+    arm.hold_at_rest()
     return arm
 
 
