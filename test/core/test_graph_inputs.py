@@ -356,3 +356,47 @@ def test_extra_joints_are_ignored_and_a_missing_joint_sends_nothing():
     assert len(arm.cycles) == count + 1
     np.testing.assert_allclose(arm.cycles[-1].command, model.gravity_torques(q), rtol=0,
                                atol=1e-9)
+
+
+class _SimulatedStates(_StateCallback):
+    """The joint-state callback of a controller on simulated time: ``clock`` is /clock [s]."""
+
+    def __init__(self, arm):
+        super().__init__(arm)
+        self.sim_time = True
+        self.clock = 0.0            # no /clock came yet
+
+    def _now(self):
+        return self.clock
+
+    def state(self, t_ns, q):
+        """Take the simulator's joint state stamped ``t_ns`` [ns], at ``q``, at rest."""
+        msg = JointState(name=['joint1', 'joint2'], position=q, velocity=[0.0, 0.0])
+        msg.header.stamp = time_msg(t_ns)
+        ControllerNode.joint_state_callback(self, serialize_message(msg), None)
+
+
+def test_a_simulations_first_state_delivered_late_is_not_held():
+    # a controller started beside a running simulation on simulated time receives the
+    # simulator's history; its first state, stamped 0, is as old as the rest (read as stamped
+    # now, it was fresh, and a restarted controller drove the arm back to where it started).
+    # The clock at 8.5 s may come before that state or after it
+    for clock_first in (True, False):
+        arm = LoopGraph('planar_2r')        # lockstep: the controller on simulated time
+        arm.kill_simulator()
+        node = _SimulatedStates(arm)
+        if clock_first:
+            node.clock = 8.5
+        node.state(0, [0.4, 0.8])
+        holds = [e.message for e in arm.events if e.kind is Kind.HOLDING]
+        if clock_first:
+            assert arm.said('skipping joint states') and not holds, arm.events
+        else:
+            assert holds == ['first joint state: holding [0.4, 0.8]'], arm.events
+        # then the live states: the one the controller holds
+        node.clock = 8.5
+        node.state(8_600_000_000, [0.1, 0.2])
+        holds = [e.message for e in arm.events if e.kind is Kind.HOLDING]
+        assert holds[-1].endswith('holding [0.1, 0.2]'), arm.events
+        assert arm.mode() is Mode.HOLD
+        np.testing.assert_allclose(arm.cycles[-1].reference.q, [0.1, 0.2], rtol=0, atol=1e-12)

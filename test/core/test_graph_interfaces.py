@@ -75,8 +75,9 @@ def test_each_command_interface_brings_the_arm_to_the_goal(interface, tolerance)
                   f'the arm on the goal within {tolerance:g}')
 
 
-# the position interface, and the safe command sent on a stop, through the processes:
-# test_hardware.py; gravity compensation after a killed simulator: test_graph_faults.py
+# the position interface and the safe command sent on a stop: test_graph_hardware.py (the
+# velocity interface's stop through the processes: test_hardware.py); gravity compensation
+# after a killed simulator: test_graph_faults.py
 @pytest.mark.parametrize('interface', ['effort', 'velocity'])
 def test_a_stall_of_the_states_sends_the_safe_command(interface):
     # real time, as on an arm: its joint states stop while the controller runs on

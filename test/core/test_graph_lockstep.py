@@ -17,8 +17,9 @@ Lockstep on the test's clock: the library's loop is the nodes' loop, and a run r
 
 The simulator and the controller as the nodes run them on the graph's parameter files
 (``test/graph_harness.py``), paced to the clock as ``make demo`` runs them; the library's
-loop is :func:`~robot_dynamics.closed_loop.closed_loop` configured from the same files. The
-graph's processes over DDS against the library: test/ros/test_simulate.py.
+loop is :func:`~robot_dynamics.closed_loop.closed_loop` configured from the same files: the
+same joint states for a goal, and for a goal preempted by a newer one. The graph's processes over
+DDS against the library: test/ros/test_simulate.py.
 """
 
 from graph_harness import assert_same_states, library_states, LoopGraph, state_arrays
@@ -39,12 +40,17 @@ SUBMITTED, START = 1.0, 2.0
 STALL = max(DEFAULT_LOCKSTEP_TIMEOUT, DEFAULT_WALL_STATE_TIMEOUT) + 0.5
 
 
+def _quintic(model, q0, q1, duration):
+    """Return 21 points of the rest-to-rest quintic from ``q0`` to ``q1``."""
+    times = np.linspace(0.0, duration, 21)
+    sample = point_to_point(q0, q1, duration, 'quintic').sample(times)
+    return TrajectoryPoints(tuple(model.joint_names), times, sample.q, sample.qd, sample.qdd)
+
+
 def _points(arm, move, duration=1.5):
     """Return 21 points of the rest-to-rest quintic from the arm's position by ``move``."""
     q0 = arm.states[-1].q
-    times = np.linspace(0.0, duration, 21)
-    sample = point_to_point(q0, q0 + move, duration, 'quintic').sample(times)
-    return TrajectoryPoints(tuple(arm.model.joint_names), times, sample.q, sample.qd, sample.qdd)
+    return _quintic(arm.model, q0, q0 + move, duration)
 
 
 def _at(arm, t, what):
@@ -67,6 +73,30 @@ def test_the_library_loop_gives_the_joint_states_of_the_nodes_loop(robot, move):
     assert [e.outcome for _, e in record.events if e.outcome] == [Outcome.SUCCEEDED]
     assert [e.outcome for e in arm.ended()] == [Outcome.SUCCEEDED]
     # every state from the first, the hold before the goal too
+    assert_same_states(state_arrays(arm.sim.since(0.0, end)), ours, int(round(end * 1000)) + 1)
+
+
+def test_a_preempting_goal_gives_the_joint_states_of_the_library_loop():
+    arm = LoopGraph('planar_2r', simulator=PACED)
+    _at(arm, SUBMITTED, 'the time to hand the first goal over')
+    q0 = arm.states[-1].q
+    first = _quintic(arm.model, q0, q0 + [0.6, -0.5], 2.5)
+    arm.submit(goal_from_points(arm.model, first, arm.tolerances, START, 'first'))
+    # handed over once the first is under way, starting before the first ends
+    handed, begins = START + 0.5, START + 1.2
+    _at(arm, handed, 'the first goal under way')
+    second = _quintic(arm.model, q0 + [0.3, -0.2], q0 + [-0.2, 0.3], 1.0)
+    arm.submit(goal_from_points(arm.model, second, arm.tolerances, begins, 'second'))
+    end = START + 3.0
+    _at(arm, end, 'the second goal and 0.8 s after it')
+    record, ours = library_states('planar_2r', arm.model,
+                                  [(SUBMITTED, first, START, 'first'),
+                                   (handed, second, begins, 'second')], 0.0, end)
+    outcomes = {'first': Outcome.PREEMPTED, 'second': Outcome.SUCCEEDED}
+    assert {e.tag: e.outcome for _, e in record.events if e.outcome} == outcomes
+    assert {e.tag: e.outcome for e in arm.ended()} == outcomes
+    assert len(arm.ended()) == 2
+    # every state from the first: the hold, the first goal, the handover, the second
     assert_same_states(state_arrays(arm.sim.since(0.0, end)), ours, int(round(end * 1000)) + 1)
 
 

@@ -18,15 +18,17 @@ Inputs an adversary sends to a running lockstep SCARA: none moves the arm or end
 
 Over the wire and through the processes: huge goals refused by the goal process while the
 cycle runs on, answers a client cannot hear, an impostor's joint states, parameters through the
-service, descriptions and joint states that do not come. What the controller decides of a goal
-or a gain (each refusal's reason, the motion that runs on to its goal, the arm held after a new
-gain) runs on the test's clock: test/core/test_graph_inputs.py.
+service, and (before the arm starts) a description and joint states that do not come, where the
+nodes subscribe again and take them once they come. What the controller decides of a goal or a
+gain (each refusal's reason, the motion that runs on to its goal, the arm held after a new
+gain) runs on the test's clock: test/core/test_graph_inputs.py; what a node says while its
+description or its states do not come or are unusable: test/core/test_graph_waiting.py.
 """
 
 import re
 import time
 
-from closed_loop import ABORTED, CANCELED, Loop, quintic, SUCCEEDED
+from closed_loop import ABORTED, CANCELED, Loop, PACED, quintic, SUCCEEDED
 from control_msgs.action import FollowJointTrajectory
 from control_msgs.msg import JointComponentTolerance
 import numpy as np
@@ -34,6 +36,7 @@ import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from robot_dynamics import RobotModel
 from robot_dynamics.robots import path as robot_path
 from robot_dynamics.ros.nodes.goals import ANSWER_WAIT
 from robot_dynamics.ros.wire import compat
@@ -53,17 +56,69 @@ LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
+def test_nodes_that_heard_nothing_subscribe_again_and_take_what_then_comes(
+        module_processes, module_probe):
+    # before the module's arm starts: only these two nodes run. A publisher from which nothing
+    # came, as a transient-local writer whose history Fast DDS never delivered to a late
+    # reader: each node subscribes again at its reminder, and the new reader takes what comes.
+    # What they say while they wait, and of unusable descriptions: test_graph_waiting.py
+    urdf = robot_path('scara').read_text()
+    description = module_probe.node.create_publisher(String, '/scara_description', LATCHED)
+    description.publish(String(data=urdf))
+    silent_description = module_probe.node.create_publisher(String, '/silent_description',
+                                                            LATCHED)
+    silent_states = module_probe.node.create_publisher(JointState, '/silent_joint_states', 10)
+    kinematics = module_processes.start('silent_kinematics', [
+        'kinematics_node', '--ros-args', '-r', '__node:=silent_kinematics',
+        '-r', 'robot_description:=/silent_description'])
+    # its commands to a topic of its own
+    controller = module_processes.start('silent_controller', [
+        'controller_node', '--ros-args', '-r', '__node:=silent_controller',
+        '-r', 'robot_description:=/scara_description',
+        '-r', 'joint_states:=/silent_joint_states', '-p', 'command_topic:=/silent_commands'])
+    # every REMINDER_PERIOD of wall time, what each sees
+    for proc, words in ((kinematics, 'still waiting for the robot description on '
+                                     '/silent_description: 1 publisher of it, and nothing came '
+                                     '(subscribed again)'),
+                        (controller, 'still waiting for joint states on /silent_joint_states: '
+                                     '1 publisher of it, and nothing came (subscribed again)')):
+        module_probe.wait_for(lambda: words in module_processes.output(proc), what=words)
+        output = module_processes.output(proc)
+        assert '[WARN]' in [x for x in output.splitlines() if 'still waiting' in x][0]
+    assert 'first joint state' not in module_processes.output(controller)
+    # the kinematics node that subscribed again takes the description when it comes
+    silent_description.publish(String(data=urdf))
+    module_probe.wait_for(lambda: "model RobotModel('scara'" in
+                          module_processes.output(kinematics),
+                          what='the description through the new subscription')
+    # the controller that subscribed again takes the state when it comes
+    state = JointState(name=list(RobotModel.load('scara').joint_names),
+                       position=[0.1, -0.2, 0.05], velocity=[0.0] * 3)
+
+    def taken():
+        # sent again until taken: the subscription made again is new, and one state sent
+        # before it matched (beside another suite) was lost
+        state.header.stamp = module_probe.node.get_clock().now().to_msg()
+        silent_states.publish(state)
+        return 'first joint state: holding [0.1, -0.2, 0.05]' in \
+            module_processes.output(controller)
+    module_probe.wait_for(taken, what='the state through the new subscription')
+    for proc in (kinematics, controller):
+        output = module_processes.output(proc)
+        assert proc.poll() is None and 'Traceback' not in output, output
+        assert module_processes.stop(proc) == 0, output
+    for publisher in (description, silent_description, silent_states):
+        module_probe.node.destroy_publisher(publisher)
+
+
 @pytest.fixture(scope='module')
 def arm(module_processes, module_probe):
     """One lockstep SCARA graph (model, simulator, controller) for the module's tests."""
-    loop = Loop(module_processes, module_probe, 'scara')
+    # paced to the wall clock: no test here needs simulated time to run ahead, and an unpaced
+    # graph takes a core while it waits on the test
+    loop = Loop(module_processes, module_probe, 'scara', simulator=PACED)
     yield loop
     loop.stop()
-
-
-def _measured(arm):
-    """Return the newest position the controller measured (the probe hears impostors too)."""
-    return np.array(arm.controller_states[-1][0].feedback.positions)
 
 
 def _refusal(arm, msg):
@@ -279,94 +334,3 @@ def test_a_gain_for_an_unknown_joint_stops_the_start(arm, module_processes, modu
     assert proc.returncode == 1, output
     assert "no joint 'sholder'" in output and "closest: ['shoulder'" in output, output
     assert 'Traceback' not in output and 'AttributeError' not in output, output
-
-
-def test_late_nodes_refuse_unusable_descriptions(arm, module_processes, module_probe):
-    garbage = module_probe.node.create_publisher(String, '/garbage_description', LATCHED)
-    garbage.publish(String(data='x' * 5_000_000))
-    nan = module_probe.node.create_publisher(String, '/nan_description', LATCHED)
-    urdf = robot_path('scara').read_text()
-    nan.publish(String(data=urdf.replace('upper="2.5"', 'upper="nan"', 1)))
-    late = [module_processes.start('late_kinematics', [
-                'kinematics_node', '--ros-args', '-r', '__node:=late_kinematics',
-                '-r', 'robot_description:=/garbage_description']),
-            module_processes.start('late_controller', [
-                'controller_node', '--ros-args', '-r', '__node:=late_controller',
-                '-r', 'robot_description:=/nan_description']),
-            *[module_processes.start(f'waiting_kinematics_{topic}', [
-                'kinematics_node', '--ros-args', '-r', f'__node:=waiting_kinematics_{topic}',
-                '-r', f'robot_description:=/{topic}_description'])
-              for topic in ('nobody', 'silent')]]
-    silent = module_probe.node.create_publisher(String, '/silent_description', LATCHED)
-    for proc, words in zip(late[:2], (['not XML', "'xxxx", '5000000 characters'],
-                                      ["joint 'elbow'", 'upper="nan"'])):
-        module_probe.wait_for(lambda: 'refused the robot description' in
-                              module_processes.output(proc), what='the refusal')
-        output = module_processes.output(proc)
-        [line] = [x for x in output.splitlines() if 'refused' in x]
-        assert '[ERROR]' in line and all(w in line for w in words) and len(line) < 800, line
-    # still waiting, each says so (every REMINDER_PERIOD of wall time) and what it sees
-    for proc, seen in zip(late, ('/garbage_description: what came was refused',
-                                 '/nan_description: what came was refused',
-                                 '/nobody_description: no node publishes it',
-                                 '/silent_description: 1 publisher of it, and nothing came '
-                                 '(subscribed again)')):
-        module_probe.wait_for(lambda: f'still waiting for the robot description on {seen}' in
-                              module_processes.output(proc), what=seen)
-    # the node that subscribed again takes the description when it comes
-    silent.publish(String(data=urdf))
-    module_probe.wait_for(lambda: "model RobotModel('scara'" in module_processes.output(late[3]),
-                          what='the description through the new subscription')
-    # a bad description to the running graph: one warning each, the arm held
-    held = _measured(arm)
-    running = module_probe.node.create_publisher(String, '/robot_description', LATCHED)
-    for _ in range(3):
-        running.publish(String(data='<robot name="other"/>'))
-        time.sleep(0.2)
-    module_probe.wait_for(lambda: 'a different robot description' in
-                          module_processes.output(arm.controller), what='the warning')
-    np.testing.assert_allclose(_measured(arm), held, atol=1e-3)
-    for proc in late + arm.procs:
-        assert proc.poll() is None, module_processes.output(proc)
-        assert 'Traceback' not in module_processes.output(proc)
-    assert module_processes.output(arm.controller).count('a different robot description') == 1
-    for proc in late:
-        assert module_processes.stop(proc) == 0, module_processes.output(proc)
-    module_probe.node.destroy_publisher(silent)
-
-
-def test_a_controller_without_joint_states_says_so_and_subscribes_again(
-        arm, module_processes, module_probe):
-    silent = module_probe.node.create_publisher(JointState, '/silent_joint_states', 10)
-    # on the module's description; commands to topics of their own (the module's simulator
-    # follows one source of them)
-    waiting = {topic: module_processes.start(f'{topic}_controller', [
-        'controller_node', '--ros-args', '-r', f'__node:={topic}_controller',
-        '-r', f'joint_states:=/{topic}_joint_states',
-        '-p', f'command_topic:=/{topic}_commands']) for topic in ('nobody', 'silent')}
-    # every REMINDER_PERIOD of wall time, what each sees
-    for topic, seen in (('nobody', 'no node publishes them'),
-                        ('silent', '1 publisher of it, and nothing came (subscribed again)')):
-        words = f'still waiting for joint states on /{topic}_joint_states: {seen}'
-        module_probe.wait_for(lambda: words in module_processes.output(waiting[topic]),
-                              what=words)
-    output = module_processes.output(waiting['silent'])
-    assert '[WARN]' in [x for x in output.splitlines() if 'still waiting' in x][0]
-    assert 'first joint state' not in output
-    # the controller that subscribed again takes the state when it comes
-    state = JointState(name=list(arm.model.joint_names), position=[0.1, -0.2, 0.05],
-                       velocity=[0.0] * 3)
-
-    def taken():
-        # sent again until taken: the subscription made again is new, and one state sent
-        # before it matched (beside another suite) was lost
-        state.header.stamp = module_probe.node.get_clock().now().to_msg()
-        silent.publish(state)
-        return 'first joint state: holding [0.1, -0.2, 0.05]' in \
-            module_processes.output(waiting['silent'])
-    module_probe.wait_for(taken, what='the state through the new subscription')
-    for proc in waiting.values():
-        output = module_processes.output(proc)
-        assert proc.poll() is None and 'Traceback' not in output, output
-        assert module_processes.stop(proc) == 0, output
-    module_probe.node.destroy_publisher(silent)

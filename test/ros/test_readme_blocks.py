@@ -19,8 +19,11 @@ Each line a user runs in a terminal of its own: a bringup, a view or a recorder 
 Ctrl-C (here: started, checked, then SIGINT, which must end it cleanly); a demo, a ``send`` or
 a ``plot`` runs to its end and must succeed. What a line needs that the README assumes (a graph
 already running for ``view`` and the recorder, a bag for ``plot``) is started or copied first.
-Lines for a ROS 2 distribution (``ros2 launch``) are not run here: ``test_launch`` checks the
-launch files. The view's default port is taken by one test at a time on this machine.
+Blocks that assume the same graph share it: the tip block's SCARA also serves the recorder's
+and the view's lines, and the two-arms block's arms the recorder's line of a cell (each
+graph a core while it runs). Lines for a ROS 2 distribution (``ros2 launch``) are not run here:
+``test_launch`` checks the launch files. The view's default port is taken by one test at a
+time on this machine.
 """
 
 from pathlib import Path
@@ -46,8 +49,8 @@ pytestmark = pytest.mark.ros
 #: shows the demo beside another arm or with its view; the demo's own numbers at its default
 #: are test_demo's, and each second of a 1 kHz graph over DDS costs these tests a core.
 SHORT_DEMO = '--duration 2'
-#: The graphs a block's recorder records: lockstep paced to the wall clock (unpaced, each idle
-#: graph takes a core while the recorder starts).
+#: The right arm of the two-arms block, whose goal and the demo beside it must not end in a host
+#: stall: lockstep paced to the wall clock (unpaced, an idle graph takes a core meanwhile).
 PACED = '--lockstep -p simulator.realtime:=true'
 
 #: The view's default address, which the README's commands use.
@@ -109,7 +112,7 @@ def test_the_bringup_block_runs_as_written(processes, probe, tmp_path):
     assert recordings.read(tmp_path / 'run.mcap').tables['/joint_states'].messages
 
 
-def test_the_two_arms_block_runs_as_written(processes, tmp_path):
+def test_the_two_arms_block_and_the_recording_of_both_run_as_written(processes, probe, tmp_path):
     commands = readme_commands('right_goal.yaml --namespace right')
     right, goal, send, demo, left, launch = commands
     assert launch.startswith('ros2 launch')       # needs a distribution: test_launch
@@ -120,13 +123,22 @@ def test_the_two_arms_block_runs_as_written(processes, tmp_path):
     assert 'succeeded' in finished(processes, tmp_path, send)
     output = finished(processes, tmp_path, amended(demo, SHORT_DEMO))
     assert 'scara: pick-and-place succeeded' in output and '/left/' in output, output
-    _stop(processes, started(processes, tmp_path, left))
+    left_arm = started(processes, tmp_path, left)
+    # the recorder block's cell: these two arms in their namespaces, one recording
+    *_, record_cell, plot_left = readme_commands('recorder_node --ros-args -p path:=cell.mcap')
+    _recorded(processes, probe, tmp_path, record_cell,
+              ('/left/joint_states', '/right/joint_states'))
+    _stop(processes, left_arm)
     output = _stop(processes, arm)
     assert 'goal' in output and '/right/' in output, output
+    assert {'/left/joint_states', '/right/joint_states'} <= _topics(tmp_path / 'cell.mcap')
+    finished(processes, tmp_path, plot_left)
+    assert (tmp_path / 'plots_left' / 'tracking.png').stat().st_size > 10000
 
 
 def test_the_view_block_runs_as_written(processes, tmp_path, view_port):
-    bringup, demo, view, replay = readme_commands('robot-dynamics view demo/demo.mcap')
+    # (its third line, the view alone of a graph already running: on the tip block's graph)
+    bringup, demo, _, replay = readme_commands('robot-dynamics view demo/demo.mcap')
     arm = started(processes, tmp_path, bringup, said=f'view: {view_port}')
     assert b'<html' in _serves(view_port).lower()
     _stop(processes, arm)
@@ -146,12 +158,6 @@ def test_the_view_block_runs_as_written(processes, tmp_path, view_port):
     [recording] = set(re.findall(r'recording to (\S+\.mcap)', output))
     (tmp_path / 'demo').mkdir()
     shutil.copy(recording, tmp_path / 'demo' / 'demo.mcap')
-    # the view alone, of a graph already running
-    graph = started(processes, tmp_path, 'robot-dynamics bringup --robot scara')
-    alone = started(processes, tmp_path, view, said=f'view: {view_port}')
-    _serves(view_port)
-    _stop(processes, alone)
-    _stop(processes, graph)
     _stop(processes, started(processes, tmp_path, replay, said=f'view: {view_port}'))
 
 
@@ -169,14 +175,27 @@ def _recorded(processes, probe, folder, command, topics):
     _stop(processes, _recording(processes, probe, folder, command, topics))
 
 
-def test_the_recorder_block_runs_as_written(processes, probe, tmp_path):
-    record, record_some, plot, plot_bag, record_cell, plot_left = readme_commands(
+def test_the_tip_block_with_the_recorder_and_the_view_on_its_graph(processes, probe, tmp_path,
+                                                                   view_port):
+    bringup, goal, send, push = readme_commands('robot-dynamics send tip_goal.yaml')
+    record, record_some, plot, plot_bag, *_ = readme_commands(
         'recorder_node --ros-args -p path:=cell.mcap')
-    graph = started(processes, tmp_path, f'robot-dynamics bringup --robot scara {PACED}')
+    view = readme_commands('robot-dynamics view demo/demo.mcap')[2]
+    # the graph the recorder's and the view's lines assume running is this block's
+    assert bringup.startswith('robot-dynamics bringup --robot scara #')
+    arm = started(processes, tmp_path, bringup)
     everything = ('/joint_states', CONTROLLER_STATE, '/robot_description')
     _recorded(processes, probe, tmp_path, record, everything)
     _recorded(processes, probe, tmp_path, record_some, everything[:2])
-    _stop(processes, graph)
+    alone = started(processes, tmp_path, view, said=f'view: {view_port}')
+    _serves(view_port)
+    _stop(processes, alone)
+    finished(processes, tmp_path, goal)
+    assert 'send: succeeded' in finished(processes, tmp_path, send)
+    output = finished(processes, tmp_path, push)
+    assert 'push: force [10.0, 0.0, 0.0] N' in output and 'push: released' in output, output
+    output = _stop(processes, arm)
+    assert 'goal' in output, output
     assert set(everything) <= _topics(tmp_path / 'run.mcap')
     assert _topics(tmp_path / 'states.mcap') == set(everything[:2])
     finished(processes, tmp_path, plot)
@@ -184,26 +203,3 @@ def test_the_recorder_block_runs_as_written(processes, probe, tmp_path):
     # a bag of an arm: here the recording above
     shutil.copy(tmp_path / 'run.mcap', tmp_path / 'bag_0.mcap')
     finished(processes, tmp_path, plot_bag)
-    # two arms in namespaces, one recording
-    arms = [started(processes, tmp_path, f'robot-dynamics bringup --robot {robot} --namespace '
-                                         f'{side} {PACED}')
-            for robot, side in (('scara', 'left'), ('planar_2r', 'right'))]
-    _recorded(processes, probe, tmp_path, record_cell,
-              ('/left/joint_states', '/right/joint_states'))
-    for arm in arms:
-        _stop(processes, arm)
-    topics = _topics(tmp_path / 'cell.mcap')
-    assert {'/left/joint_states', '/right/joint_states'} <= topics
-    finished(processes, tmp_path, plot_left)
-    assert (tmp_path / 'plots_left' / 'tracking.png').stat().st_size > 10000
-
-
-def test_the_cartesian_file_and_push_block_runs_as_written(processes, probe, tmp_path):
-    bringup, goal, send, push = readme_commands('robot-dynamics send tip_goal.yaml')
-    arm = started(processes, tmp_path, bringup)
-    finished(processes, tmp_path, goal)
-    assert 'send: succeeded' in finished(processes, tmp_path, send)
-    output = finished(processes, tmp_path, push)
-    assert 'push: force [10.0, 0.0, 0.0] N' in output and 'push: released' in output, output
-    output = _stop(processes, arm)
-    assert 'goal' in output, output

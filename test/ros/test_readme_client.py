@@ -14,13 +14,14 @@
 
 
 """
-The README's Python client, as written, against the running graph of a bundled robot.
+The README's Python client, as written, against the running graph of the SCARA it is written for.
 
 The code block is taken from README.md and run as a process of its own on the test's domain,
 next to model, kinematics, simulator and controller processes: as written it reaches its target
-on the SCARA it is written for, and on the planar 2R with the target its comment gives for that
-arm (the goal succeeds and the arm's tip ends there); with the target moved out of reach it
-stops on the failed IK and sends no goal.
+(the goal succeeds and the arm's tip ends there); with the target moved out of reach it stops on
+the failed IK and sends no goal. The planar 2R's target, which the client's comment gives, solved
+by the kinematics node's IK and reached by the nodes' cores in one process:
+test/core/test_readme_targets.py.
 """
 
 from pathlib import Path
@@ -35,10 +36,10 @@ from robot_dynamics.parameter_files import parameter_file
 pytestmark = pytest.mark.ros
 
 README = Path(__file__).resolve().parents[2] / 'README.md'
-#: The snippet's target, the only line the other runs change.
+#: The snippet's target, the only line the other run changes.
 TARGET = 'x, y, z = 0.45, 0.2, 0.3'
-#: The comment above it that gives the planar 2R's target.
-PLANAR_2R = re.compile(r'the planar 2R\n#[^\n]*: x, y, z = ([-\d., ]+)\n')
+#: The bundled robot the snippet is written for.
+ROBOT = 'scara'
 STATUS = '/controller/follow_joint_trajectory/_action/status'
 TIMEOUT = 120.0
 
@@ -52,26 +53,20 @@ def readme_client():
     return clients[0]
 
 
-def target(code, robot):
-    """Return the snippet's target for ``robot`` as written in it [m]."""
-    if robot == 'scara':
-        text = TARGET.split('=')[1]
-    else:
-        (text,) = PLANAR_2R.findall(code)
-    return np.array([float(value) for value in text.split(',')])
+def target():
+    """Return the snippet's target as written in it [m]."""
+    return np.array([float(value) for value in TARGET.split('=')[1].split(',')])
 
 
-@pytest.mark.parametrize('robot', ['scara', 'planar_2r'])
-def test_the_readme_client_checks_success_and_reaches_its_target(
-        loop, processes, probe, tmp_path, robot):
-    run = loop(robot)
+def test_the_readme_client_checks_success_and_reaches_its_target(loop, processes, probe,
+                                                                 tmp_path):
+    run = loop(ROBOT)
     processes.start('kinematics', ['kinematics_node', '--ros-args', '-r', '__node:=kinematics',
                                    '-r', '~/solve_ik:=/compute_ik', '--params-file',
-                                   str(parameter_file(robot))])
+                                   str(parameter_file(ROBOT))])
     statuses = probe.collect(GoalStatusArray, STATUS)
     code = readme_client()
-    tip = target(code, robot)
-    aimed = code.replace(TARGET, 'x, y, z = ' + ', '.join(map(repr, tip.tolist())))
+    tip = target()
 
     far = tmp_path / 'far.py'
     far.write_text(code.replace(TARGET, 'x, y, z = ' + ', '.join(map(repr, (10 * tip).tolist()))))
@@ -81,7 +76,7 @@ def test_the_readme_client_checks_success_and_reaches_its_target(
     assert 'no IK solution (-31)' in output and 'Traceback' not in output, output
 
     near = tmp_path / 'client.py'
-    near.write_text(aimed)
+    near.write_text(code)
     proc = processes.start('client', ['python', str(near)])
     assert proc.wait(TIMEOUT) == 0, processes.output(proc)
     assert processes.output(proc).split() == ['0'], processes.output(proc)   # SUCCESSFUL

@@ -13,7 +13,13 @@
 # limitations under the License.
 
 
-"""One loop, two transports: the library's closed loop against the graph in lockstep."""
+"""
+One loop, two transports: the library's closed loop against the graph's processes in lockstep.
+
+Over DDS, through a host that stops both processes mid-motion: the PUMA 560's joint states for a
+goal are the library's. The nodes' cores in one process against the library, for one goal and
+for a goal preempted by a newer one: test/core/test_graph_lockstep.py.
+"""
 
 import math
 
@@ -28,7 +34,7 @@ from robot_dynamics.trajectory import TrajectoryPoints
 
 pytestmark = pytest.mark.ros
 
-#: Simulated time [s] from the graph's readiness to the (first) goal's start (a whole second,
+#: Simulated time [s] from the graph's readiness to the goal's start (a whole second,
 #: :func:`_start`); the goal is sent before it with simulated time held (``Loop.send_before``),
 #: on a loop paced to the wall clock, whose set-up takes as long as the host makes it.
 LEAD = 2.0
@@ -69,9 +75,9 @@ def _assert_same(graph_states, library):
 
 
 def test_simulate_gives_the_joint_states_of_the_lockstep_graph(loop):
-    # one robot: on the others the library's loop is the nodes' cores in one process
-    # (test/core/test_graph_lockstep.py); here the transport, through a host that stops both
-    # processes mid-motion
+    # one robot and one goal: the library's loop is the nodes' cores in one process, on the
+    # other robots and for a preempted goal (test/core/test_graph_lockstep.py); here the
+    # transport, through a host that stops both processes mid-motion
     arm = loop('puma560', simulator=PACED)
     q0, start = arm.position(), _start(arm)
     msg, _ = quintic(arm.model, q0, q0 + [0.3, -0.2, 0.2, 0.3, -0.3, 0.4], 1.5)
@@ -86,27 +92,4 @@ def test_simulate_gives_the_joint_states_of_the_lockstep_graph(loop):
                                   start, end)
     assert [e.outcome.value for _, e in record.events if e.tag == 'goal' and e.outcome] \
         == ['succeeded']
-    _assert_same(_graph_states(arm, start, end), ours)
-
-
-def test_a_preempting_goal_the_same_in_both(loop):
-    arm = loop('planar_2r', simulator=PACED)
-    q0, start = arm.position(), _start(arm)
-    first, _ = quintic(arm.model, q0, q0 + [0.6, -0.5], 2.5)
-    first.header.stamp.sec = int(start)
-    second, _ = quintic(arm.model, q0 + [0.3, -0.2], q0 + [-0.2, 0.3], 1.0)
-    second.header.stamp.sec, second.header.stamp.nanosec = int(start) + 1, 200_000_000
-    handle = arm.send_before(start, first)
-    # after the first has started, before the second's start
-    arm.probe.wait_for(lambda: arm.now() > start + 0.05, what='the first goal under way')
-    preempting = arm.send_before(start + 1.1, second)
-    assert arm.result(handle).status != SUCCEEDED
-    assert arm.result(preempting).status == SUCCEEDED
-    end = start + COMPARED
-    record, ours = library_states(
-        'planar_2r', arm.model, [(1.0, _points(first), start, 'first'),
-                                 (start + 0.5, _points(second), start + 1.2, 'second')],
-        start, end)
-    outcomes = {e.tag: e.outcome.value for _, e in record.events if e.outcome}
-    assert outcomes == {'first': 'preempted', 'second': 'succeeded'}
     _assert_same(_graph_states(arm, start, end), ours)
