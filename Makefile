@@ -100,12 +100,12 @@ INTERFACE_SOURCES := $(shell find $(INTERFACES) -print)
 
 .PHONY: setup test tree-kernels demo bench screenshots clean chromium
 
-# The set-up's steps that only need the installed dependencies (each of the two numba
-# compilations takes one core for about a minute, the interfaces' build both for as long) run two
-# at a time: a fresh set-up takes a minute less on two cores.
+# The set-up's steps that need only the installed dependencies run at the same time: each numba
+# compilation takes one core for about a minute, the interfaces' build two for less; one after
+# the other they left a core idle for about a minute of a fresh set-up.
 SETUP_STEPS := $(STAMP_KERNELS) $(STAMP_INTERFACES) chromium
 setup:
-	@$(MAKE) --no-print-directory -j2 $(SETUP_STEPS)
+	@$(MAKE) --no-print-directory -s -j3 $(SETUP_STEPS)
 
 # A set-up step, quiet: one line saying what it does, the output (pip's and CMake's hundreds of
 # lines, of use only when something fails) in $(SETUP_LOGS)/<log>.log, and the tail of that log
@@ -193,7 +193,7 @@ TEST_WORKERS ?= 2
 # once cached). It imports the checkout, not the installed copy, hence after the installation
 # (pip builds in the checkout).
 test:
-	@$(MAKE) --no-print-directory -j2 $(SETUP_STEPS) tree-kernels
+	@$(MAKE) --no-print-directory -s -j3 $(SETUP_STEPS) tree-kernels
 	$(PY) -m pytest test -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 tree-kernels: $(STAMP_PKG)

@@ -12,7 +12,13 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The ``robot-dynamics`` command line, run as ``python -m robot_dynamics.cli``."""
+"""
+The ``robot-dynamics`` command line: its exit status, its words and the files it writes.
+
+As ``python -m robot_dynamics.cli`` in a subprocess where the entry point itself is the point
+(one robot's info; a goal simulated with ROS 2 unimportable); elsewhere ``cli.main`` in this
+process, the same parser and commands without a Python start-up per call.
+"""
 
 import io
 import json
@@ -49,12 +55,25 @@ def run_cli(*args, cwd=None, ros=True):
                           env=env, capture_output=True, text=True, timeout=TIMEOUT)
 
 
+def run_main(*args, capsys):
+    """Return ``(exit status, stdout, stderr)`` of ``cli.main(args)`` in this process."""
+    capsys.readouterr()
+    try:
+        status = cli.main(list(args))
+    except SystemExit as stop:          # argparse's refusals, as the entry point exits
+        status = stop.code
+    printed = capsys.readouterr()
+    return status, printed.out, printed.err
+
+
 def test_simulate_writes_the_json_report(tmp_path):
     report = tmp_path / 'tmp.json'
-    proc = run_cli('simulate', '--robot', 'planar_2r', '--controller', 'computed_torque',
-                   '--duration', '1.0', '--report', str(report))
-    assert proc.returncode == 0, proc.stderr
-    assert 'rms' in proc.stdout and str(report) in proc.stdout
+    args = cli.build_parser().parse_args(['simulate', '--robot', 'planar_2r', '--controller',
+                                          'computed_torque', '--duration', '1.0', '--report',
+                                          str(report)])
+    printed = io.StringIO()
+    assert args.handler(args, out=printed) == 0
+    assert 'rms' in printed.getvalue() and str(report) in printed.getvalue()
     data = json.loads(report.read_text())
     for key in REPORT_KEYS:
         assert key in data, key
@@ -68,13 +87,14 @@ def test_simulate_writes_the_json_report(tmp_path):
     assert len(data['gains']['kp']) == 2 and len(data['rms_tracking_error_per_joint']) == 2
 
 
-def test_simulate_with_model_error_noise_rates_and_plots(tmp_path):
+def test_simulate_with_model_error_noise_rates_and_plots(tmp_path, capsys):
     report, plot, compare = (tmp_path / name for name in ('r.json', 'run.png', 'cmp.png'))
-    proc = run_cli('simulate', '--robot', 'scara', '--controller', 'pd_gravity',
-                   '--duration', '0.5', '--plant-rate', '2000', '--control-rate', '500',
-                   '--model-error', '0.2', '--torque-noise', '0.5', '--seed', '7',
-                   '--report', str(report), '--plot', str(plot), '--compare-plot', str(compare))
-    assert proc.returncode == 0, proc.stderr
+    status, _, err = run_main('simulate', '--robot', 'scara', '--controller', 'pd_gravity',
+                              '--duration', '0.5', '--plant-rate', '2000', '--control-rate',
+                              '500', '--model-error', '0.2', '--torque-noise', '0.5', '--seed',
+                              '7', '--report', str(report), '--plot', str(plot),
+                              '--compare-plot', str(compare), capsys=capsys)
+    assert status == 0, err
     data = json.loads(report.read_text())
     assert (data['plant_rate_hz'], data['control_rate_hz']) == (2000.0, 500.0)
     assert (data['model_error'], data['torque_noise'], data['seed']) == (0.2, 0.5, 7)
@@ -84,13 +104,14 @@ def test_simulate_with_model_error_noise_rates_and_plots(tmp_path):
         assert png.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
 
 
-def test_simulate_rejects_bad_arguments_clearly(tmp_path):
-    proc = run_cli('simulate', '--robot', 'planar_2r', '--controller', 'lqr')
-    assert proc.returncode == 2 and "invalid choice: 'lqr'" in proc.stderr
-    proc = run_cli('simulate', '--robot', 'planar_2r', '--controller', 'pd',
-                   '--control-rate', '300', '--duration', '0.1')
-    assert proc.returncode == 2
-    assert 'must be a whole multiple of the control rate' in proc.stderr
+def test_simulate_rejects_bad_arguments_clearly(tmp_path, capsys):
+    status, _, err = run_main('simulate', '--robot', 'planar_2r', '--controller', 'lqr',
+                              capsys=capsys)
+    assert status == 2 and "invalid choice: 'lqr'" in err
+    status, _, err = run_main('simulate', '--robot', 'planar_2r', '--controller', 'pd',
+                              '--control-rate', '300', '--duration', '0.1', capsys=capsys)
+    assert status == 2
+    assert 'must be a whole multiple of the control rate' in err
 
 
 def test_bringup_refuses_a_recording_it_cannot_make_before_anything_starts(tmp_path, capsys):
@@ -116,7 +137,7 @@ def test_a_file_that_is_not_there_is_named_in_one_line(tmp_path, capsys):
             f'robot-dynamics {command[0]}: error: {missing}: No such file or directory\n'
 
 
-def test_simulate_a_goal_file_writes_the_joint_states(tmp_path):
+def test_simulate_a_goal_file_writes_the_joint_states(tmp_path, capsys):
     # the trajectory file of send; the robot's configured law (computed torque), its initial
     # positions [0.4, 0.8] and goal time 1 s, as bringup; with no ROS 2 to import: the library's
     # loop reads the parameter files itself
@@ -142,10 +163,11 @@ def test_simulate_a_goal_file_writes_the_joint_states(tmp_path):
     # a goal for other joints is refused by name
     goal.write_text('joint_names: [a, b]\npoints:\n- {positions: [0.4, 0.6], '
                     'time_from_start: 1.0}\n')
-    proc = run_cli('simulate', '--robot', 'planar_2r', '--goal', str(goal))
-    assert proc.returncode == 2 and "'a'" in proc.stderr, proc.stderr
-    proc = run_cli('simulate', '--robot', 'planar_2r')
-    assert proc.returncode == 2 and '--controller: required without --goal' in proc.stderr
+    status, _, err = run_main('simulate', '--robot', 'planar_2r', '--goal', str(goal),
+                              capsys=capsys)
+    assert status == 2 and "'a'" in err, err
+    status, _, err = run_main('simulate', '--robot', 'planar_2r', capsys=capsys)
+    assert status == 2 and '--controller: required without --goal' in err
 
 
 def test_info_prints_and_reports_every_robot(tmp_path, bundled):

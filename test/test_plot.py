@@ -157,6 +157,12 @@ def simulated(tmp_path_factory):
 
 
 @pytest.fixture(scope='module')
+def read(simulated):
+    """Return the simulated recording as recordings.read gives it, read once for its tests."""
+    return recordings.read(simulated['path'])
+
+
+@pytest.fixture(scope='module')
 def plotted(simulated, tmp_path_factory):
     out = tmp_path_factory.mktemp('plots')
     status = cli.main(['plot', str(simulated['path']), '--out', str(out)])
@@ -223,8 +229,8 @@ def test_pngs_are_written(plotted):
         assert data.startswith(b'\x89PNG') and len(data) > MIN_PNG_BYTES, name
 
 
-def test_plotted_series_follow_the_controller_state(simulated):
-    recording = recordings.read(simulated['path'])
+def test_plotted_series_follow_the_controller_state(simulated, read):
+    recording = read
     model, note = recordings.robot_model(recording, TOPICS)
     assert note == '' and model.joint_names == tuple(simulated['names'])
     rec, ref = simulated['run'].record, simulated['ref']
@@ -246,14 +252,14 @@ def test_plotted_series_follow_the_controller_state(simulated):
     assert '/controller/state' in data.title
 
 
-def test_a_recording_made_before_the_state_topic_plots_the_same(simulated, tmp_path):
+def test_a_recording_made_before_the_state_topic_plots_the_same(simulated, read, tmp_path):
     # robot_dynamics 0.1 published its ControllerState on ~/controller_state, where
     # control_msgs' JointTrajectoryControllerState is now
     channels = dict(simulated['channels'])
     channels['/controller/controller_state'] = channels.pop('/controller/state')
     old = tmp_path / 'old.mcap'
     _write(old, channels)
-    new, before = recordings.read(simulated['path']), recordings.read(old)
+    new, before = read, recordings.read(old)
     model, _ = recordings.robot_model(new, TOPICS)
     for series in (recorded_motion.tracking, recorded_motion.effort):
         (now, _), (then, _) = series(new, TOPICS, model), series(before, TOPICS, model)
@@ -263,8 +269,8 @@ def test_a_recording_made_before_the_state_topic_plots_the_same(simulated, tmp_p
     assert (tmp_path / 'plots' / 'tracking.png').read_bytes().startswith(b'\x89PNG')
 
 
-def test_tip_path_is_the_forward_kinematics_of_the_recorded_states(simulated):
-    recording = recordings.read(simulated['path'])
+def test_tip_path_is_the_forward_kinematics_of_the_recorded_states(simulated, read):
+    recording = read
     model, _ = recordings.robot_model(recording, TOPICS)
     data, why = recorded_motion.tip_path(recording, TOPICS, model)
     assert why == ''
@@ -444,12 +450,18 @@ def _csv_rows(folder):
 
 
 def test_damaged_copies_give_what_precedes_the_damage_or_one_line(simulated, tmp_path, capsys):
-    assert cli.main(['plot', str(simulated['path']), '--out', str(tmp_path / 'clean'),
+    # the first third of the run: 21 chunks for the damage to hit (60 in the whole run), a
+    # third of the messages to read again for each of the copies
+    short = tmp_path / 'short.mcap'
+    _write(short, {topic: (type_name, definition, messages[:len(messages) // 3 or 1])
+                   for topic, (type_name, definition, messages)
+                   in simulated['channels'].items()})
+    assert cli.main(['plot', str(short), '--out', str(tmp_path / 'clean'),
                      '--csv-only']) == cli.EXIT_OK
     clean = _csv_rows(tmp_path / 'clean')
     capsys.readouterr()
     outcomes = {}
-    for name, data in damaged_copies(rechunked(simulated['path'].read_bytes(), CHUNK)).items():
+    for name, data in damaged_copies(rechunked(short.read_bytes(), CHUNK)).items():
         path, out = tmp_path / f'{name}.mcap', tmp_path / name
         path.write_bytes(data)
         status = cli.main(['plot', str(path), '--out', str(out), '--csv-only'])

@@ -24,30 +24,21 @@ the client sends to that solution succeeds and ends at rest with the tip on the 
 client itself runs over DDS against the SCARA's graph in test/ros/test_readme_client.py.
 """
 
-from pathlib import Path
 import re
 
 from graph_harness import LoopGraph
 import numpy as np
+from readme import readme_python
 from robot_dynamics import parameter_files, RobotModel
 from robot_dynamics.closed_loop import goal_from_points
 from robot_dynamics.events import Outcome
 from robot_dynamics.model import chain_options, from_source
 from robot_dynamics.trajectory import TrajectoryPoints
 
-README = Path(__file__).resolve().parents[2] / 'README.md'
 #: The comment above the client's target that gives the planar 2R's.
 PLANAR_2R = re.compile(r'the planar 2R\n#[^\n]*: x, y, z = ([-\d., ]+)\n')
 #: The client's one trajectory point: the solution, reached 2 s after the goal's start.
 TIME_FROM_START = 2.0
-
-
-def _client():
-    """Return the README's Python block that calls /compute_ik and sends the goal."""
-    blocks = re.findall(r'```python\n(.*?)```', README.read_text(), re.S)
-    clients = [block for block in blocks if "'/compute_ik'" in block and 'ActionClient' in block]
-    assert len(clients) == 1, 'the README should hold one IK + action client'
-    return clients[0]
 
 
 def _kinematics_model(robot):
@@ -67,7 +58,7 @@ def _request(position):
 
 
 def test_the_readme_client_target_of_the_planar_2r_is_solved_and_reached():
-    code = _client()
+    code = readme_python("'/compute_ik'", 'ActionClient')
     (text,) = PLANAR_2R.findall(code)
     tip = np.array([float(value) for value in text.split(',')])
     # the request the node answers with its defaults: a pose of identity orientation, no seed,

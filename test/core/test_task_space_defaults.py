@@ -33,6 +33,10 @@ from scipy.spatial.transform import Rotation
 #: The push [N], the settling time [s] the defaults must meet, and the band [fraction of the
 #: step] the response must stay within after it.
 PUSH, SETTLE, BAND = 10.0, 3.0, 0.05
+#: How long past SETTLE [s] a push's response is watched staying in the band: long enough to
+#: see a creep (on the scara, whose Coulomb friction creeps the most, its last 0.5 s of a 4 s
+#: run moved 0.8 % of the step, a sixth of the band; on the others, below 1e-5 of it).
+WATCH = 0.5
 
 
 def _loop(name):
@@ -66,9 +70,9 @@ def test_a_10_newton_push_settles_within_3_s_at_the_deflection_f_over_k(name):
     wrench = np.zeros(6)
     wrench[axis] = PUSH
     simulator.set_wrench(wrench)
-    pushed = closed_loop(simulator, controller, SETTLE + 1.0)
+    pushed = closed_loop(simulator, controller, SETTLE + WATCH)
     simulator.set_wrench(np.zeros(6))
-    released = closed_loop(simulator, controller, SETTLE + 1.0)
+    released = closed_loop(simulator, controller, SETTLE + WATCH)
     on = model.fk(pushed.q)[:, axis, 3] - rest
     off = model.fk(released.q)[:, axis, 3] - rest
     assert not pushed.saturated.any() and not released.saturated.any()

@@ -28,6 +28,7 @@ in a background thread; tests wait on conditions with generous time-outs, never 
 import atexit
 from collections.abc import Sequence
 import gc
+import io
 import os
 import shutil
 import tempfile
@@ -43,6 +44,8 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
+from robot_dynamics.cli import build_parser
+from robot_dynamics.ros.wire.middleware import PROFILE_VARIABLES, use_profile
 from robot_dynamics.ros.wire.on_demand import OnDemand, take_next
 from robot_dynamics.ros.wire.qos import SERVICE_CLIENT
 
@@ -56,6 +59,8 @@ if 'ROS_LOG_DIR' not in os.environ:
 #: start in a new install compiles the library's kernels.
 TIMEOUT = 120.0
 COLLECT_QOS = QoSProfile(depth=10000, reliability=ReliabilityPolicy.RELIABLE)
+#: How long [s] a service call waits for its reply before it asks again (``TestNode.call``).
+RESEND = 10.0
 
 
 class Collected(Sequence):
@@ -149,14 +154,20 @@ class TestNode:
         rclpy.try_shutdown(context=self.context)
 
     @staticmethod
-    def wait_for(condition, timeout=TIMEOUT, what='condition'):
-        """Poll ``condition()`` until true; fail the test naming ``what`` after ``timeout``."""
+    def wait_for(condition, timeout=TIMEOUT, what='condition', fail=True):
+        """
+        Poll ``condition()`` until true; return its value.
+
+        After ``timeout`` fail the test naming ``what`` (``fail=False``: return the false value).
+        """
         deadline = time.monotonic() + timeout
         while True:
             value = condition()
             if value:
                 return value
             if time.monotonic() > deadline:
+                if not fail:
+                    return value
                 pytest.fail(f'timed out after {timeout:g} s waiting for {what}')
             time.sleep(0.01)
 
@@ -179,10 +190,27 @@ class TestNode:
         return client
 
     def call(self, client, request, timeout=TIMEOUT):
-        """Call a service and return its response (fail after ``timeout``)."""
-        future = client.call_async(request)
-        self.wait_for(future.done, timeout, f'a reply from {client.srv_name}')
-        return future.result()
+        """
+        Call a service and return its response (fail after ``timeout``).
+
+        The request is sent again every RESEND seconds until one is answered: a server's reply
+        is lost while its middleware has not yet matched this client's reply reader (discovery
+        is not symmetric: the client can see the server well before; on a busy host seconds
+        before). So only for requests that may be repeated (queries, idempotent settings).
+        """
+        deadline = time.monotonic() + timeout
+        futures = []
+        while True:
+            futures.append(client.call_async(request))
+            answered = self.wait_for(lambda: any(f.done() for f in futures),
+                                     min(RESEND, max(deadline - time.monotonic(), 0.0)),
+                                     f'a reply from {client.srv_name}', fail=False)
+            if answered or time.monotonic() > deadline:
+                break
+        if not answered:
+            pytest.fail(f'timed out after {timeout:g} s waiting for a reply from '
+                        f'{client.srv_name} (asked {len(futures)} times)')
+        return next(f for f in futures if f.done()).result()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -219,6 +247,31 @@ def module_processes(ros_env, tmp_path_factory):
     """Start processes for this module's fixtures; every one is stopped at the module's end."""
     with Processes(ros_env, tmp_path_factory.mktemp('processes')) as procs:
         yield procs
+
+
+@pytest.fixture
+def here(ros_domain, monkeypatch, capsys):
+    """
+    Return ``run(command, *arguments)``: a robot-dynamics command's handler in this process.
+
+    ``run`` returns the command's exit status and its output (what it wrote and its stderr).
+    The command's node joins this process's DDS (the probe's, on the loopback) on the module's
+    domain; its profile named beforehand, the command leaves the environment as it found it.
+    """
+    monkeypatch.setenv('ROS_DOMAIN_ID', str(ros_domain))
+    monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
+    named = dict(os.environ)
+    use_profile(named)
+    for name in PROFILE_VARIABLES.values():
+        if named.get(name) and not os.environ.get(name):
+            monkeypatch.setenv(name, named[name])
+
+    def run(command, *arguments):
+        args = build_parser().parse_args([command, *arguments])
+        out = io.StringIO()
+        status = args.handler(args, out=out)
+        return status, out.getvalue() + capsys.readouterr().err
+    return run
 
 
 @pytest.fixture

@@ -15,12 +15,17 @@
 """
 ``robot-dynamics bringup``: comes up, says what runs, serves, publishes, and stops cleanly.
 
-In one process (the default) and with ``--processes``; SIGINT goes to the process group, as
-Ctrl-C in a terminal does, SIGTERM to bringup alone, as a service manager does. The node
-processes of ``--processes`` are found as children of bringup in ``/proc`` (or by their
-command line) and must all be gone once it exited; every socket of every one of them is bound
-to loopback (or a multicast group), and a clean stop logs no error. Bad parameters end bringup
-with exit status 1 and a message naming the problem.
+In one process (the default, with ``--control-law`` beating the robot's file) and with
+``--processes --lockstep`` (every node process on the simulator's /clock, faster than real time:
+a goal tracked); SIGINT goes to the process group, as Ctrl-C in a terminal does, SIGTERM to
+bringup alone, as a service manager does (once, and repeated until it ends). The node processes
+of ``--processes`` are found as children of bringup in ``/proc`` (or by their command line) and
+must all be gone once it exited; every socket of every one of them is bound to loopback (or a
+multicast group), and a clean stop logs no error. A bad model ends bringup with exit status 1
+and a message naming the problem. What needs no graph (parameters no node takes, a node's
+refusal of a mistyped parameter, ``-p simulator.realtime:=false`` as ``--lockstep``) is
+test_bringup_checks.py's; tracking on simulated time in one process test_graph_lockstep.py's
+and test_graph_tracking.py's.
 """
 
 import os
@@ -166,7 +171,11 @@ def _start(processes, name, *extra):
 @pytest.fixture(scope='module', params=['one_process', 'processes'])
 def bringup(request, module_processes):
     """Return ``(process, its children)`` of a running bringup of scara."""
-    extra = ['--processes'] if request.param == 'processes' else []
+    # --control-law beats the control_law that scara.yaml sets in the controller's section;
+    # the node processes run faster than real time (-p simulator.realtime:=false hands them the
+    # same parameters: test_bringup_checks.py)
+    extra = ['--processes', '--lockstep'] if request.param == 'processes' else \
+        ['--control-law', 'pd_gravity']
     return _start(module_processes, f'bringup_{request.param}', *extra)
 
 
@@ -231,23 +240,59 @@ def test_every_socket_stays_on_loopback(bringup):
     assert off_loopback(pids) == []
 
 
+@pytest.mark.parametrize('bringup', ['one_process'], indirect=True)
+def test_the_control_law_given_beats_the_robots_file(bringup, probe):
+    states = probe.collect(ControllerState, '/controller/state')
+    probe.wait_for(lambda: states, what='/controller/state')
+    assert states[-1][0].control_law == 'pd_gravity'
+
+
+@pytest.mark.parametrize('bringup', ['processes'], indirect=True)
+def test_faster_than_real_time_tracks_on_simulated_time(bringup, processes, probe):
+    # without real time the simulator steps in lockstep with the controller, every node on its
+    # clock: goals start and track as in real time
+    model = RobotModel.load('scara')
+    proc, _ = bringup
+    states = probe.collect(JointState, '/joint_states')
+    controller = probe.collect(ControllerState, '/controller/state')
+    action = ActionClient(probe.node, FollowJointTrajectory, '/controller/follow_joint_trajectory')
+    probe.wait_for(action.server_is_ready, what='the action server')
+    probe.wait_for(lambda: controller and controller[-1][0].mode == 'hold', what='holding')
+    assert 'in lockstep with the controller, publishing /clock' in processes.output(proc)
+    # the controller may hear the arm before this probe's own subscription has matched it
+    probe.wait_for(lambda: states, what='joint states')
+    q0 = np.array(states[-1][0].position)
+    msg, path = quintic(model, q0, q0 + [0.4, -0.5, 0.1], 2.0)
+    sent = action.send_goal_async(FollowJointTrajectory.Goal(trajectory=msg))
+    handle = probe.wait_for(lambda: sent.done() and sent.result(), what='the goal response')
+    result = handle.get_result_async()
+    probe.wait_for(result.done, what='the result')
+    assert result.result().status == SUCCEEDED, result.result().result.error_string
+
+    # the result can come before this probe has taken the motion's last states (simulated time
+    # runs ahead of a busy probe): the controller's first hold after the motion, then a joint
+    # state of that time or later
+    def hold_after_motion():
+        seen = [m for m, _ in controller]
+        start = next((k for k, m in enumerate(seen) if m.mode == 'trajectory'), len(seen))
+        return next((m for m in seen[start:] if m.mode == 'hold'), None)
+    end = to_nanoseconds(probe.wait_for(hold_after_motion, what='the hold after the motion')
+                         .header.stamp)
+    probe.wait_for(lambda: to_nanoseconds(states[-1][0].header.stamp) >= end,
+                   what='a joint state after the motion')
+    moving = [m for m, _ in controller if m.mode == 'trajectory']
+    error = np.array([m.error.positions for m in moving])
+    assert len(moving) > 150 and np.sqrt(np.mean(error ** 2)) < 1e-3
+    assert all(m.missed_cycles == 0 for m in moving)
+    # simulated time from 0, not the wall clock's seconds since 1970
+    assert to_seconds(states[-1][0].header.stamp) < 3600.0
+    np.testing.assert_allclose(states[-1][0].position, path.end, atol=1e-3)
+
+
 def test_sigint_stops_everything(bringup, processes):
     proc, children = bringup
     stopping = time.time()
     code = processes.stop(proc, signal.SIGINT, timeout=60.0)   # to the group, as Ctrl-C
-    _assert_clean_exit(processes, proc, children, code, since=stopping)
-
-
-def test_sigterm_stops_every_node_process(processes, probe):
-    # --control-law beats the control_law that scara.yaml sets in the controller's section
-    proc, children = _start(processes, 'bringup_sigterm', '--processes',
-                            '--control-law', 'pd_gravity')
-    states = probe.collect(ControllerState, '/controller/state')
-    probe.wait_for(lambda: states, what='/controller/state')
-    assert states[-1][0].control_law == 'pd_gravity'
-    stopping = time.time()
-    os.kill(proc.pid, signal.SIGTERM)   # bringup alone: it stops its nodes itself
-    code = proc.wait(60.0)
     _assert_clean_exit(processes, proc, children, code, since=stopping)
 
 
@@ -308,7 +353,8 @@ def test_the_idle_simulated_arm_keeps_its_position_through_stalls_of_the_simulat
           f'{np.round(episodes, 6).tolist()} (rad or m)')
     assert len(episodes) >= 1 and max(episodes) < 1e-3, output
     stopping = time.time()
-    code = processes.stop(proc, signal.SIGINT, timeout=60.0)
+    os.kill(proc.pid, signal.SIGTERM)   # bringup alone: it stops its nodes itself
+    code = proc.wait(60.0)
     _assert_clean_exit(processes, proc, children, code, since=stopping)
 
 
@@ -339,84 +385,3 @@ def test_bad_urdf_path_in_processes_fails_and_stops_the_rest(processes, tmp_path
     _assert_failed_start(processes, proc, f"urdf_file '{missing}' does not exist",
                          "node 'model' exited with status 1")
     assert not _processes(lambda _, cmdline: str(params) in cmdline), 'node processes left'
-
-
-def test_parameters_no_node_takes_stop_it_before_anything_starts(processes, tmp_path):
-    params = tmp_path / 'mine.yaml'
-    params.write_text('controller:\n  ros__parameters:\n    natural_frequency: 20\n')
-    proc = processes.start('bringup_bad_parameters', [
-        'robot-dynamics', 'bringup', '--robot', 'scara', '--params-file', str(params),
-        '-p', 'controller.kp:=1.0', '-p', 'controller.state_timeout:=abc'])
-    assert proc.wait(TIMEOUT) == 2          # bad arguments
-    output = processes.output(proc)
-    assert 'starting' not in output and '[INFO]' not in output, output
-    lines = output.splitlines()
-    assert lines[0].endswith('parameters the nodes would not take (nothing was started):')
-    assert lines[1:] == [
-        f"  {params}: controller: parameter 'natural_frequency' takes a double (e.g. 0.5; a "
-        'whole number such as 5 is an integer: write 5.0), got 20 (an integer)',
-        "  -p controller.kp:=1.0: the controller node declares no parameter 'kp'; did you mean "
-        "'gains.<joint>.kp'?",
-        "  -p controller.state_timeout:=abc: parameter 'state_timeout' takes a double (e.g. 0.5; "
-        "a whole number such as 5 is an integer: write 5.0), got 'abc' (a string)"], output
-
-
-@pytest.mark.parametrize('how', ['file', '-p'])
-def test_a_node_refuses_a_mistyped_parameter(processes, tmp_path, how):
-    params = tmp_path / 'kinematics.yaml'
-    params.write_text('kinematics:\n  ros__parameters:\n    publish_rate_hz: fast\n')
-    given = ['--params-file', str(params)] if how == 'file' else ['-p', 'publish_rate_hz:=fast']
-    proc = processes.start('kinematics_bad_type', [
-        'kinematics_node', '--ros-args', '-r', '__node:=kinematics', *given])
-    assert proc.wait(TIMEOUT) == 1
-    output = processes.output(proc)
-    assert "[kinematics]: cannot start: Trying to set parameter 'publish_rate_hz' to 'fast' of " \
-        "type 'STRING', expecting type 'DOUBLE'; publish_rate_hz takes a double (e.g. 0.5" \
-        in output, output
-    assert 'Traceback' not in output, output
-
-
-@pytest.mark.parametrize('extra', [['--lockstep'], ['-p', 'simulator.realtime:=false']],
-                         ids=['lockstep', 'not_realtime'])
-def test_faster_than_real_time_tracks_on_simulated_time(processes, probe, extra):
-    # without real time the simulator steps in lockstep with the controller, every node on its
-    # clock: goals start and track as in real time
-    model = RobotModel.load('scara')
-    states = probe.collect(JointState, '/joint_states')
-    controller = probe.collect(ControllerState, '/controller/state')
-    proc, children = _start(processes, 'bringup_simulated', '--processes', *extra)
-    action = ActionClient(probe.node, FollowJointTrajectory, '/controller/follow_joint_trajectory')
-    probe.wait_for(action.server_is_ready, what='the action server')
-    probe.wait_for(lambda: controller and controller[-1][0].mode == 'hold', what='holding')
-    assert 'in lockstep with the controller, publishing /clock' in processes.output(proc)
-    # the controller may hear the arm before this probe's own subscription has matched it
-    probe.wait_for(lambda: states, what='joint states')
-    q0 = np.array(states[-1][0].position)
-    msg, path = quintic(model, q0, q0 + [0.4, -0.5, 0.1], 2.0)
-    sent = action.send_goal_async(FollowJointTrajectory.Goal(trajectory=msg))
-    handle = probe.wait_for(lambda: sent.done() and sent.result(), what='the goal response')
-    result = handle.get_result_async()
-    probe.wait_for(result.done, what='the result')
-    assert result.result().status == SUCCEEDED, result.result().result.error_string
-
-    # the result can come before this probe has taken the motion's last states (simulated time
-    # runs ahead of a busy probe): the controller's first hold after the motion, then a joint
-    # state of that time or later
-    def hold_after_motion():
-        seen = [m for m, _ in controller]
-        start = next((k for k, m in enumerate(seen) if m.mode == 'trajectory'), len(seen))
-        return next((m for m in seen[start:] if m.mode == 'hold'), None)
-    end = to_nanoseconds(probe.wait_for(hold_after_motion, what='the hold after the motion')
-                         .header.stamp)
-    probe.wait_for(lambda: to_nanoseconds(states[-1][0].header.stamp) >= end,
-                   what='a joint state after the motion')
-    moving = [m for m, _ in controller if m.mode == 'trajectory']
-    error = np.array([m.error.positions for m in moving])
-    assert len(moving) > 150 and np.sqrt(np.mean(error ** 2)) < 1e-3
-    assert all(m.missed_cycles == 0 for m in moving)
-    # simulated time from 0, not the wall clock's seconds since 1970
-    assert to_seconds(states[-1][0].header.stamp) < 3600.0
-    np.testing.assert_allclose(states[-1][0].position, path.end, atol=1e-3)
-    stopping = time.time()
-    code = processes.stop(proc, signal.SIGINT, timeout=60.0)
-    _assert_clean_exit(processes, proc, children, code, since=stopping)

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The README's bash blocks of the graph, run line by line as written (``readme.py``).
+The README's bash blocks of the graph, run line by line as written (``test/readme.py``).
 
 Each line a user runs in a terminal of its own: a bringup, a view or a recorder runs until
 Ctrl-C (here: started, checked, then SIGINT, which must end it cleanly); a demo, a ``send`` or

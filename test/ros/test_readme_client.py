@@ -24,18 +24,15 @@ by the kinematics node's IK and reached by the nodes' cores in one process:
 test/core/test_readme_targets.py.
 """
 
-from pathlib import Path
-import re
-
 from action_msgs.msg import GoalStatusArray
 from closed_loop import at_rest
 import numpy as np
 import pytest
+from readme import readme_python
 from robot_dynamics.parameter_files import parameter_file
 
 pytestmark = pytest.mark.ros
 
-README = Path(__file__).resolve().parents[2] / 'README.md'
 #: The snippet's target, the only line the other run changes.
 TARGET = 'x, y, z = 0.45, 0.2, 0.3'
 #: The bundled robot the snippet is written for.
@@ -46,11 +43,9 @@ TIMEOUT = 120.0
 
 def readme_client():
     """Return the README's Python block that calls /compute_ik and sends the goal."""
-    blocks = re.findall(r'```python\n(.*?)```', README.read_text(), re.S)
-    clients = [block for block in blocks if "'/compute_ik'" in block and 'ActionClient' in block]
-    assert len(clients) == 1, 'the README should hold one IK + action client'
-    assert clients[0].count(TARGET) == 1
-    return clients[0]
+    code = readme_python("'/compute_ik'", 'ActionClient')
+    assert code.count(TARGET) == 1
+    return code
 
 
 def target():

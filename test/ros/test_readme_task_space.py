@@ -20,16 +20,15 @@ The code block is taken from README.md and run as a process of its own on the te
 its goal succeeds and the tip ends where it asked, by the library's forward kinematics.
 """
 
-from pathlib import Path
 import re
 
 from closed_loop import at_rest
 import numpy as np
 import pytest
+from readme import readme_python
 
 pytestmark = pytest.mark.ros
 
-README = Path(__file__).resolve().parents[2] / 'README.md'
 MOVE = re.compile(r'^dx, dy, dz = ([-\d., ]+?)\s+#', re.M)
 TIMEOUT = 120.0
 #: The SCARA's quill friction over the shipped stiffness [m]: what the law leaves (README).
@@ -37,8 +36,7 @@ FRICTION = 2.0 / 1000.0
 
 
 def test_the_readme_task_space_client_moves_the_tip_where_it_asks(loop, processes, tmp_path):
-    blocks = re.findall(r'```python\n(.*?)```', README.read_text(), re.S)
-    (code,) = [b for b in blocks if "'/controller/follow_cartesian_trajectory'" in b]
+    code = readme_python("'/controller/follow_cartesian_trajectory'")
     (move,) = MOVE.findall(code)
     move = np.array([float(v) for v in move.split(',')])
     run = loop('scara')

@@ -13,19 +13,22 @@
 # limitations under the License.
 
 """
-``robot-dynamics send`` (the installed console script) against a stand-in action server.
+``robot-dynamics send`` against a stand-in action server: its goal, results, Ctrl-C and absence.
 
 The server runs in this process on the module's domain and does what the controller's action
 would: it takes the goal and succeeds, aborts with an error code and string, rejects it, or runs
-until the goal is canceled. The command's exit status and output, and the goal that arrives,
-are checked against the trajectory file.
+until the goal is canceled (or goes away). The installed console script runs once end to end
+(its exit status and output, and the goal that arrives, against the trajectory file); the other
+cases run the command's handler in this process, still over DDS, with a real SIGINT for Ctrl-C.
+What send decides without a server (a bad file refused, a Cartesian file's goal):
+test/core/test_send_push_files.py.
 """
 
-import signal
 import threading
 import time
 
 from control_msgs.action import FollowJointTrajectory
+from interrupt import interrupted
 import numpy as np
 import pytest
 import rclpy
@@ -102,6 +105,20 @@ class StandIn:
         self.context.try_shutdown()
 
 
+@pytest.fixture(scope='module')
+def stand_ins(ros_domain):
+    """Return ``get(action, behaviour, answer_after=0.0)``: the module's stand-in servers."""
+    servers = {}
+
+    def get(action, behaviour, answer_after=0.0):
+        if action not in servers:
+            servers[action] = StandIn(ros_domain, action, behaviour, answer_after)
+        return servers[action]
+    yield get
+    for server in servers.values():
+        server.close()
+
+
 @pytest.fixture
 def trajectory_file(tmp_path):
     times = np.array([0.5, 1.0, 1.75])
@@ -114,39 +131,26 @@ def trajectory_file(tmp_path):
     return path, points
 
 
-def send(processes, path, action, *extra):
-    proc = processes.start('send', ['robot-dynamics', 'send', str(path), '--action', action,
-                                    *extra])
-    return proc
-
-
-def finish(processes, proc):
-    proc.wait(TIMEOUT)
-    return proc.returncode, processes.output(proc)
-
-
 @pytest.mark.ros
-def test_send_delivers_the_file_and_reports_success(ros_domain, processes, trajectory_file):
+def test_send_delivers_the_file_and_reports_success(processes, stand_ins, trajectory_file):
     path, points = trajectory_file
-    server = StandIn(ros_domain, '/arm/follow_joint_trajectory', 'succeed')
-    try:
-        status, output = finish(processes, send(processes, path,
-                                                '/arm/follow_joint_trajectory'))
-        assert status == 0, output
-        assert 'send: succeeded: goal reached' in output
-        (goal,) = server.goals
-        trajectory = goal.trajectory
-        assert list(trajectory.joint_names) == ['joint1', 'joint2']
-        assert to_seconds(trajectory.header.stamp) == 0.0               # start at once
-        np.testing.assert_array_equal([p.positions for p in trajectory.points], points.positions)
-        np.testing.assert_array_equal([p.velocities for p in trajectory.points],
-                                      points.velocities)
-        np.testing.assert_array_equal([p.accelerations for p in trajectory.points],
-                                      points.accelerations)
-        np.testing.assert_allclose([to_seconds(p.time_from_start) for p in trajectory.points],
-                                   points.time_from_start, atol=1e-9)
-    finally:
-        server.close()
+    server = stand_ins('/arm/follow_joint_trajectory', 'succeed')
+    proc = processes.start('send', ['robot-dynamics', 'send', str(path), '--action',
+                                    '/arm/follow_joint_trajectory'])
+    proc.wait(TIMEOUT)
+    status, output = proc.returncode, processes.output(proc)
+    assert status == 0, output
+    assert 'send: succeeded: goal reached' in output
+    (goal,) = server.goals
+    trajectory = goal.trajectory
+    assert list(trajectory.joint_names) == ['joint1', 'joint2']
+    assert to_seconds(trajectory.header.stamp) == 0.0               # start at once
+    np.testing.assert_array_equal([p.positions for p in trajectory.points], points.positions)
+    np.testing.assert_array_equal([p.velocities for p in trajectory.points], points.velocities)
+    np.testing.assert_array_equal([p.accelerations for p in trajectory.points],
+                                  points.accelerations)
+    np.testing.assert_allclose([to_seconds(p.time_from_start) for p in trajectory.points],
+                               points.time_from_start, atol=1e-9)
 
 
 @pytest.mark.ros
@@ -154,78 +158,56 @@ def test_send_delivers_the_file_and_reports_success(ros_domain, processes, traje
     ('abort', "PATH_TOLERANCE_VIOLATED: path tolerance violated: {'joint1': 0.2}"),
     ('reject', 'rejected the goal'),
 ])
-def test_send_reports_the_controllers_error(ros_domain, processes, trajectory_file, behaviour,
-                                            words):
+def test_send_reports_the_controllers_error(here, stand_ins, trajectory_file, behaviour, words):
     path, _ = trajectory_file
-    server = StandIn(ros_domain, f'/{behaviour}/follow_joint_trajectory', behaviour)
-    try:
-        status, output = finish(processes, send(processes, path,
-                                                f'/{behaviour}/follow_joint_trajectory'))
-        assert status == 1, output
-        assert words in output
-    finally:
-        server.close()
+    stand_ins(f'/{behaviour}/follow_joint_trajectory', behaviour)
+    status, output = here('send', str(path), '--action', f'/{behaviour}/follow_joint_trajectory')
+    assert status == 1, output
+    assert words in output
 
 
 @pytest.mark.ros
-def test_send_without_a_server_and_with_a_bad_file(processes, trajectory_file, tmp_path):
+def test_send_without_a_server(here, trajectory_file):
     path, _ = trajectory_file
-    status, output = finish(processes, send(processes, path, '/nowhere/follow_joint_trajectory',
-                                            '--timeout', '2'))
+    status, output = here('send', str(path), '--action', '/nowhere/follow_joint_trajectory',
+                          '--timeout', '1')
     assert status == 1
-    assert 'no action server /nowhere/follow_joint_trajectory answered within 2 s' in output
-    bad = tmp_path / 'bad.yaml'
-    bad.write_text('joint_names: [a]\npoints: [{positions: [0.0]}]\n')
-    status, output = finish(processes, send(processes, bad, '/x'))
-    assert status == 2 and 'point 0 needs positions and time_from_start' in output
+    assert 'no action server /nowhere/follow_joint_trajectory answered within 1 s' in output
 
 
 @pytest.mark.ros
 @pytest.mark.parametrize('when', ['running', 'answering'])
-def test_interrupting_send_cancels_the_goal(ros_domain, processes, trajectory_file, when):
+def test_interrupting_send_cancels_the_goal(here, stand_ins, trajectory_file, when):
     # 'answering': Ctrl-C while the server's acceptance is on its way (it answers 0.3 s after
     # the request): the goal it then accepts is canceled all the same
     path, _ = trajectory_file
-    server = StandIn(ros_domain, '/slow/follow_joint_trajectory', 'run',
-                     answer_after=0.3 if when == 'answering' else 0.0)
-    try:
-        proc = send(processes, path, '/slow/follow_joint_trajectory')
-        deadline = time.monotonic() + TIMEOUT
-        while not (server.goals if when == 'running' else server.requested.is_set()) \
-                and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert server.requested.is_set(), processes.output(proc)
-        proc.send_signal(signal.SIGINT)
-        status, output = finish(processes, proc)
-        assert status == 130, output
-        assert server.canceled.wait(TIMEOUT)
-        assert 'interrupted; goal canceled' in output
-    finally:
-        server.close()
+    action = f'/{when}/follow_joint_trajectory'
+    server = stand_ins(action, 'run', answer_after=0.3 if when == 'answering' else 0.0)
+    status, output = interrupted(
+        lambda: here('send', str(path), '--action', action),
+        lambda: server.goals if when == 'running' else server.requested.is_set())
+    assert server.requested.is_set(), output
+    assert status == 130, output
+    assert server.canceled.wait(TIMEOUT)
+    assert 'interrupted; goal canceled' in output
 
 
 @pytest.mark.ros
-def test_interrupting_send_after_its_server_went_away(ros_domain, processes, trajectory_file):
+def test_interrupting_send_after_its_server_went_away(ros_domain, here, trajectory_file):
     # the controller stopped (bringup's Ctrl-C) while the goal ran, then Ctrl-C on send: it
     # ends at once and says that no one answered the cancel (before: "goal canceled", 5-10 s)
     path, _ = trajectory_file
     server = StandIn(ros_domain, '/brief/follow_joint_trajectory', 'run')
-    closed = False
     try:
-        proc = send(processes, path, '/brief/follow_joint_trajectory')
-        deadline = time.monotonic() + TIMEOUT
-        while not server.goals and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert server.goals, processes.output(proc)
-        server.close()
-        closed = True
-        proc.send_signal(signal.SIGINT)
-        status, output = finish(processes, proc)
+        status, output = interrupted(
+            lambda: here('send', str(path), '--action', '/brief/follow_joint_trajectory'),
+            lambda: server.goals, before=server.close)
+        assert server.goals, output
         assert status == 130, output
         assert 'interrupted; cancel requested, no answer' in output
         assert 'goal canceled' not in output and 'Traceback' not in output
     finally:
-        if not closed:
+        if server.spinning:
             server.close()
 
 

@@ -13,10 +13,11 @@
 # limitations under the License.
 
 """
-Test helpers: the README's shell commands, taken from README.md and run as written.
+Test helpers: the README's shell commands and Python blocks, taken from README.md as written.
 
-As a user of a pip install runs them: in a folder of their own, with the venv activated
-(``VIRTUAL_ENV`` set, its ``bin`` first on ``PATH``), on the test's domain.
+Commands run as a user of a pip install runs them: in a folder of their own, with the venv
+activated (``VIRTUAL_ENV`` set, its ``bin`` first on ``PATH``), on the test's domain. No ROS
+import here: the core tier reads the README's blocks too.
 """
 
 from pathlib import Path
@@ -25,7 +26,7 @@ import shlex
 import sys
 import time
 
-README = Path(__file__).resolve().parents[2] / 'README.md'
+README = Path(__file__).resolve().parents[1] / 'README.md'
 #: What ``robot-dynamics bringup`` prints once every node runs.
 RUNNING = 'running; Ctrl-C stops every node'
 #: Generous limit for a command to start or end [s] (a loaded host, the first compilation).
@@ -52,6 +53,14 @@ def readme_commands(marker):
             start = re.search(r"<<\s*'?(\w+)'?", line)
             heredoc = start.group(1) if start else None
     return commands
+
+
+def readme_python(*markers):
+    """Return the README's one Python block holding each of ``markers``."""
+    blocks = re.findall(r'```python\n(.*?)```', README.read_text(), re.S)
+    found = [block for block in blocks if all(marker in block for marker in markers)]
+    assert len(found) == 1, f'the README should hold one Python block with {markers}'
+    return found[0]
 
 
 def amended(command, options):
