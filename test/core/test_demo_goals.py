@@ -27,6 +27,7 @@ test_pick_and_place.py; through the processes, the demo as a user runs it:
 test/ros/test_demo.py.
 """
 
+import io
 from types import SimpleNamespace
 
 from graph_harness import LoopGraph
@@ -38,6 +39,7 @@ from robot_dynamics.events import Outcome
 from robot_dynamics.ros.nodes.goals import given_tolerances, joint_goal, with_defaults
 from robot_dynamics.ros.tools import demo
 from robot_dynamics.ros.wire.conversions import time_msg
+from robot_dynamics.stamps import ns_to_s, s_to_ns
 
 #: The simulator paced to the clock, as make demo runs it (else as fast as the loop goes).
 PACED = {'realtime': True}
@@ -107,3 +109,48 @@ def test_the_demo_repeats_its_numbers_paced_and_as_fast_as_the_loop_goes():
     # test/ros/test_simulate.py)
     for key in ('rms_tracking_error', 'max_tracking_error'):
         assert paced[key] == pytest.approx(fast[key], rel=1e-9, abs=0.0), key
+
+
+def _late_by(transit):
+    """
+    Return a demo client whose goals reach a controller ``transit`` [s] of simulated time late.
+
+    As in lockstep on a busy host: simulated time runs on while a goal travels. The stand-in
+    controller refuses a goal whose start has passed when it comes, with the code the
+    controller node gives (OLD_HEADER_TIMESTAMP); the goals here are their starts [ns].
+    """
+    codes = demo.FollowJointTrajectory.Result
+    now, sent = [10.0], []
+
+    def follow(action, start, duration):
+        now[0] += transit
+        sent.append(ns_to_s(start))
+        late = start < s_to_ns(now[0])
+        return SimpleNamespace(result=SimpleNamespace(
+            error_code=codes.OLD_HEADER_TIMESTAMP if late else codes.SUCCESSFUL))
+    client = SimpleNamespace(follow=follow, sent=sent, newest_state=lambda: SimpleNamespace(
+        header=SimpleNamespace(stamp=time_msg(s_to_ns(now[0])))))
+    client.start_ns = lambda lead=demo.START_LEAD: demo.DemoClient.start_ns(client, lead)
+    return client
+
+
+def test_a_goal_that_came_after_its_start_is_sent_again_further_ahead():
+    codes = demo.FollowJointTrajectory.Result
+    client, out = _late_by(3.0), io.StringIO()
+    result, start = demo.DemoClient.follow_from_next_start(client, 'action', lambda s: s, 2.0,
+                                                           out)
+    # started 1, 2 and 4 s after the newest state (on the grid, START_EARLY before it): the
+    # third comes 3 s later, before its start
+    assert result.result.error_code == codes.SUCCESSFUL
+    np.testing.assert_allclose(client.sent, [11.0, 15.0, 20.0] - np.float64(demo.START_EARLY),
+                               rtol=0.0, atol=1e-9)
+    assert ns_to_s(start) == client.sent[-1]
+    assert out.getvalue().splitlines() == [
+        'demo: the goal came after its start (simulated time ran on while it travelled): sent '
+        f'again, starting {lead} s ahead' for lead in (2, 4)]
+    # never further ahead than MAX_LEAD: then the refusal is the result
+    client = _late_by(1000.0)
+    result, _ = demo.DemoClient.follow_from_next_start(client, 'action', lambda s: s, 2.0,
+                                                       io.StringIO())
+    assert result.result.error_code == codes.OLD_HEADER_TIMESTAMP
+    assert len(client.sent) == 1 + int(np.log2(demo.MAX_LEAD / demo.START_LEAD))

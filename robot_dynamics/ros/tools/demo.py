@@ -78,6 +78,10 @@ IK_TIMEOUT, IK_ATTEMPTS = 3.0, 4
 #: starts on the state of that time however the times round: in lockstep the controller's
 #: reports then sample every run's motion at the same instants, and the numbers repeat.
 START_LEAD, START_GRID, START_EARLY = 1.0, 0.1, 1e-4
+#: A goal refused as started before it came (OLD_HEADER_TIMESTAMP: in lockstep on a busy host,
+#: simulated time runs on while the goal travels through the middleware and the goal process)
+#: is sent again starting twice as far ahead, up to MAX_LEAD [s].
+MAX_LEAD = 64.0
 
 
 class DemoClient(Node):
@@ -108,13 +112,32 @@ class DemoClient(Node):
         wait_until(future.done, timeout, what)
         return future.result()
 
-    def start_ns(self):
-        """Return when a goal sent now starts [ns]: START_LEAD after the next state, gridded."""
+    def start_ns(self, lead=START_LEAD):
+        """Return when a goal sent now starts [ns]: ``lead`` [s] after the next state, gridded."""
         grid = s_to_ns(START_GRID)
         # the state read before was taken: wait for the next (a stalled host delays it)
         state = wait_until(self.newest_state, 60.0, 'joint states')
-        return ((to_nanoseconds(state.header.stamp) + s_to_ns(START_LEAD))
+        return ((to_nanoseconds(state.header.stamp) + s_to_ns(lead))
                 // grid * grid - s_to_ns(START_EARLY))
+
+    def follow_from_next_start(self, action, goal_at, duration, out):
+        """
+        Send ``goal_at(start)`` for the next start [ns] (:meth:`start_ns`) and follow it.
+
+        Return its result and its start. A goal that came after its start is sent again
+        starting twice as far ahead (MAX_LEAD), which is said on ``out``.
+        """
+        lead = START_LEAD
+        while True:
+            start = self.start_ns(lead)
+            result = self.follow(action, goal_at(start), duration)
+            # the same code in both actions' results
+            late = result.result.error_code == FollowJointTrajectory.Result.OLD_HEADER_TIMESTAMP
+            if not late or 2 * lead > MAX_LEAD:
+                return result, start
+            lead *= 2
+            print(f'demo: the goal came after its start (simulated time ran on while it '
+                  f'travelled): sent again, starting {lead:g} s ahead', file=out, flush=True)
 
     def follow(self, action, goal, duration):
         """
@@ -451,17 +474,22 @@ def run(robot, *, report_path=None, out_dir=None, duration=DEFAULT_DURATION,
                   f'{first.duration:.1f} s), then {len(motion.names) - 1} straight lines as one '
                   f'Cartesian goal over {motion.duration - first.duration:.1f} s', file=out,
                   flush=True)
-            result = client.follow(client.action, goal_message(model, first, client.start_ns()),
-                                   first.duration)
+            result, _ = client.follow_from_next_start(
+                client.action, lambda start: goal_message(model, first, start), first.duration,
+                out)
             if result.status == GoalStatus.STATUS_SUCCEEDED:
-                lines_start = client.start_ns()
-                result = client.follow(client.cartesian, cartesian_goal(motion, lines_start),
-                                       motion.duration - first.duration)
+                def lines_goal(start):
+                    nonlocal lines_start      # the report's lines from there, also if interrupted
+                    lines_start = start
+                    return cartesian_goal(motion, start)
+                result, _ = client.follow_from_next_start(
+                    client.cartesian, lines_goal, motion.duration - first.duration, out)
         else:
             print(f'demo: executing {len(motion.times)} points over {motion.duration:.1f} s',
                   file=out, flush=True)
-            result = client.follow(client.action, goal_message(model, motion, client.start_ns()),
-                                   motion.duration)
+            result, _ = client.follow_from_next_start(
+                client.action, lambda start: goal_message(model, motion, start), motion.duration,
+                out)
         ended = ns_to_s(client.get_clock().now().nanoseconds)
         wall = time.monotonic() - wall
     except KeyboardInterrupt:
