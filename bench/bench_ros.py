@@ -111,6 +111,7 @@ from robot_dynamics.ik import closed_form
 from robot_dynamics.limits import middle
 from robot_dynamics.plant import Plant
 from robot_dynamics.ros.nodes.controller_node import ControllerNode
+from robot_dynamics.ros.nodes.goals import JOINT, joint_goal
 from robot_dynamics.ros.nodes.kinematics_node import KinematicsNode
 from robot_dynamics.ros.nodes.runner import run_node
 from robot_dynamics.ros.tools import graph
@@ -507,9 +508,13 @@ def _cycle_cost_us(session, name, n_states):
             t = start + k * 1e-3
             msg.header.stamp.sec, msg.header.stamp.nanosec = int(t), int(t % 1.0 * 1e9)
             messages.append(serialize_message(msg))     # the node takes them raw
-        local.joint_state_callback(messages[0])
-        local.trajectory_callback(_sine_goal(model, q0, 10.0))
-        cycle = _median_time(local.joint_state_callback, messages[1:n_states + 1])
+        # as the node's state thread calls it (no publisher GID: one source)
+        local.joint_state_callback(messages[0], {})
+        # a trajectory on the topic (no action handle), as the goal process passes one on: the
+        # node judges and takes it
+        local._checked(JOINT, None, joint_goal(_sine_goal(model, q0, 10.0), model))
+        cycle = _median_time(lambda data: local.joint_state_callback(data, {}),
+                             messages[1:n_states + 1])
         controller = local.controller
 
         def library(k):
