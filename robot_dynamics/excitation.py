@@ -49,7 +49,6 @@ import dataclasses
 
 import numpy as np
 from scipy.linalg import null_space
-from scipy.optimize import minimize
 
 from .errors import as_array, InputError
 from .identification import base_parameters, regressor
@@ -337,6 +336,7 @@ def optimise(model, *, start=None, duration=DEFAULT_DURATION, period=DEFAULT_PER
     constraints = [{'type': 'ineq', 'fun': lambda z: h - G @ z, 'jac': lambda z: -G}]
     if limited.any():
         constraints.append({'type': 'ineq', 'fun': torque_margin})
+    from scipy.optimize import minimize     # here: see signals.lowpass
     result = minimize(objective, best[1], method='SLSQP', constraints=constraints,
                       options={'maxiter': int(max_iterations), 'ftol': 1e-6})
     z = result.x

@@ -59,7 +59,6 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import qr, solve_triangular
-from scipy.optimize import least_squares
 
 from .dynamics import (COULOMB_VELOCITY_SCALE, friction_regressor, INERTIAL_PARAMETER_NAMES,
                        regressor as inertial_regressor)
@@ -609,6 +608,7 @@ def _least_squares_fit(J0, friction0, R, P, beta, regularisation, n):
     for each weight ``w`` of ``regularisation`` in turn, from the start ``x_0`` of
     ``(J0, friction0)``.
     """
+    from scipy.optimize import least_squares    # here: see signals.lowpass
     x0 = np.concatenate((_log_cholesky(J0).ravel(), friction0))
     lower = np.concatenate((np.full(10 * n, -np.inf), np.zeros(2 * n)))
 

@@ -44,7 +44,6 @@ Engineering Practice 9(12), 2001, §3; Swevers et al. 1997, §4):
 from typing import NamedTuple
 
 import numpy as np
-from scipy.signal import butter, sosfiltfilt
 
 from .errors import InputError, ShapeError
 from .trajectory import increasing_times
@@ -116,6 +115,10 @@ def lowpass(x, rate, cutoff=DEFAULT_CUTOFF, order=FILTER_ORDER):
     if not (np.isfinite(cutoff) and 0.0 < cutoff < 0.5 * rate):
         raise InputError(f'cutoff: expected a frequency between 0 and half the sampling rate '
                          f'({0.5 * rate:g} Hz), got {cutoff}')
+    # here, not at the top: scipy.signal (with scipy.stats) and scipy.optimize take half a
+    # second of CPU to import, and every robot-dynamics command, its parser built from the
+    # defaults of this module, excitation and identify, would pay it
+    from scipy.signal import butter, sosfiltfilt
     sos = butter(order, cutoff, fs=rate, output='sos')
     return sosfiltfilt(sos, np.asarray(x, dtype=float), axis=0)
 

@@ -193,6 +193,19 @@ def test_info_one_robot_in_a_subprocess():
     assert proc.stdout.startswith('planar_2r: 2 joints')
 
 
+def test_a_command_loads_no_scipy_module_it_does_not_use():
+    # every command builds the whole parser, which reads the defaults of identification's
+    # modules: their scipy.signal (with scipy.stats) and scipy.optimize were half a second of
+    # CPU at each start of a command, a node's bringup among them
+    heavy = ('scipy.signal', 'scipy.stats', 'scipy.optimize')
+    code = ('import sys; from robot_dynamics import cli; status = cli.main(sys.argv[1:]); '
+            f'print([m for m in {heavy!r} if m in sys.modules]); sys.exit(status)')
+    proc = subprocess.run([sys.executable, '-c', code, 'info', '--robot', 'planar_2r'],
+                          cwd=REPO, capture_output=True, text=True, timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == '[]', proc.stdout
+
+
 def test_a_missing_plot_dependency_is_a_failure_not_bad_input(monkeypatch, tmp_path, capsys):
     """The one RobotDynamicsError that is not a ValueError (errors.py): exit status 1, not 2."""
     from robot_dynamics import plots, RobotDynamicsError
