@@ -150,6 +150,7 @@ def _publish(env):
     return done
 
 
+@pytest.mark.ros
 @pytest.mark.parametrize('profile', ['loopback', 'writers'])
 def test_the_installed_fast_dds_reads_the_profiles_without_error(ros_env, profile):
     env = {k: v for k, v in ros_env.items() if 'PROFILES_FILE' not in k and k != 'ROS_DISTRO'}

@@ -52,6 +52,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectoryPoint
 
+pytestmark = pytest.mark.ros
+
 #: Where the README's screenshots are written: only when asked (`make screenshots` sets it to
 #: docs/), so that a test run leaves the work tree as it was.
 SCREENSHOTS = os.environ.get('ROBOT_DYNAMICS_SCREENSHOTS')
