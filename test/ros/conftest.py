@@ -30,6 +30,7 @@ from collections.abc import Sequence
 import gc
 import io
 import os
+import queue
 import shutil
 import tempfile
 import threading
@@ -39,11 +40,14 @@ from closed_loop import Loop
 from isolation import environment, lock_domain, Processes
 import pytest
 import rclpy
+from rclpy.client import Client
 from rclpy.context import Context
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
+from rclpy.publisher import Publisher
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
+from rclpy.subscription import Subscription
 from robot_dynamics.cli import build_parser
 from robot_dynamics.ros.wire.middleware import PROFILE_VARIABLES, use_profile
 from robot_dynamics.ros.wire.on_demand import OnDemand, take_next
@@ -110,8 +114,9 @@ class TestNode:
     """
     The test's own node, spinning in a background thread, with waiting helpers.
 
-    Entities created on it live as long as it does: destroying one while the executor spins in
-    another thread invalidates a handle the executor holds.
+    An entity created on it is destroyed with :meth:`destroy`, in the spinning thread: destroyed
+    from another thread, it invalidates a handle in the wait set that the executor is building
+    ("pointer is invalid"), and the spinning thread dies.
     """
 
     def __init__(self, domain):
@@ -122,6 +127,8 @@ class TestNode:
         self.executor.add_node(self.node)
         self._spinning = True
         self._collected = []
+        self._destroying = queue.SimpleQueue()      # (entity, done) for the spinning thread
+        self.died = None                            # what ended the spinning thread
         self.thread = threading.Thread(target=self._spin, daemon=True)
         self.thread.start()
 
@@ -129,13 +136,29 @@ class TestNode:
         # a flag of our own, not the context's shutdown, ends the loop: nothing is destroyed
         # until the thread has left the executor (rclpy's waitables fail on a handle destroyed
         # under them)
-        while self._spinning:
-            try:
-                self.executor.spin_once(timeout_sec=0.05)
-            except ExternalShutdownException:
-                return
-            for collected in self._collected:
-                collected.take()
+        try:
+            while self._spinning:
+                try:
+                    self.executor.spin_once(timeout_sec=0.05)
+                except ExternalShutdownException:
+                    return
+                for collected in self._collected:
+                    collected.take()
+                # between two waits, as a callback of the executor would
+                while not self._destroying.empty():
+                    entity, done = self._destroying.get()
+                    for kind, destroy in ((Publisher, self.node.destroy_publisher),
+                                          (Subscription, self.node.destroy_subscription),
+                                          (Client, self.node.destroy_client)):
+                        if isinstance(entity, kind):
+                            destroy(entity)
+                            break
+                    else:
+                        entity.destroy()        # an action client
+                    done.set()
+        except BaseException as exc:
+            self.died = exc
+            raise
 
     def __enter__(self):
         return self
@@ -153,18 +176,27 @@ class TestNode:
         self.node.destroy_node()
         rclpy.try_shutdown(context=self.context)
 
-    @staticmethod
-    def wait_for(condition, timeout=TIMEOUT, what='condition', fail=True):
+    def destroy(self, entity):
+        """Destroy ``entity`` (a publisher, subscription, client or action client of the node)."""
+        done = threading.Event()
+        self._destroying.put((entity, done))
+        self.wait_for(done.is_set, what=f'the spinning thread to destroy {entity!r}')
+
+    def wait_for(self, condition, timeout=TIMEOUT, what='condition', fail=True):
         """
         Poll ``condition()`` until true; return its value.
 
-        After ``timeout`` fail the test naming ``what`` (``fail=False``: return the false value).
+        After ``timeout`` fail the test naming ``what`` (``fail=False``: return the false value);
+        at once if the node no longer spins (nothing it waits for would come).
         """
         deadline = time.monotonic() + timeout
         while True:
             value = condition()
             if value:
                 return value
+            if self.died is not None:
+                pytest.fail(f'waiting for {what}: the test node stopped spinning: '
+                            f'{self.died!r}')
             if time.monotonic() > deadline:
                 if not fail:
                     return value

@@ -108,7 +108,7 @@ def test_nodes_that_heard_nothing_subscribe_again_and_take_what_then_comes(
         assert proc.poll() is None and 'Traceback' not in output, output
         assert module_processes.stop(proc) == 0, output
     for publisher in (description, silent_description, silent_states):
-        module_probe.node.destroy_publisher(publisher)
+        module_probe.destroy(publisher)
 
 
 @pytest.fixture(scope='module')
@@ -239,7 +239,7 @@ def test_an_unheard_answer_waits_for_its_client_and_its_goal_does_not_move_the_a
     # (the log's stamp: this host's clock, as time.time())
     waited = float(re.search(r'\[(\d+\.\d+)\]', lost).group(1)) - sent
     assert waited >= ANSWER_WAIT, lost
-    deaf.destroy()
+    module_probe.destroy(deaf)
     # the accepted goal whose client heard nothing never ran
     arm.caught_up(arm.now())
     assert all(m.mode == 'hold' for m, _ in arm.controller_states[count:])

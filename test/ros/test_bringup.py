@@ -217,7 +217,7 @@ def test_serves_compute_ik(bringup, probe, rng):
             error = pose_error(model.fk(q), T) * model.task_mask
             assert np.linalg.norm(error[:3]) < 1e-6 and np.linalg.norm(error[3:]) < 1e-6
     finally:
-        probe.node.destroy_client(client)
+        probe.destroy(client)
 
 
 def test_publishes_a_joint_state_at_every_1_ms_step(bringup, probe):

@@ -161,7 +161,7 @@ def test_the_namespaced_nodes_take_their_parameter_files(arms, probe):
         try:
             (value,) = probe.call(client, GetParameters.Request(names=[name])).values
         finally:
-            probe.node.destroy_client(client)
+            probe.destroy(client)
         got = Parameter.from_parameter_msg(
             rcl_interfaces.msg.Parameter(name=name, value=value)).value
         assert (list(got) if isinstance(expected, list) else got) == expected, (node, name)
@@ -177,7 +177,7 @@ def test_ik_answers_come_from_the_arms_own_robot(arms, probe):
             response = probe.call(client, SolveIK.Request(
                 pose_stamped=PoseStamped(pose=matrix_to_pose(target))))
         finally:
-            probe.node.destroy_client(client)
+            probe.destroy(client)
         assert response.success, response.message
         assert list(response.solution.name) == list(model.joint_names)
         error = pose_error(model.fk(np.array(response.solution.position)), target)
