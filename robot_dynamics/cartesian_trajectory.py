@@ -196,7 +196,7 @@ class CartesianTrajectory(TaskMotion):
                 w = chart.qd
             alpha = chart.qdd
         self._segments = self._orientation_segments(w, alpha)
-        self._at_rest = None     # the point after the last, once sampled (read-only)
+        self._at_rest = None     # the point after the last, once sampled
 
     def _orientation_segments(self, w, alpha):
         """Quintic coefficients (K-1, 6, 3) of ``phi`` per segment from the knots' values."""
@@ -232,18 +232,19 @@ class CartesianTrajectory(TaskMotion):
         Evaluate the tip pose, twist and acceleration at the times ``t`` (...) [s].
 
         Returns a :class:`~robot_dynamics.trajectory.TaskPoint` (base frame); before the first
-        point and after the last the poses are held at rest (a single time after the last: one
-        read-only point, the same at each call).
+        point and after the last the poses are held at rest (a single time after the last: the
+        point sampled once, copied at each call).
         """
         t = np.asarray(t, dtype=float)
         if not np.isfinite(t).all():
             raise InputError('t: times must be finite')
         if t.ndim == 0 and t > self.times[-1]:
             # a goal reached is held: each control cycle samples this same point, which took
-            # most of a held Cartesian goal's cycle
+            # most of a held Cartesian goal's cycle. Copies, not read-only arrays: numba
+            # compiles a kernel anew for a read-only argument (a stall of seconds in a cycle)
             if self._at_rest is None:
-                self._at_rest = TaskPoint(*(_read_only(x) for x in self._sample(t)))
-            return self._at_rest
+                self._at_rest = self._sample(t)
+            return TaskPoint(*(x.copy() for x in self._at_rest))
         return self._sample(t)
 
     def _sample(self, t):
@@ -279,11 +280,6 @@ class CartesianTrajectory(TaskMotion):
             acc[:, 3:] = (Rt @ a_b)[..., 0]
         return TaskPoint(pose.reshape(shape + (4, 4)), twist.reshape(shape + (6,)),
                          acc.reshape(shape + (6,)))
-
-
-def _read_only(x):
-    x.flags.writeable = False
-    return x
 
 
 def within_reach(positions, reach, what):
