@@ -176,8 +176,9 @@ class BaseLaw:
         Return ``compute(t, q, qd, reference) -> Command`` for one state, checked once.
 
         A control loop's fast path: the caller gives finite float arrays ``q``, ``qd`` (n,) and
-        a reference of three (n,) arrays (a :class:`~robot_dynamics.controller.Controller` has
-        checked them), and gets what :meth:`compute` gives, without its checks on every call.
+        a reference of three (n,) arrays, writable (numba would compile its kernels anew for a
+        read-only one, seconds inside the loop; a :class:`~robot_dynamics.controller.Controller`
+        has checked them), and gets what :meth:`compute` gives, without its checks on every call.
         A law without a faster way returns its ``compute``.
         """
         return self.compute

@@ -258,8 +258,8 @@ class OperationalSpace(BaseLaw):
 
         One compiled call: the tip's pose, J and ``Jdot qd``, M (CRBA) and h (RNEA) and the law
         (the same kernel as :meth:`compute`); the caller gives finite float64 arrays (n,) and a
-        reference of a (4, 4) pose and (6,) twist and acceleration, C-contiguous (see
-        :meth:`robot_dynamics.law_base.BaseLaw.for_one_state`).
+        reference of a (4, 4) pose and (6,) twist and acceleration, C-contiguous and writable
+        (see :meth:`robot_dynamics.law_base.BaseLaw.for_one_state`).
         """
         constants, parameters, n = self._constants, self._parameters, self.model.dof
         work = _work(n)       # one caller at a time per compute, as a control loop is
