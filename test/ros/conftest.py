@@ -286,7 +286,8 @@ def here(ros_domain, monkeypatch, capsys):
     """
     Return ``run(command, *arguments)``: a robot-dynamics command's handler in this process.
 
-    ``run`` returns the command's exit status and its output (what it wrote and its stderr).
+    ``run`` returns the command's exit status and its output (what it wrote and its stderr);
+    ``run.out`` is what the command running (or the last one) has written so far.
     The command's node joins this process's DDS (the probe's, on the loopback) on the module's
     domain; its profile named beforehand, the command leaves the environment as it found it.
     """
@@ -300,9 +301,10 @@ def here(ros_domain, monkeypatch, capsys):
 
     def run(command, *arguments):
         args = build_parser().parse_args([command, *arguments])
-        out = io.StringIO()
-        status = args.handler(args, out=out)
-        return status, out.getvalue() + capsys.readouterr().err
+        run.out = io.StringIO()
+        status = args.handler(args, out=run.out)
+        return status, run.out.getvalue() + capsys.readouterr().err
+    run.out = io.StringIO()
     return run
 
 

@@ -28,18 +28,21 @@ def interrupted(run, when, before=lambda: None):
     Run ``run()`` and SIGINT this process once ``when()`` holds (after ``before()``).
 
     The command's own handler takes the signal while it runs; the test's handler around it
-    keeps a late one from pytest. Return what ``run()`` returned.
+    keeps a late one from pytest. Return what ``run()`` returned. A moment that does not come
+    within TIMEOUT fails the test (the command is interrupted all the same, so that it ends).
     """
-    strays = []
+    strays, missed = [], []
     previous = signal.signal(signal.SIGINT, lambda *_: strays.append(True))
 
     def interrupt():
         deadline = time.monotonic() + TIMEOUT
         while not when():
             if time.monotonic() > deadline:
-                return
+                missed.append(True)
+                break
             time.sleep(0.01)
-        before()
+        else:
+            before()
         os.kill(os.getpid(), signal.SIGINT)
     thread = threading.Thread(target=interrupt, daemon=True)
     thread.start()
@@ -48,5 +51,6 @@ def interrupted(run, when, before=lambda: None):
         thread.join(TIMEOUT)
     finally:
         signal.signal(signal.SIGINT, previous)
+    assert not missed, f'the moment to interrupt did not come within {TIMEOUT:g} s: {result}'
     assert not strays, 'SIGINT came after the command had ended'
     return result
