@@ -90,6 +90,11 @@ def _statuses(collected, name, since=0):
             if status.name == name]
 
 
+def _values(status):
+    """Return a DiagnosticStatus's values as a dict."""
+    return {v.key: v.value for v in status.values}
+
+
 def _child(parent, executable):
     """Return the pid of the process ``parent`` started for ``executable``."""
     for entry in Path('/proc').iterdir():
@@ -262,7 +267,7 @@ def test_diagnostics_of_both_arms_with_their_full_names_and_figures(arms, probe)
         assert controller.hardware_id == model.name
         assert _level(controller) == OK, controller.message
         assert controller.message.startswith('hold at ')
-        values = {v.key: v.value for v in controller.values}
+        values = _values(controller)
         assert values['mode'] == 'hold' and values['safe mode'] == 'false'
         assert values['expected rate [Hz]'] == '1000'
         # lockstep: the states' clock runs with the cycles, none missed, latency not wall time
@@ -270,15 +275,14 @@ def test_diagnostics_of_both_arms_with_their_full_names_and_figures(arms, probe)
         assert values['missed cycles in the period'].startswith('0 of ')
         assert values['latency p99 [ms]'] == 'n/a (simulated time)'
         assert {f'saturated {joint} [cycles]' for joint in model.joint_names} <= set(values)
-        simulator = {v.key: v.value for v in _statuses(collected, f'/{namespace}/simulator')[-1]
-                     .values}
+        simulator = _values(_statuses(collected, f'/{namespace}/simulator')[-1])
         assert {'late steps', 'stalls', 'unanswered lockstep states', 'real-time factor',
                 'steps'} <= set(simulator)
         assert simulator['lockstep'] == 'true' and int(simulator['steps']) > 1000
         kinematics = _statuses(collected, f'/{namespace}/kinematics')[-1]
         assert _level(kinematics) == OK
         # one call each in the IK test, which succeeded
-        assert {v.key: v.value for v in kinematics.values}['IK calls'] == '1'
+        assert _values(kinematics)['IK calls'] == '1'
 
 
 def test_a_saturating_goal_warns(arms, probe):
@@ -293,13 +297,18 @@ def test_a_saturating_goal_warns(arms, probe):
     warned = probe.wait_for(lambda: [s for s in _statuses(collected, '/left/controller')
                                      if _level(s) == WARN], timeout=30.0, what='a WARN')[0]
     assert warned.message.startswith('saturating at the effort limits: shoulder'), warned.message
-    values = {v.key: v.value for v in warned.values}
+    values = _values(warned)
     assert int(values['saturated shoulder [cycles]']) > 0
     assert values['saturated quill [cycles]'] == '0'
 
 
 def test_a_stopped_simulator_is_an_error_of_its_controller_until_it_returns(arms, probe):
     collected = probe.collect(DiagnosticArray, '/diagnostics')
+    # the left arm holding first: the test before moved it (its goal may still run)
+    probe.wait_for(lambda: any(_values(s)['mode'] == 'hold'
+                               for s in _statuses(collected, '/left/controller')),
+                   what='the left arm holding')
+    start = len(collected)
     simulator = _child(arms['right'].pid, 'simulator_node')
     os.kill(simulator, signal.SIGSTOP)
     try:
@@ -312,14 +321,14 @@ def test_a_stopped_simulator_is_an_error_of_its_controller_until_it_returns(arms
     assert error.message.startswith(
         f'safe mode: no joint state for {DEFAULT_WALL_STATE_TIMEOUT:g} s of wall time'), \
         error.message
-    assert {v.key: v.value for v in error.values}['safe mode'] == 'true'
+    assert _values(error)['safe mode'] == 'true'
     probe.wait_for(lambda: [s for s in _statuses(collected, '/right/controller', during)
                             if _level(s) == OK], timeout=30.0, what='OK again')
     # the other arm's controller was not touched: it held on, never in safe mode
-    left = _statuses(collected, '/left/controller')
+    left = _statuses(collected, '/left/controller', start)
     assert left and all(_level(s) != ERROR for s in left)
-    assert all({v.key: v.value for v in s.values}['mode'] == 'hold' and
-               {v.key: v.value for v in s.values}['safe mode'] == 'false' for s in left)
+    assert all(_values(s)['mode'] == 'hold' and _values(s)['safe mode'] == 'false'
+               for s in left)
 
 
 def test_a_killed_simulator_ends_only_its_arms_bringup(arms, probe, module_processes):
