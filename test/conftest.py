@@ -20,11 +20,17 @@ benchmarks can import it; the fixtures here only wrap it.
 """
 
 from importlib import metadata
+import os
 from pathlib import Path
 import sys
 
-import numpy as np
-import pytest
+# One BLAS thread per process, set before numpy loads OpenBLAS (the workers and every process a
+# test starts inherit it): the suite runs a worker per core, and OpenBLAS's threads of a large
+# least squares (identification) then only wait on each other, on a busy host many times over.
+os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
