@@ -14,7 +14,6 @@
 
 """Test helper: a Ctrl-C of a command run in the test's process (the ``here`` fixture)."""
 
-import os
 import signal
 import threading
 import time
@@ -27,9 +26,12 @@ def interrupted(run, when, before=lambda: None):
     """
     Run ``run()`` and SIGINT this process once ``when()`` holds (after ``before()``).
 
-    The command's own handler takes the signal while it runs; the test's handler around it
-    keeps a late one from pytest. Return what ``run()`` returned. A moment that does not come
-    within TIMEOUT fails the test (the command is interrupted all the same, so that it ends).
+    The signal goes to a thread other than the main one, which the kernel may choose for a
+    Ctrl-C (a process's signal goes to any of its threads): Python runs the handler only when
+    the main thread next runs Python, and a command must not put that off. The command's own
+    handler takes the signal while it runs; the test's handler around it keeps a late one from
+    pytest. Return what ``run()`` returned. A moment that does not come within TIMEOUT fails
+    the test (the command is interrupted all the same, so that it ends).
     """
     strays, missed = [], []
     previous = signal.signal(signal.SIGINT, lambda *_: strays.append(True))
@@ -43,7 +45,7 @@ def interrupted(run, when, before=lambda: None):
             time.sleep(0.01)
         else:
             before()
-        os.kill(os.getpid(), signal.SIGINT)
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
     thread = threading.Thread(target=interrupt, daemon=True)
     thread.start()
     try:

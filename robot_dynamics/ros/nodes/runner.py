@@ -98,8 +98,6 @@ def freeze_heap():
 
 #: Errors that mean "this node cannot start with this configuration".
 START_ERRORS = (RobotDynamicsError, ParameterException, InvalidParameterValueException)
-#: Longest time [s] a spinning executor takes to notice that it should stop.
-STOP_POLL = 0.1
 
 
 #: Longest time [s] a stopping process waits for the middleware's teardown (normally
@@ -146,7 +144,7 @@ def spin_until(executor, stop):
     # a wait with a time-out: Python runs a signal's handler only between two of its own steps,
     # and an executor with nothing to do would otherwise wait in C++ forever
     while not stop.is_set() and executor.context.ok():
-        executor.spin_once(timeout_sec=STOP_POLL)
+        executor.spin_once(timeout_sec=middleware.STOP_POLL)
 
 
 def run_node(node_class, name, args=None):

@@ -74,7 +74,7 @@ def run(force, torque=(0.0, 0.0, 0.0), *, frame='', duration=1.0, topic=TOPIC,
         print(f'push: force {list(force)} N, torque {list(torque)} N m at '
               f'{frame or "the tip"} for {duration:g} s on {publisher.topic_name}',
               file=out, flush=True)
-        interrupted = stop.wait(duration)
+        interrupted = middleware.stopped(stop, duration)
         publisher.publish(wrench_message((0.0,) * 3, (0.0,) * 3, frame))
         released = publisher.wait_for_all_acked(rclpy.duration.Duration(seconds=RELEASE_WAIT))
         print('push: released' if released else

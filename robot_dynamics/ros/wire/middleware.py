@@ -57,12 +57,16 @@ import re
 import signal
 import tempfile
 import threading
+import time
 
 import rclpy
 from rclpy.signals import SignalHandlerOptions
 
 from ...stamps import s_to_ns, split
 
+#: Longest time [s] a wait of a process's own stays deaf to a stop (an executor's spin, a tool's
+#: wait): Python runs a signal's handler only between two of its own steps.
+STOP_POLL = 0.1
 #: The variables by which Fast DDS 2 and 3 find a profile (Kilted's rmw_fastrtps reads both).
 PROFILE_VARIABLES = {2: 'FASTRTPS_DEFAULT_PROFILES_FILE', 3: 'FASTDDS_DEFAULT_PROFILES_FILE'}
 PROFILES = Path(__file__).with_name('fastdds')
@@ -186,3 +190,18 @@ def tool_node(name):
         context.try_shutdown()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def stopped(stop, seconds):
+    """
+    Wait up to ``seconds`` for ``stop`` (a :func:`tool_node`'s); return whether it was set.
+
+    In slices of STOP_POLL: a signal that another thread of the process takes (one of the
+    middleware's: the kernel may hand a Ctrl-C to any) runs its Python handler only once the
+    main thread runs Python again, which one long wait would put off to its end.
+    """
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0.0:
+        if stop.wait(min(STOP_POLL, left)):
+            return True
+    return stop.is_set()
