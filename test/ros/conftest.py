@@ -26,6 +26,7 @@ in a background thread; tests wait on conditions with generous time-outs, never 
 """
 
 import atexit
+import collections
 from collections.abc import Sequence
 import gc
 import io
@@ -129,6 +130,7 @@ class TestNode:
         self._collected = []
         self._destroying = queue.SimpleQueue()      # (entity, done) for the spinning thread
         self.died = None                            # what ended the spinning thread
+        self.requests = collections.Counter()       # by service: the requests call() sent
         self.thread = threading.Thread(target=self._spin, daemon=True)
         self.thread.start()
 
@@ -234,6 +236,7 @@ class TestNode:
         futures = []
         while True:
             futures.append(client.call_async(request))
+            self.requests[client.srv_name] += 1
             answered = self.wait_for(lambda: any(f.done() for f in futures),
                                      min(RESEND, max(deadline - time.monotonic(), 0.0)),
                                      f'a reply from {client.srv_name}', fail=False)

@@ -52,6 +52,8 @@ ARMS = {'left': 'scara', 'right': 'planar_2r'}
 NODES = ('model', 'kinematics', 'simulator', 'controller')
 #: Largest motion [rad or m] of a holding arm while the other one moves.
 HOLD = 1e-3
+#: The requests the IK test sent to each arm's /compute_ik (what its diagnostics count).
+IK_REQUESTS = {}
 OK, WARN, ERROR = (ord(level) for level in (DiagnosticStatus.OK, DiagnosticStatus.WARN,
                                             DiagnosticStatus.ERROR))
 
@@ -183,6 +185,7 @@ def test_ik_answers_come_from_the_arms_own_robot(arms, probe):
                 pose_stamped=PoseStamped(pose=matrix_to_pose(target))))
         finally:
             probe.destroy(client)
+        IK_REQUESTS[namespace] = probe.requests[client.srv_name]
         assert response.success, response.message
         assert list(response.solution.name) == list(model.joint_names)
         error = pose_error(model.fk(np.array(response.solution.position)), target)
@@ -281,8 +284,9 @@ def test_diagnostics_of_both_arms_with_their_full_names_and_figures(arms, probe)
         assert simulator['lockstep'] == 'true' and int(simulator['steps']) > 1000
         kinematics = _statuses(collected, f'/{namespace}/kinematics')[-1]
         assert _level(kinematics) == OK
-        # one call each in the IK test, which succeeded
-        assert _values(kinematics)['IK calls'] == '1'
+        # the IK test's calls, which succeeded: one, or as many as the probe sent (it asks again
+        # while no reply came, and beside another suite a reply came after the second request)
+        assert 1 <= int(_values(kinematics)['IK calls']) <= IK_REQUESTS[namespace]
 
 
 def test_a_saturating_goal_warns(arms, probe):
