@@ -34,6 +34,9 @@ import pytest  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+# pytest takes hooks from a conftest's names; hung.py is a plugin of its own for test_hung
+from hung import (  # noqa: E402, F401, I100, I202
+    pytest_addoption, pytest_configure, pytest_runtest_protocol)
 from randomchain import PinChain, random_chain, random_q, random_urdf  # noqa: E402
 
 from robot_dynamics import RobotModel  # noqa: E402
