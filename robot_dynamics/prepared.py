@@ -43,7 +43,6 @@ and cached. When it cannot be built, a ``RuntimeWarning`` says why and the recur
 import warnings
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 
 from . import integrators
 from ._jit import njit
@@ -311,6 +310,8 @@ class PreparedModel:
         if out is None:
             out = np.empty(n)
         if self.generated is not None:
+            # here alone: scipy.linalg would cost every process of the stack ~0.2 s to import
+            from scipy.linalg import cho_factor, cho_solve
             M = self.mass_matrix(q)
             rhs = tau - self.inverse_dynamics(q, qd, self._zero, friction=friction)
             try:
