@@ -138,14 +138,18 @@ def test_every_name_is_the_arms_own(arms, probe):
                      for infos in (node.get_publishers_info_by_topic,
                                    node.get_subscriptions_info_by_topic))
 
-    # a node's endpoints are discovered after the node itself: waited for, then compared whole
+    # a node's endpoints are discovered after the node itself, and the cell's recorder (in the
+    # root) subscribes to a topic once it sees its publisher: waited for, then compared whole
     commands = {namespace: f'/{namespace}/effort_controller/commands' for namespace in ARMS}
-    probe.wait_for(lambda: all(all(endpoints(topic)) for topic in commands.values()),
+    recorder = ('/', 'recorder')
+    probe.wait_for(lambda: all(all(endpoints(topic)) and recorder in endpoints(topic)[1]
+                               for topic in commands.values()),
                    what="the command topics' publishers and subscribers")
     for namespace, topic in commands.items():
         # commands where a namespaced ros2_control forward_command_controller listens
-        assert endpoints(topic) == ([(f'/{namespace}', 'controller')],
-                                    [(f'/{namespace}', 'simulator')])
+        publishers, subscribers = endpoints(topic)
+        assert publishers == [(f'/{namespace}', 'controller')]
+        assert sorted(subscribers) == [recorder, (f'/{namespace}', 'simulator')]
     absolute = ('/joint_states', '/effort_controller/commands', '/robot_description', '/clock')
     topics = _listed(probe, node.get_topic_names_and_types,
                      {f'/{arm}{name}' for arm in ARMS for name in absolute})
